@@ -1,0 +1,48 @@
+# hubplan — the two commands a new machine needs:
+#   make lab    set up .venv and open the workbook (notebooks/00_overview.ipynb, default scenario)
+#   make test   set up .venv and run every check: ruff, pytest (+ doctests), nbval over notebooks/
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# JupyterLab refuses to run as root unless told; CI and containers run as root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: lab test lint pytest bench clean strip-notebooks
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hubplan needs Python >= 3.11; found " + sys.version.split()[0])'
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	  echo "python3 -m venv failed: installing Debian's python3-venv"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && \
+	  $(PYTHON) -m venv $(VENV); }
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab $(ROOT_FLAG) --LabApp.news_url=None notebooks/00_overview.ipynb
+
+lint: $(STAMP)
+	$(BIN)/ruff check hubplan tests notebooks benchmarks
+	$(BIN)/ruff format --check hubplan tests benchmarks
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests hubplan notebooks
+
+test: lint pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_plan.py
+
+# Commit notebooks without outputs or widget state (they are re-run by nbval).
+strip-notebooks: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --inplace --log-level=WARN \
+	  --ClearOutputPreprocessor.enabled=True --ClearMetadataPreprocessor.enabled=True \
+	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask='[("kernelspec")]' notebooks/*.ipynb
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache

@@ -1,0 +1,38 @@
+"""hubplan — a planning workbook for AI compute centres (智算中心规划工作簿).
+
+The flow is one direction (DESIGN.md): a validated :class:`Scenario` and the
+:class:`Catalog` go through pure stage calculators into a :class:`Plan`, which panels,
+charts and exports read.
+
+>>> import hubplan
+>>> plan = hubplan.build_plan(hubplan.default_scenario())
+>>> sorted(plan.tables)
+['inference', 'pools', 'training', 'training_memory']
+"""
+
+from .catalog import Catalog, load_catalog, peak_tflops
+from .errors import CatalogError, HubplanError, InputError, ScenarioError
+from .labels import bilingual, label, localize
+from .plan import Plan, build_plan
+from .scenario import Scenario, default_scenario, load_scenario
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Catalog",
+    "CatalogError",
+    "HubplanError",
+    "InputError",
+    "Plan",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "bilingual",
+    "build_plan",
+    "default_scenario",
+    "label",
+    "load_catalog",
+    "load_scenario",
+    "localize",
+    "peak_tflops",
+]

@@ -1,0 +1,228 @@
+"""The Catalog: hardware and model reference data from ``data/*.csv``, with provenance.
+
+One loader per table, validated against a schema (column, kind, whether required), in
+the manner of pvlib's ``retrieve_sam``: an unknown name fails listing the closest valid
+names. Users add or override rows with their own CSV (same columns; a row whose ``name``
+matches replaces the shipped row); errors name the file, the CSV line and the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import math
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+
+from ._paths import data_dir
+from .errors import CatalogError
+
+_STR, _NUM, _INT = "str", "num", "int"
+
+#: column -> (kind, required). Numeric columns must be plain numbers or empty (unknown).
+ACCELERATOR_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
+    "segment": (_STR, True), "form_factor": (_STR, False),
+    "fp64_dense_tflops": (_NUM, False), "fp64_tensor_dense_tflops": (_NUM, False),
+    "fp32_dense_tflops": (_NUM, False),
+    "tf32_dense_tflops": (_NUM, False), "tf32_sparse_tflops": (_NUM, False),
+    "bf16_dense_tflops": (_NUM, False), "bf16_sparse_tflops": (_NUM, False),
+    "fp8_dense_tflops": (_NUM, False), "fp8_sparse_tflops": (_NUM, False),
+    "int8_dense_tops": (_NUM, False), "int8_sparse_tops": (_NUM, False),
+    "fp4_dense_tflops": (_NUM, False), "fp4_sparse_tflops": (_NUM, False),
+    "vram_gb": (_NUM, True), "memory_type": (_STR, False), "mem_bw_tb_s": (_NUM, False),
+    "scaleup_link": (_STR, False), "scaleup_kind": (_STR, False),
+    "scaleup_domain_gpus": (_INT, False), "scaleup_bw_gb_s": (_NUM, False),
+    "pcie_gen": (_INT, False), "tdp_w": (_NUM, False),
+    "price_usd": (_NUM, False), "price_source": (_STR, False), "price_as_of": (_STR, False),
+    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "notes": (_STR, False),
+}  # fmt: skip
+
+MODEL_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "family": (_STR, False),
+    "architecture": (_STR, True), "total_params": (_NUM, True), "active_params": (_NUM, False),
+    "layers": (_INT, True), "hidden_size": (_INT, True), "ffn_hidden_size": (_INT, False),
+    "attention_heads": (_INT, True), "kv_heads": (_INT, True), "head_dim": (_INT, False),
+    "vocab_size": (_INT, False), "context_tokens": (_INT, False),
+    "moe_experts": (_INT, False), "moe_active_experts": (_INT, False),
+    "kv_lora_rank": (_INT, False), "qk_rope_head_dim": (_INT, False),
+    "source": (_STR, True), "params_source": (_STR, False), "as_of": (_STR, True),
+    "confidence": (_STR, True), "notes": (_STR, False),
+}  # fmt: skip
+
+_CHOICES = {
+    "confidence": {"high", "medium", "low"},
+    "segment": {"datacenter-training", "datacenter-inference", "workstation", "consumer"},
+    "scaleup_kind": {"nvswitch", "bridge", "mesh", "ethernet", "none", ""},
+    "architecture": {"dense", "moe"},
+}
+
+#: Precision name -> catalogue column stem (BF16 and FP16 tensor peaks are one column).
+PRECISION_COLUMN = {
+    "fp64": "fp64_tensor", "fp32": "fp32", "tf32": "tf32", "bf16": "bf16", "fp16": "bf16",
+    "fp8": "fp8", "int8": "int8", "fp4": "fp4", "int4": "fp4",
+}  # fmt: skip
+
+
+def read_table(path: str | os.PathLike[str], schema: dict[str, tuple[str, bool]]) -> pd.DataFrame:
+    """Read and validate one catalogue CSV; errors name the file, line and column."""
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            rows = list(reader)
+    except OSError as exc:
+        raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
+    unknown = [c for c in header if c not in schema]
+    if unknown:
+        hints = [
+            f"{c!r}"
+            + (
+                f" (did you mean {m[0]!r}?)"
+                if (m := difflib.get_close_matches(c, schema, 1))
+                else ""
+            )
+            for c in unknown
+        ]
+        raise CatalogError(f"{path}: unknown column(s) {', '.join(hints)}")
+    missing = [c for c, (_, req) in schema.items() if req and c not in header]
+    if missing:
+        raise CatalogError(f"{path}: missing required column(s) {missing}")
+    records = []
+    for line, row in enumerate(rows, start=2):  # line 1 is the header
+        rec: dict[str, object] = {}
+        for col, (kind, required) in schema.items():
+            raw = (row.get(col) or "").strip()
+            if raw == "":
+                if required:
+                    raise CatalogError(f"{path}, line {line}, column {col}: required, but empty")
+                rec[col] = "" if kind == _STR else math.nan
+                continue
+            if kind == _STR:
+                if col in _CHOICES and raw not in _CHOICES[col]:
+                    allowed = ", ".join(sorted(c for c in _CHOICES[col] if c))
+                    raise CatalogError(
+                        f"{path}, line {line}, column {col}: {raw!r} is not one of {allowed}"
+                    )
+                rec[col] = raw
+                continue
+            try:
+                num = float(raw)
+            except ValueError:
+                raise CatalogError(
+                    f"{path}, line {line}, column {col}: {raw!r} is not a number "
+                    "(write a plain number, or leave it empty when unknown)"
+                ) from None
+            if not math.isfinite(num) or num < 0:
+                raise CatalogError(f"{path}, line {line}, column {col}: {raw!r} must be >= 0")
+            if kind == _INT and num != int(num):
+                raise CatalogError(f"{path}, line {line}, column {col}: {raw!r} must be whole")
+            rec[col] = num
+        records.append(rec)
+    df = pd.DataFrame.from_records(records, columns=list(schema))
+    for col, (kind, _) in schema.items():
+        if kind != _STR:
+            df[col] = df[col].astype("float64")
+    dupes = df["name"][df["name"].str.lower().duplicated()].tolist()
+    if dupes:
+        raise CatalogError(f"{path}: duplicate name(s) {dupes}")
+    return df
+
+
+def _merge(base: pd.DataFrame, extra: pd.DataFrame) -> pd.DataFrame:
+    keep = base[~base["name"].str.lower().isin(extra["name"].str.lower())]
+    return pd.concat([keep, extra], ignore_index=True)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Accelerators and models, each a DataFrame with one row per item."""
+
+    accelerators: pd.DataFrame
+    models: pd.DataFrame
+
+    def accelerator(self, name: str) -> pd.Series:
+        """One accelerator row by name or alias (case-insensitive)."""
+        return _lookup(self.accelerators, name, "accelerator", "data/accelerators.csv")
+
+    def model(self, name: str) -> pd.Series:
+        """One model row by name or alias (case-insensitive)."""
+        return _lookup(self.models, name, "model", "data/models.csv")
+
+
+def _keys(df: pd.DataFrame) -> dict[str, int]:
+    keys: dict[str, int] = {}
+    for i, (name, aliases) in enumerate(zip(df["name"], df["aliases"], strict=True)):
+        for key in [name, *str(aliases).split(";")]:
+            if key.strip():
+                keys.setdefault(key.strip().lower(), i)
+    return keys
+
+
+def _lookup(df: pd.DataFrame, name: str, what: str, where: str) -> pd.Series:
+    keys = _keys(df)
+    idx = keys.get(str(name).strip().lower())
+    if idx is None:
+        close = difflib.get_close_matches(str(name).lower(), keys, n=4, cutoff=0.3)
+        names = list(dict.fromkeys(df["name"].iloc[keys[c]] for c in close))
+        hint = f"; closest: {', '.join(names)}" if names else ""
+        raise CatalogError(f"{what} = {name!r}: not in {where}{hint}")
+    return df.iloc[idx]
+
+
+@cache
+def _shipped() -> Catalog:
+    d = data_dir()
+    return Catalog(
+        accelerators=read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
+        models=read_table(d / "models.csv", MODEL_SCHEMA),
+    )
+
+
+def load_catalog(
+    accelerators: str | os.PathLike[str] | None = None,
+    models: str | os.PathLike[str] | None = None,
+) -> Catalog:
+    """The shipped catalogue, with rows from the user's own CSVs added or overriding.
+
+    >>> cat = load_catalog()
+    >>> cat.accelerator("h100")["name"]
+    'H100 SXM5 80GB'
+    """
+    base = _shipped()
+    acc, mod = base.accelerators, base.models
+    if accelerators is not None:
+        acc = _merge(acc, read_table(accelerators, ACCELERATOR_SCHEMA))
+    if models is not None:
+        mod = _merge(mod, read_table(models, MODEL_SCHEMA))
+    return Catalog(accelerators=acc.copy(), models=mod.copy())
+
+
+def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:
+    """Tensor peak of an accelerator at a precision, dense unless ``sparse``. [TFLOPS]
+
+    INT8 figures are TOPS. A missing figure raises, never a guess.
+    """
+    if precision not in PRECISION_COLUMN:
+        raise CatalogError(f"precision = {precision!r}: use one of {', '.join(PRECISION_COLUMN)}")
+    stem = PRECISION_COLUMN[precision]
+    if stem in ("fp32", "fp64_tensor"):
+        col = f"{stem}_dense_tflops"
+    else:
+        unit_ = "tops" if stem == "int8" else "tflops"
+        col = f"{stem}_{'sparse' if sparse else 'dense'}_{unit_}"
+    value = float(acc[col])
+    if math.isnan(value):
+        raise CatalogError(
+            f"accelerator {acc['name']!r} has no sourced {'sparse' if sparse else 'dense'} "
+            f"{precision} figure (column {col} is empty in data/accelerators.csv); choose "
+            "another precision or accelerator, or add the figure with its source in your "
+            "own catalogue CSV"
+        )
+    return value

@@ -1,0 +1,109 @@
+"""One bilingual label catalogue for every name a user sees.
+
+``labels.csv`` (beside this module) holds one row per key: the unit, the English and
+Simplified Chinese labels, the Excel number format and a description. Table columns,
+panel captions, chart titles, finding messages and (later) xlsx headers all read it,
+in the manner of PyPSA's ``component_attrs`` (STYLE.md).
+
+Keys are stable identifiers (``gpus``, ``panel.workload.title``); languages are ``"en"``
+and ``"zh"`` (aliases such as ``"zh-CN"``, ``"zh_CN"`` and ``"zh-Hans"`` are accepted:
+gettext-style tags silently fall back to English elsewhere, here they are mapped).
+"""
+
+from __future__ import annotations
+
+import csv
+import string
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import HubplanError
+
+LANGUAGES = ("en", "zh")
+_ALIASES = {
+    "en": "en", "en-us": "en", "en_us": "en", "en-gb": "en", "english": "en",
+    "zh": "zh", "zh-cn": "zh", "zh_cn": "zh", "zh-hans": "zh", "zh-hans-cn": "zh",
+    "cn": "zh", "chinese": "zh", "中文": "zh",
+}  # fmt: skip
+
+
+def normalize_language(lang: str | None) -> str:
+    """Map a language tag to ``"en"`` or ``"zh"``.
+
+    >>> normalize_language("zh-CN")
+    'zh'
+    >>> normalize_language("fr")
+    Traceback (most recent call last):
+    ...
+    hubplan.errors.HubplanError: language = 'fr': use one of 'en', 'zh' (or zh-CN, zh_CN, zh-Hans)
+    """
+    key = (lang or "en").strip().lower()
+    if key not in _ALIASES:
+        raise HubplanError(f"language = {lang!r}: use one of 'en', 'zh' (or zh-CN, zh_CN, zh-Hans)")
+    return _ALIASES[key]
+
+
+@cache
+def catalog() -> pd.DataFrame:
+    """The label catalogue as a DataFrame indexed by key."""
+    path = Path(__file__).with_name("labels.csv")
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    df = pd.DataFrame(rows).fillna("")
+    dupes = df["key"][df["key"].duplicated()].tolist()
+    if dupes:
+        raise HubplanError(f"labels.csv: duplicate keys {dupes}")
+    return df.set_index("key")
+
+
+def label(key: str, lang: str = "en", **values: object) -> str:
+    """The label for ``key`` in ``lang``, with ``{placeholders}`` filled from ``values``.
+
+    >>> label("gpus", "zh")
+    'GPU 数'
+    >>> label("msg.binding", "en", constraint="memory")
+    'Bound by: memory'
+    """
+    lang = normalize_language(lang)
+    cat = catalog()
+    if key not in cat.index:
+        raise KeyError(f"no label {key!r} in hubplan/labels.csv")
+    text = cat.loc[key, lang] or cat.loc[key, "en"]
+    return text.format(**values) if values else text
+
+
+def bilingual(key: str, sep: str = " ") -> str:
+    """Chinese then English label, as proposal tables print headers.
+
+    >>> bilingual("gpus")
+    'GPU 数 GPUs'
+    """
+    zh, en = label(key, "zh"), label(key, "en")
+    return en if zh == en else f"{zh}{sep}{en}"
+
+
+def unit(key: str) -> str:
+    """The unit of a column key ('' when dimensionless)."""
+    return catalog().loc[key, "unit"] if key in catalog().index else ""
+
+
+def column_label(key: str, lang: str = "en") -> str:
+    """Column header: the label with its unit, e.g. ``'Model state [GB]'``."""
+    u = unit(key)
+    text = label(key, lang) if key in catalog().index else key
+    return f"{text} [{u}]" if u else text
+
+
+def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """Return ``df`` with column headers (and a ``key``-named index) in ``lang``."""
+    out = df.rename(columns={c: column_label(c, lang) for c in df.columns})
+    if out.index.name:
+        out.index.name = column_label(out.index.name, lang)
+    return out
+
+
+def placeholders(text: str) -> set[str]:
+    """Names of the ``{placeholders}`` in a template (used by the parity test)."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
