@@ -96,12 +96,51 @@ def column_label(key: str, lang: str = "en") -> str:
     return f"{text} [{u}]" if u else text
 
 
+#: Columns whose values are themselves label keys (``binding.compute`` ...).
+VALUE_COLUMNS = ("binding", "token_binding")
+
+
+def format_value(key: str, value: object) -> str:
+    """Text for a table cell, using the column's Excel number format from the catalogue.
+
+    >>> format_value("gpu_days", 1516.26), format_value("mfu", 0.45), format_value("flops", 5.25e22)
+    ('1,516', '0.45', '5.25e+22')
+    """
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    fmt = catalog().loc[key, "excel_format"] if key in catalog().index else ""
+    if fmt == "0.00E+00":
+        return f"{value:.2e}"
+    if fmt.endswith("%"):
+        return f"{value:.0%}"
+    decimals = len(fmt.split(".")[1]) if "." in fmt else (0 if fmt else 3)
+    if not fmt:
+        return f"{value:,.{decimals}g}" if isinstance(value, float) else f"{value:,}"
+    return f"{value:,.{decimals}f}" if "," in fmt else f"{value:.{decimals}f}"
+
+
 def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
-    """Return ``df`` with column headers (and a ``key``-named index) in ``lang``."""
-    out = df.rename(columns={c: column_label(c, lang) for c in df.columns})
+    """Return ``df`` with column headers, and label-valued cells, in ``lang``."""
+    out = df.copy()
+    for col in VALUE_COLUMNS:
+        if col in out.columns:
+            out[col] = out[col].map(
+                lambda v: label(f"binding.{v}", lang) if f"binding.{v}" in catalog().index else v
+            )
+    out = out.rename(columns={c: column_label(c, lang) for c in out.columns})
     if out.index.name:
         out.index.name = column_label(out.index.name, lang)
     return out
+
+
+def display_frame(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """``df`` as text for printing: localized headers and values, catalogue formats."""
+    shown = localize(df, lang)
+    for key, header in zip(df.columns, shown.columns, strict=True):
+        shown[header] = [format_value(key, v) for v in shown[header]]
+    return shown
 
 
 def placeholders(text: str) -> set[str]:

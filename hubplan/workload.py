@@ -493,7 +493,7 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
         "job": job.name, "accelerator": acc["name"], "precision": job.precision,
         "method": job.method, "params": params, "active_params": active,
         "tokens": tokens, "flops": flops, "peak_tflops": peak, "mfu": job.mfu,
-        "goodput": job.goodput, "days": job.days, "time_margin": job.time_margin,
+        "goodput": job.goodput, "deadline_days": job.days, "time_margin": job.time_margin,
         "days_available": job.days / (1 + job.time_margin), "gpu_days": gpu_days,
         "compute_bound_gpus": compute_gpus, "model_state_gb": state / GB,
         "gpus_to_hold_state": hold_gpus, "memory_headroom": job.memory_headroom,
@@ -535,6 +535,38 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
             },
         )
     )
+    return row, found
+
+
+def training_on_gpus(
+    job: TrainingJob, pool: PoolSpec, catalog: Catalog, gpus: int
+) -> tuple[dict, list[Finding]]:
+    """Solve for time instead of count: days the job takes on ``gpus`` accelerators.
+
+    Returns the :func:`size_training` row with ``gpus`` fixed, ``days_to_finish`` (no
+    margin), ``days_with_margin`` (× (1 + margin)) and ``meets_deadline``; a finding
+    when ``gpus`` cannot even hold the model state.
+    """
+    check_range("gpus", gpus, ge=1)
+    row, found = size_training(job, pool, catalog)
+    peak, flops = row["peak_tflops"], row["flops"]
+    days = training_days(flops, gpus, peak, job.mfu, job.goodput)
+    row.update(
+        gpus=gpus,
+        servers=math.ceil(gpus / pool.gpus_per_server),
+        days_to_finish=days,
+        days_with_margin=days * (1 + job.time_margin),
+        meets_deadline=bool(days * (1 + job.time_margin) <= job.days),
+        tokens_per_s=row["tokens"] / (days * SECONDS_PER_DAY),
+        binding="given",
+    )
+    found = [f for f in found if not f.code.startswith("binding_")]
+    if gpus < row["gpus_to_hold_state"]:
+        found.append(Finding("error", "workload", job.name, "too_few_to_hold",
+                             {"gpus": gpus, "hold": row["gpus_to_hold_state"]}))  # fmt: skip
+    elif gpus < row["memory_bound_gpus"]:
+        found.append(Finding("warning", "workload", job.name, "below_memory_headroom",
+                             {"gpus": gpus, "memory": row["memory_bound_gpus"]}))  # fmt: skip
     return row, found
 
 
@@ -595,7 +627,7 @@ def training_gpus_vs_days(
 ) -> pd.DataFrame:
     """Compute-bound and memory-bound GPU counts across deadlines (for the chart).
 
-    Columns: ``days``, ``compute_bound_gpus``, ``memory_bound_gpus``, ``gpus`` (whole
+    Columns: ``deadline_days``, ``compute_bound_gpus``, ``memory_bound_gpus``, ``gpus`` (whole
     servers), ``binding``.
     """
     if days is None:
@@ -604,8 +636,8 @@ def training_gpus_vs_days(
     rows = []
     for d in days:
         row, _ = size_training(job.model_copy(update={"days": d}), pool, catalog)
-        rows.append({k: row[k] for k in ("days", "compute_bound_gpus", "memory_bound_gpus",
-                                         "gpus", "binding")})  # fmt: skip
+        keys = ("deadline_days", "compute_bound_gpus", "memory_bound_gpus", "gpus", "binding")
+        rows.append({k: row[k] for k in keys})
     return pd.DataFrame(rows)
 
 
