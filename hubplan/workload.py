@@ -644,12 +644,15 @@ def training_gpus_vs_days(
 # -- inference stage -----------------------------------------------------------------------
 
 
-def _tp_candidates(service: InferenceService, acc) -> list[int]:
+def _tp_candidates(service: InferenceService, pool: PoolSpec, acc: pd.Series) -> list[int]:
+    """Tensor-parallel sizes to try: powers of two up to one server, or up to the
+    scale-up domain where that is larger (GB200 NVL72). PCIe-only servers run tensor
+    parallel over PCIe, slower but common for 8-card inference servers."""
     if service.tensor_parallel is not None:
         return [service.tensor_parallel]
     domain = acc["scaleup_domain_gpus"]
-    limit = int(domain) if domain == domain and domain >= 1 else 8
-    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= max(limit, 1)]
+    limit = max(pool.gpus_per_server, int(domain) if domain == domain else 1)
+    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= limit]
 
 
 def inference_token_model(
@@ -683,7 +686,7 @@ def inference_token_model(
     seq_tokens = service.prompt_tokens + service.output_tokens
     mean_ctx = service.prompt_tokens + service.output_tokens / 2
     rows = []
-    for tp in _tp_candidates(service, acc):
+    for tp in _tp_candidates(service, pool, acc):
         usable = tp * float(acc["vram_gb"]) * GB * service.gpu_memory_utilization
         free = usable - weights
         fit = max(math.floor(free / (kv_tok * seq_tokens)), 0) if free > 0 else 0

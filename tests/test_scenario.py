@@ -1,0 +1,180 @@
+"""Scenario validation, error messages and lossless YAML round-trip."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hubplan
+from hubplan import Scenario, ScenarioError
+from hubplan.scenario import SCHEMA_VERSION
+
+
+def test_default_is_the_worked_example(default):
+    job = default.workload.training[0]
+    assert (job.params, job.data_bytes, job.days) == (70e9, 500e9, 15)
+    assert default.pools.training.accelerator == "H100 SXM5 80GB"
+    assert default.pools.training.gpus_per_server == 8
+    assert default.workload.inference and default.workload.development
+
+
+def test_round_trip_default(default, tmp_path):
+    path = default.save(tmp_path / "s.yaml")
+    again = hubplan.load_scenario(path)
+    assert again == default
+    assert again.to_yaml() == default.to_yaml()
+
+
+numbers = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    params=st.floats(min_value=1e6, max_value=1e13, allow_nan=False),
+    tokens=st.floats(min_value=1e6, max_value=1e14, allow_nan=False),
+    days=st.floats(min_value=0.01, max_value=3650, allow_nan=False),
+    mfu=st.floats(min_value=0.01, max_value=0.6, allow_nan=False),
+    goodput=st.floats(min_value=0.01, max_value=1.0, allow_nan=False),
+    zero=st.sampled_from([0, 1, 2, 3]),
+    name=st.text(min_size=1, max_size=30),
+    qps=numbers,
+    policy=st.sampled_from(["dedicated", "shared"]),
+    accelerator=st.sampled_from(["H100 SXM5 80GB", "L40S 48GB", "MI300X 192GB"]),
+)
+def test_round_trip_property(params, tokens, days, mfu, goodput, zero, name, qps, policy,
+                             accelerator):  # fmt: skip
+    s = Scenario.from_dict({
+        "name": name,
+        "workload": {
+            "training": [{"params": params, "tokens": tokens, "days": days, "mfu": mfu,
+                          "goodput": goodput, "zero_stage": zero, "name": name}],
+            "inference": [{"model": "Llama-3.1-8B", "peak_qps": qps}],
+            "overlap": {"policy": policy},
+        },
+        "pools": {"training": {"accelerator": accelerator}},
+    })  # fmt: skip
+    assert Scenario.from_yaml(s.to_yaml()) == s
+
+
+def test_quantities_in_planner_notation():
+    s = Scenario.from_dict({"workload": {"training": [{"params": "70B", "data_bytes": "500GB"}]}})
+    assert s.workload.training[0].params == 70e9
+    assert s.workload.training[0].data_bytes == 500e9
+
+
+def test_unknown_key_gets_a_hint():
+    with pytest.raises(ScenarioError) as err:
+        Scenario.from_dict({"workload": {"trainig": []}})
+    msg = str(err.value)
+    assert "workload.trainig" in msg and "did you mean 'training'" in msg
+
+
+def test_unknown_nested_key_gets_a_hint():
+    with pytest.raises(ScenarioError, match=r"pools\.training\.accelerater.*'accelerator'"):
+        Scenario.from_dict({"pools": {"training": {"accelerater": "H100"}}})
+
+
+def test_out_of_range_names_path_value_and_range():
+    bad = {"workload": {"training": [{"params": 70e9, "tokens": 1e12, "mfu": 1.5}]}}
+    with pytest.raises(ScenarioError) as err:
+        Scenario.from_dict(bad)
+    msg = str(err.value)
+    assert "workload.training[0].mfu = 1.5" in msg
+    assert "allowed: mfu > 0 and <= 1" in msg
+
+
+def test_every_problem_is_listed():
+    bad = {"workload": {"training": [{"params": "seventy", "tokens": 1e9, "days": -1,
+                                      "zero_stage": 5}]}}  # fmt: skip
+    with pytest.raises(ScenarioError) as err:
+        Scenario.from_dict(bad)
+    paths = [p for p, _ in err.value.problems]
+    assert len(paths) == 3
+    assert "workload.training[0].params = 'seventy'" in paths
+
+
+def test_high_mfu_needs_justification():
+    job = {"params": 70e9, "tokens": 1e12, "mfu": 0.65}
+    with pytest.raises(ScenarioError, match="mfu_justification"):
+        Scenario.from_dict({"workload": {"training": [job]}})
+    ok = Scenario.from_dict({"workload": {"training": [{**job, "mfu_justification": "FP8 bench"}]}})
+    assert ok.workload.training[0].mfu == 0.65
+
+
+@pytest.mark.parametrize("extra", [{"precision": "int8"}, {"use_sparse": True}])
+def test_marketing_figures_refused_for_training(extra):
+    job = {"params": 70e9, "tokens": 1e12, **extra}
+    with pytest.raises(ScenarioError, match="force_marketing_figure"):
+        Scenario.from_dict({"workload": {"training": [job]}})
+    forced = Scenario.from_dict(
+        {"workload": {"training": [{**job, "force_marketing_figure": True}]}}
+    )
+    plan = hubplan.build_plan(forced)
+    assert "marketing_figure" in set(plan.findings["code"])
+
+
+def test_sparse_sizing_halves_the_count_and_warns():
+    # H100 sparse BF16 is 1 979 vs 989.5 dense: the forced plan needs half the GPUs.
+    base = {"params": 70e9, "tokens": 2e12, "days": 60, "goodput": 1, "time_margin": 0}
+    dense = hubplan.build_plan(Scenario.from_dict({"workload": {"training": [base]}}))
+    sparse = hubplan.build_plan(Scenario.from_dict({"workload": {"training": [
+        {**base, "use_sparse": True, "force_marketing_figure": True}]}}))  # fmt: skip
+    # 8.4e23 / (989.5e12·0.45·86 400·60) = 363.9 → 364; at 1 979: 182.0 → 182
+    assert dense["training"].loc[0, "compute_bound_gpus"] == 364
+    assert sparse["training"].loc[0, "compute_bound_gpus"] == 182
+
+
+def test_tokens_or_bytes_exactly_one():
+    with pytest.raises(ScenarioError, match="exactly one of tokens or data_bytes"):
+        Scenario.from_dict({"workload": {"training": [{"params": 1e9}]}})
+    with pytest.raises(ScenarioError, match="exactly one of tokens or data_bytes"):
+        Scenario.from_dict({"workload": {"training": [{"params": 1e9, "tokens": 1,
+                                                       "data_bytes": 1}]}})  # fmt: skip
+
+
+def test_file_errors_name_the_file(tmp_path):
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(ScenarioError, match=r"nope\.yaml"):
+        hubplan.load_scenario(missing)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("workload: [unclosed\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"broken\.yaml.*not valid YAML"):
+        hubplan.load_scenario(broken)
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- 1\n- 2\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="expected a mapping"):
+        hubplan.load_scenario(listy)
+
+
+def test_with_changes_validates(default):
+    s = default.with_changes({"workload.training.0.days": 30})
+    assert s.workload.training[0].days == 30
+    assert default.workload.training[0].days == 15  # frozen: the original is untouched
+    with pytest.raises(ScenarioError, match=r"workload\.training\[0\]\.days = -3"):
+        default.with_changes({"workload.training.0.days": -3})
+
+
+def test_scenarios_are_frozen(default):
+    with pytest.raises(Exception, match="frozen"):
+        default.name = "x"
+
+
+def test_save_is_atomic(default, tmp_path, monkeypatch):
+    # If writing fails half-way, the previous file survives intact and no temp is left.
+    path = default.save(tmp_path / "plan.yaml")
+    before = path.read_text(encoding="utf-8")
+    import hubplan.scenario as mod
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(mod.os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        default.with_changes({"name": "changed"}).save(path)
+    assert path.read_text(encoding="utf-8") == before
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.yaml"]
+
+
+def test_schema_version_is_checked():
+    assert Scenario().schema_version == SCHEMA_VERSION
+    with pytest.raises(ScenarioError, match="schema_version = 2"):
+        Scenario.from_dict({"schema_version": 2})

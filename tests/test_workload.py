@@ -1,0 +1,290 @@
+"""Workload sizing against numbers worked out by hand or published in papers.
+
+Every expected value below was computed independently of the code (the arithmetic is in
+the comment) or is quoted from the cited source.
+"""
+
+import math
+
+import pytest
+
+import hubplan
+from hubplan.scenario import Architecture, InferenceService, PoolSpec, TrainingJob
+from hubplan.workload import (
+    activation_bytes_per_layer,
+    development_gpu_count,
+    inference_gpus_planning_rule,
+    inference_token_model,
+    kv_cache_bytes_per_token,
+    lora_trainable_params,
+    memory_bound_gpu_count,
+    model_state_bytes,
+    resolve_model,
+    size_inference,
+    size_training,
+    training_days,
+    training_flops,
+    training_gpu_count,
+    training_memory,
+    training_on_gpus,
+    whole_servers,
+    zero_state_bytes_per_gpu,
+)
+
+H100 = PoolSpec(accelerator="H100 SXM5 80GB", gpus_per_server=8)
+
+
+# -- the worked example (issue 2): memory arithmetic ---------------------------------------
+
+
+def test_worked_example_memory_arithmetic():
+    # 70e9 params × 16 B (ZeRO §3.1: 2 + 2 + 12) = 1.12e12 B = 1 120 GB
+    state = model_state_bytes(70e9, 16)
+    assert state == 1_120e9
+    # 1 120 / 80 = 14 cards just to hold it; × 2 headroom = 28; 8-GPU servers → 32
+    assert memory_bound_gpu_count(state, 80, 1.0) == 14
+    assert memory_bound_gpu_count(state, 80, 2.0) == 28
+    assert whole_servers(28, 8) == 32
+
+
+def test_sizing_rule_365_gpus():
+    # 6 × 70e9 × 2e12 = 8.4e23 FLOP; one GPU-day at 989 TFLOPS × 0.45 = 3.845e19;
+    # 8.4e23 / 3.845e19 / 60 days = 364.1 → 365 GPUs (issue 2's sizing rule).
+    flops = training_flops(70e9, 2e12)
+    assert flops == pytest.approx(8.4e23)
+    assert training_gpu_count(flops, 989, 60, mfu=0.45, goodput=1, time_margin=0) == 365
+
+
+def test_default_scenario_compute_check(default, catalog):
+    row, findings = size_training(default.workload.training[0], default.pools.training, catalog)
+    # 500 GB / 4 B per token = 125e9 tokens; 6 × 70e9 × 125e9 = 5.25e22 FLOP
+    assert row["tokens"] == pytest.approx(125e9)
+    assert row["flops"] == pytest.approx(5.25e22)
+    # One GPU-day: 989.5e12 × 0.45 × 0.9 × 86 400 = 3.4625e19 → 1 516.3 GPU-days;
+    # 15 / 1.3 = 11.54 days → 131.4 → 132 GPUs → 17 servers = 136.
+    assert row["gpu_days"] == pytest.approx(1516.26, abs=0.01)
+    assert row["compute_bound_gpus"] == 132
+    assert row["memory_bound_gpus"] == 28
+    assert (row["gpus"], row["servers"], row["binding"]) == (136, 17, "compute")
+    # The 32-GPU memory answer would take 1 516.3 / 32 = 47.4 days for a 15-day deadline.
+    assert row["days_on_memory_bound"] == pytest.approx(47.38, abs=0.01)
+    msg = next(f for f in findings if f.code == "binding_compute").message()
+    assert "47.4 days" in msg and "15-day deadline" in msg
+
+
+def test_training_days_inverse():
+    # 8.4e23 / (365 × 989e12 × 0.45 × 86 400) = 59.85 days
+    assert training_days(8.4e23, 365, 989, 0.45, 1.0) == pytest.approx(59.850, abs=1e-3)
+
+
+def test_on_gpus_solves_for_days(default, catalog):
+    row, findings = training_on_gpus(default.workload.training[0], H100, catalog, 32)
+    # 1 516.3 GPU-days / 32 = 47.38 days; with 30 % margin 61.6 > 15 → misses deadline
+    assert row["days_to_finish"] == pytest.approx(47.38, abs=0.01)
+    assert row["days_with_margin"] == pytest.approx(61.6, abs=0.05)
+    assert row["meets_deadline"] is False
+    _, findings = training_on_gpus(default.workload.training[0], H100, catalog, 10)
+    assert any(f.code == "too_few_to_hold" and f.severity == "error" for f in findings)
+
+
+def test_memory_binds_when_deadline_is_long(default, catalog):
+    # 1 516.3 GPU-days spread over 3 000/1.3 days needs 1 GPU; memory needs 28 → 32.
+    job = default.workload.training[0].model_copy(update={"days": 3000})
+    row, _ = size_training(job, H100, catalog)
+    assert (row["compute_bound_gpus"], row["gpus"], row["binding"]) == (1, 32, "memory")
+
+
+def test_moe_uses_active_params_for_compute(catalog):
+    # Mixtral-8x7B: 12.88e9 active of 46.7e9 (models.csv). 6 × 12.88e9 × 1e12 = 7.728e22.
+    job = TrainingJob(model="Mixtral-8x7B", tokens=1e12, days=30)
+    row, _ = size_training(job, H100, catalog)
+    assert row["flops"] == pytest.approx(6 * 12_879_925_248 * 1e12)
+    # Memory uses all 46.7e9 parameters: 46 702 792 704 × 16 B = 747.2 GB.
+    assert row["model_state_gb"] == pytest.approx(747.24, abs=0.01)
+
+
+# -- ZeRO and activations against the papers ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stage", "expected_gb"),
+    # ZeRO paper Table 1: 7.5 B parameters, N_d = 64 → 120, 31.4, 16.6, 1.88 GB
+    [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.88)],
+)
+def test_zero_table1(stage, expected_gb):
+    got = zero_state_bytes_per_gpu(7.5e9, stage, 64) / 1e9
+    assert got == pytest.approx(expected_gb, abs=0.05)
+
+
+def test_zero_1t_grid():
+    # facts.md §5.2 grid (from the ZeRO formulas by hand): 1 T params, N_d = 1024:
+    # P_os 4 011.7 GB, P_os+g 2 013.7 GB, P_os+g+p 15.6 GB
+    got = [zero_state_bytes_per_gpu(1e12, s, 1024) / 1e9 for s in (1, 2, 3)]
+    assert got == pytest.approx([4011.7, 2013.7, 15.6], abs=0.1)
+
+
+@pytest.mark.parametrize(
+    ("tp", "sp", "recompute", "expected_gb"),
+    # GPT-3 175B layer (s 2048, b 1, h 12288, a 96), Korthikanti et al. Table 2 worked
+    # by hand: none 2048·12288·(34 + 80) = 2.869 GB; TP8+SP 2048·12288·114/8 = 0.359 GB;
+    # TP8+SP+selective 34·2048·12288/8 = 0.107 GB; full recompute 2·2048·12288 = 0.050 GB.
+    [
+        (1, False, "none", 2.869),
+        (8, True, "none", 0.359),
+        (8, True, "selective", 0.107),
+        (1, False, "full", 0.050),
+    ],
+)
+def test_korthikanti_gpt3(tp, sp, recompute, expected_gb):
+    got = activation_bytes_per_layer(2048, 1, 12288, 96, tp, sp, recompute) / 1e9
+    assert got == pytest.approx(expected_gb, abs=0.001)
+
+
+def test_korthikanti_tp_without_sp():
+    # Eq. 2, t = 8, no SP, no recompute: sbh(10 + 24/8 + 5·96·2048/(12288·8))
+    # = 25 165 824 × (10 + 3 + 10) = 578.8e6 B
+    got = activation_bytes_per_layer(2048, 1, 12288, 96, 8, False, "none")
+    assert got == pytest.approx(2048 * 12288 * 23, rel=1e-12)
+
+
+def test_default_layout_fits(default, catalog):
+    mem, findings = training_memory(default.workload.training[0], H100, catalog, 136)
+    # TP 8, ZeRO-1, DP 17: weights 2·70e9/8 = 17.5 GB, grads 17.5 GB,
+    # optimizer 12·70e9/8/17 = 6.18 GB; activations 80 layers × 34·4096·8192/8 = 11.41 GB
+    assert mem["data_parallel"] == 17
+    assert mem["weights_gb"] == pytest.approx(17.5)
+    assert mem["gradients_gb"] == pytest.approx(17.5)
+    assert mem["optimizer_gb"] == pytest.approx(6.176, abs=1e-3)
+    assert mem["activations_gb"] == pytest.approx(11.41, abs=0.01)
+    assert mem["fits"] is True
+    assert not [f for f in findings if f.severity == "error"]
+
+
+def test_layout_that_overflows_is_an_error(default, catalog):
+    # ZeRO-0, TP 1 on 70 B: 16 × 70e9 = 1 120 GB per GPU ≫ 80 GB
+    job = default.workload.training[0].model_copy(update={"zero_stage": 0, "tensor_parallel": 1})
+    mem, findings = training_memory(job, H100, catalog, 136)
+    assert mem["total_gb"] > 1120
+    assert any(f.code == "memory_overflow" and f.severity == "error" for f in findings)
+
+
+# -- LoRA / QLoRA -----------------------------------------------------------------------------
+
+
+def test_lora_params_llama2_70b(catalog):
+    shape, _, _ = resolve_model(catalog, "Llama-2-70B", None, None)
+    # r = 16: per layer q,o 16·(8192+8192)·2 + k,v 16·(8192+1024)·2 + MLP 16·(8192+28672)·3
+    # = 524 288 + 294 912 + 1 769 472 = 2 588 672; × 80 layers = 207 093 760
+    assert lora_trainable_params(shape, 16) == 207_093_760
+
+
+def test_qlora_state_is_about_a_sixth_of_bf16(catalog):
+    base = dict(model="Llama-2-70B", tokens=1e9, days=10)
+    lora, _ = size_training(TrainingJob(**base, method="lora"), H100, catalog)
+    qlora, _ = size_training(TrainingJob(**base, method="qlora"), H100, catalog)
+    n, t = 68_976_648_192, 207_093_760
+    # LoRA: 2 B/param frozen BF16 base + 16 B per adapter parameter
+    assert lora["model_state_gb"] == pytest.approx((2 * n + 16 * t) / 1e9)
+    # QLoRA: (4 + 0.127) bits per base parameter (QLoRA §3, double quantisation)
+    assert qlora["model_state_gb"] == pytest.approx((4.127 / 8 * n + 16 * t) / 1e9)
+    # LoRA skips weight gradients: 4·N·D instead of 6·N·D
+    assert lora["flops"] == pytest.approx(4 * n * 1e9)
+
+
+# -- inference ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("Llama-2-70B", 327_680),  # 2·80·8·128·2 = 320 KiB (facts §5.4; IETF bmwg draft)
+        ("Llama-2-7B", 524_288),  # 2·32·32·128·2 = 512 KiB (MHA)
+        ("Llama-3.1-8B", 131_072),  # 2·32·8·128·2 = 128 KiB
+        ("Llama-3.1-405B", 516_096),  # 2·126·8·128·2 = 504 KiB
+        ("DeepSeek-V3", 70_272),  # MLA: 61·(512 + 64)·2
+    ],
+)
+def test_kv_cache_per_token(catalog, model, expected):
+    shape, _, _ = resolve_model(catalog, model, None, None)
+    got = kv_cache_bytes_per_token(shape.layers, shape.kv_heads, shape.head_dim, 2.0,
+                                   shape.kv_lora_rank, shape.qk_rope_head_dim)  # fmt: skip
+    assert got == expected
+
+
+def test_kv_cache_4096_context_matches_ietf_draft():
+    # draft-calabria-bmwg-ai-fabric-inference-bench: Llama-2-70B, 4 096 tokens → 1 342 177 280 B
+    assert kv_cache_bytes_per_token(80, 8, 128, 2) * 4096 == 1_342_177_280
+
+
+def test_planning_rule():
+    # Little's law: 10 req/s × 8 s = 80 in flight; ÷ 16 per GPU = 5 GPUs
+    assert inference_gpus_planning_rule(10, 8, 16) == 5
+    # 100 × 2 / 3 = 66.7 → 67
+    assert inference_gpus_planning_rule(100, 2, 3) == 67
+
+
+def test_token_model_default_service(default, catalog):
+    svc = default.workload.inference[0]
+    options = inference_token_model(svc, H100, catalog).set_index("tensor_parallel")
+    # TP 1: 140 GB of BF16 weights > 72 GB usable → no room at all
+    assert not options.loc[1, "fits"]
+    # TP 4: usable 4 × 80 × 0.9 = 288 GB; free 148 GB; per sequence 1 280 tokens × 327 680 B
+    # = 419.4 MB → 352 fit, capped at 256.
+    assert options.loc[4, "concurrent_seqs"] == 256
+    # Decode step: (140e9 + 256 × 1 152 × 327 680) / (4 × 3.35e12 × 0.6) = 29.43 ms
+    assert options.loc[4, "decode_step_ms"] == pytest.approx(29.43, abs=0.01)
+    # Prefill: 2 × 70e9 × 1 024 / (4 × 989.5e12 × 0.5) = 72.4 ms;
+    # capacity 1 / (0.0724 + 256 × 0.02943 / 256) = 9.82 req/s → 2 replicas = 8 GPUs
+    assert options.loc[4, "ttft_s"] == pytest.approx(0.0724, abs=1e-4)
+    assert options.loc[4, "replica_qps"] == pytest.approx(9.82, abs=0.01)
+    assert options.loc[4, "gpus"] == 8
+    row, _ = size_inference(svc, H100, catalog)
+    assert (row["rule_gpus"], row["token_gpus"], row["gpus"]) == (5, 8, 8)
+    assert row["binding"] == "token_model" and row["tensor_parallel"] == 4
+
+
+def test_weights_that_never_fit(catalog):
+    # Llama-3.1-405B in BF16 is 2 × 405.85e9 = 811.7 GB; a whole 8 × L40S server offers
+    # 8 × 48 × 0.9 = 345.6 GB: nothing fits → an error finding, the rule still shown.
+    svc = InferenceService(model="Llama-3.1-405B")
+    row, findings = size_inference(svc, PoolSpec(accelerator="L40S 48GB"), catalog)
+    assert any(f.code == "weights_do_not_fit" and f.severity == "error" for f in findings)
+    assert math.isnan(row["token_gpus"])
+    assert row["binding"] == "planning_rule"
+
+
+def test_custom_architecture(catalog):
+    # A custom GQA model: 2 × 40 layers × 4 KV heads × 128 × 1 B (FP8 KV) = 40 960 B/token
+    arch = Architecture(total_params=30e9, layers=40, hidden_size=6144, attention_heads=48,
+                        kv_heads=4)  # fmt: skip
+    svc = InferenceService(architecture=arch, kv_precision="fp8")
+    row, _ = size_inference(svc, H100, catalog)
+    assert row["kv_cache_bytes_per_token"] == 40_960
+
+
+def test_development_pool():
+    from hubplan.scenario import DevelopmentPool
+
+    # 16 developers × 1 GPU × 0.5 active = 8; 10 × 2 × 0.3 = 6
+    assert development_gpu_count(DevelopmentPool()) == 8
+    assert development_gpu_count(DevelopmentPool(developers=10, gpus_per_developer=2,
+                                                 peak_active_share=0.3)) == 6  # fmt: skip
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+
+def test_calculators_reject_bad_numbers():
+    with pytest.raises(hubplan.InputError, match=r"mfu = 0: must be > 0 and <= 1"):
+        training_gpu_count(1e23, 989, 30, mfu=0)
+    with pytest.raises(hubplan.InputError, match="days"):
+        training_gpu_count(1e23, 989, -1)
+    with pytest.raises(hubplan.InputError, match="zero_stage = 4"):
+        zero_state_bytes_per_gpu(1e9, 4, 8)
+
+
+def test_missing_catalogue_figure_is_an_error_not_a_guess(catalog):
+    # A100 has no FP8: sizing FP8 training on it must fail naming the column.
+    job = TrainingJob(params=7e9, tokens=1e12, precision="fp8")
+    with pytest.raises(hubplan.CatalogError, match="fp8_dense_tflops is empty"):
+        size_training(job, PoolSpec(accelerator="A100 SXM4 80GB"), catalog)
