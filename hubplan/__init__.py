@@ -7,7 +7,7 @@ charts and exports read.
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)
-['inference', 'pools', 'training', 'training_memory']
+['inference', 'pools', 'training', 'training_curve', 'training_memory']
 """
 
 from .catalog import Catalog, load_catalog, peak_tflops

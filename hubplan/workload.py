@@ -628,7 +628,7 @@ def training_gpus_vs_days(
     """Compute-bound and memory-bound GPU counts across deadlines (for the chart).
 
     Columns: ``deadline_days``, ``compute_bound_gpus``, ``memory_bound_gpus``, ``gpus`` (whole
-    servers), ``binding``.
+    servers), ``binding``. The default grid spans a quarter to three times the deadline.
     """
     if days is None:
         lo = max(1.0, job.days / 4)
@@ -836,11 +836,12 @@ def run_workload(
 ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
     """The workload stage: every table it contributes to the Plan, and its findings."""
     findings: list[Finding] = []
-    train_rows, mem_rows = [], []
+    train_rows, mem_rows, curves = [], [], []
     for job in workload.training:
         row, f = size_training(job, pools.training, catalog)
         train_rows.append(row)
         findings += f
+        curves.append(training_gpus_vs_days(job, pools.training, catalog).assign(job=job.name))
         mem, f = training_memory(job, pools.training, catalog, row["gpus"])
         mem_rows.append(mem)
         findings += f
@@ -861,6 +862,7 @@ def run_workload(
     tables = {
         "training": pd.DataFrame(train_rows),
         "training_memory": pd.DataFrame(mem_rows),
+        "training_curve": pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(),
         "inference": pd.DataFrame(inf_rows),
         "pools": pool_table(required, names, pools, workload.overlap, catalog),
     }

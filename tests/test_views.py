@@ -1,0 +1,87 @@
+"""Panels and charts, headless: set control values, assert on results and chart specs."""
+
+import hubplan
+from hubplan import charts
+from hubplan.panels import WorkloadPanel
+
+
+def test_panel_starts_on_the_worked_example():
+    p = WorkloadPanel()
+    row = p.result["training"].iloc[0]
+    assert (row["gpus"], row["binding"]) == (136, "compute")
+    assert "136 GPUs (17 servers of 8), bound by compute" in p.summary.value
+    assert p.error is None
+
+
+def test_moving_the_deadline_recomputes():
+    p = WorkloadPanel()
+    p.controls["days"].value = 30
+    # 1 516.3 GPU-days over 30/1.3 = 23.08 days → 65.7 → 66 GPUs → 9 servers = 72
+    row = p.result["training"].iloc[0]
+    assert (row["compute_bound_gpus"], row["gpus"]) == (66, 72)
+    assert "72 GPUs (9 servers of 8)" in p.summary.value
+
+
+def test_changing_accelerator_and_headroom():
+    p = WorkloadPanel()
+    p.controls["accelerator"].value = "H200 SXM 141GB"
+    p.controls["memory_headroom"].value = 3.0
+    row = p.result["training"].iloc[0]
+    # 1 120 GB × 3 / 141 GB = 23.8 → 24 GPUs (memory); compute unchanged (same 989.5 peak)
+    assert row["memory_bound_gpus"] == 24
+    assert row["compute_bound_gpus"] == 132
+
+
+def test_language_toggle_switches_every_label():
+    p = WorkloadPanel()
+    p.language.value = "zh"
+    assert "张 GPU" in p.summary.value and "约束因素：算力" in p.summary.value
+    assert "负载规模测算" in p.title.value
+    assert "GPU 数" in p.table.value
+    assert p.chart.chart.to_dict()["layer"][0]["encoding"]["y"]["title"] == "GPU 数"
+
+
+def test_bad_input_shows_in_the_panel_and_keeps_the_last_plan(default):
+    fp8 = default.with_changes({"workload.training.0.precision": "fp8"})
+    p = WorkloadPanel(fp8)
+    before = p.result
+    p.controls["accelerator"].value = "A100 SXM4 80GB"  # A100 has no FP8 peak
+    assert p.error is not None and "fp8_dense_tflops is empty" in p.error
+    assert "hubplan-error" in p.message.value
+    assert p.result is before
+    p.controls["accelerator"].value = "H100 SXM5 80GB"  # recovering clears the error
+    assert p.error is None and p.message.value == ""
+
+
+def test_panel_shows_warnings():
+    p = WorkloadPanel()
+    p.controls["mfu"].value = 0.6
+    assert "0.35–0.55" in p.findings.value
+
+
+def test_deadline_chart_spec(default):
+    plan = hubplan.build_plan(default)
+    spec = charts.gpus_vs_deadline(plan["training_curve"], plan["training"]).to_dict()
+    lines = spec["layer"][0]
+    assert lines["mark"]["type"] == "line"
+    assert lines["encoding"]["x"]["field"] == "deadline_days"
+    assert lines["encoding"]["x"]["title"] == "Deadline [d]"
+    assert spec["title"] == "GPUs needed against deadline — industry-70b-finetune"
+    # the chosen point sits at the scenario's 15 days and 136 GPUs
+    point_data = spec["datasets"][spec["layer"][2]["data"]["name"]]
+    assert point_data == [{"deadline_days": 15.0, "value": 136, "what": "Chosen deadline: 136 GPU"}]
+    assert "Noto Sans CJK SC" in spec["config"]["font"]
+
+
+def test_pool_chart_spec(default):
+    spec = charts.pool_gpus(hubplan.build_plan(default)["pools"], "zh").to_dict()
+    data = spec["datasets"][spec["data"]["name"]]
+    assert [d["pool"] for d in data] == ["training", "inference", "development"]
+    assert spec["encoding"]["y"]["title"] == "GPU 数"
+
+
+def test_curve_table_is_monotone(default):
+    curve = hubplan.build_plan(default)["training_curve"]
+    assert curve["compute_bound_gpus"].is_monotonic_decreasing
+    assert (curve["memory_bound_gpus"] == 28).all()
+    assert (curve["gpus"] % 8 == 0).all()
