@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab refuses to run as root unless told; CI and containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint pytest bench clean strip-notebooks
+.PHONY: lab test lint pytest bench clean notebooks
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hubplan needs Python >= 3.11; found " + sys.version.split()[0])'
@@ -26,8 +26,8 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) --LabApp.news_url=None notebooks/00_overview.ipynb
 
 lint: $(STAMP)
-	$(BIN)/ruff check hubplan tests notebooks benchmarks
-	$(BIN)/ruff format --check hubplan tests benchmarks
+	$(BIN)/ruff check hubplan tests notebooks benchmarks scripts
+	$(BIN)/ruff format --check hubplan tests benchmarks scripts
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
@@ -38,11 +38,9 @@ test: lint pytest
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_plan.py
 
-# Commit notebooks without outputs or widget state (they are re-run by nbval).
-strip-notebooks: $(STAMP)
-	$(BIN)/jupyter nbconvert --to notebook --inplace --log-level=WARN \
-	  --ClearOutputPreprocessor.enabled=True --ClearMetadataPreprocessor.enabled=True \
-	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask='[("kernelspec")]' notebooks/*.ipynb
+# Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
+notebooks: $(STAMP)
+	$(BIN)/python scripts/refresh_notebooks.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache
