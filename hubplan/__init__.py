@@ -6,8 +6,9 @@ charts and exports read.
 
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
->>> sorted(plan.tables)
-['inference', 'pools', 'training', 'training_curve', 'training_memory']
+>>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
+['candidates', 'compute_claims', 'inference', 'pool_demand', 'pools', 'server_checks',
+ 'training', 'training_curve', 'training_memory']
 """
 
 from .catalog import Catalog, load_catalog, peak_tflops

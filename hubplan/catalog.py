@@ -26,7 +26,7 @@ _STR, _NUM, _INT = "str", "num", "int"
 #: column -> (kind, required). Numeric columns must be plain numbers or empty (unknown).
 ACCELERATOR_SCHEMA: dict[str, tuple[str, bool]] = {
     "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
-    "segment": (_STR, True), "form_factor": (_STR, False),
+    "segment": (_STR, True), "generation": (_STR, False), "form_factor": (_STR, False),
     "fp64_dense_tflops": (_NUM, False), "fp64_tensor_dense_tflops": (_NUM, False),
     "fp32_dense_tflops": (_NUM, False),
     "tf32_dense_tflops": (_NUM, False), "tf32_sparse_tflops": (_NUM, False),
@@ -34,6 +34,7 @@ ACCELERATOR_SCHEMA: dict[str, tuple[str, bool]] = {
     "fp8_dense_tflops": (_NUM, False), "fp8_sparse_tflops": (_NUM, False),
     "int8_dense_tops": (_NUM, False), "int8_sparse_tops": (_NUM, False),
     "fp4_dense_tflops": (_NUM, False), "fp4_sparse_tflops": (_NUM, False),
+    "mamf_bf16_tflops": (_NUM, False),
     "vram_gb": (_NUM, True), "memory_type": (_STR, False), "mem_bw_tb_s": (_NUM, False),
     "scaleup_link": (_STR, False), "scaleup_kind": (_STR, False),
     "scaleup_domain_gpus": (_INT, False), "scaleup_bw_gb_s": (_NUM, False),
@@ -55,7 +56,24 @@ MODEL_SCHEMA: dict[str, tuple[str, bool]] = {
     "confidence": (_STR, True), "notes": (_STR, False),
 }  # fmt: skip
 
+SERVER_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
+    "kind": (_STR, True), "accelerator": (_STR, True), "gpus": (_INT, True),
+    "cpu_model": (_STR, False), "cpu_sockets": (_INT, False), "cpu_cores_total": (_INT, False),
+    "cpu_base_ghz": (_NUM, False), "ram_gb": (_NUM, False),
+    "compute_nics": (_INT, False), "compute_nic_gbps": (_NUM, False),
+    "storage_nics": (_INT, False), "storage_nic_gbps": (_NUM, False),
+    "inband_nics": (_INT, False), "inband_nic_gbps": (_NUM, False),
+    "bmc_nics": (_INT, False), "bmc_nic_gbps": (_NUM, False),
+    "pcie_gen": (_INT, False), "local_nvme_tb": (_NUM, False), "max_power_kw": (_NUM, False),
+    "rack_units": (_NUM, False), "weight_kg": (_NUM, False),
+    "price_usd": (_NUM, False), "price_source": (_STR, False), "price_as_of": (_STR, False),
+    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "notes": (_STR, False),
+}  # fmt: skip
+
 _CHOICES = {
+    "kind": {"server", "tray", "rack"},
     "confidence": {"high", "medium", "low"},
     "segment": {"datacenter-training", "datacenter-inference", "workstation", "consumer"},
     "scaleup_kind": {"nvswitch", "bridge", "mesh", "ethernet", "none", ""},
@@ -142,10 +160,11 @@ def _merge(base: pd.DataFrame, extra: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Catalog:
-    """Accelerators and models, each a DataFrame with one row per item."""
+    """Accelerators, models and servers, each a DataFrame with one row per item."""
 
     accelerators: pd.DataFrame
     models: pd.DataFrame
+    servers: pd.DataFrame
 
     def accelerator(self, name: str) -> pd.Series:
         """One accelerator row by name or alias (case-insensitive)."""
@@ -154,6 +173,10 @@ class Catalog:
     def model(self, name: str) -> pd.Series:
         """One model row by name or alias (case-insensitive)."""
         return _lookup(self.models, name, "model", "data/models.csv")
+
+    def server(self, name: str) -> pd.Series:
+        """One server row by name or alias (case-insensitive)."""
+        return _lookup(self.servers, name, "server", "data/servers.csv")
 
 
 def _keys(df: pd.DataFrame) -> dict[str, int]:
@@ -182,12 +205,29 @@ def _shipped() -> Catalog:
     return Catalog(
         accelerators=read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
         models=read_table(d / "models.csv", MODEL_SCHEMA),
-    )
+        servers=_check_servers(read_table(d / "servers.csv", SERVER_SCHEMA), d / "servers.csv",
+                               read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA)),
+    )  # fmt: skip
+
+
+def _check_servers(servers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -> pd.DataFrame:
+    """Every server must name an accelerator that the catalogue has."""
+    known = _keys(accelerators)
+    for line, acc in enumerate(servers["accelerator"], start=2):
+        if acc.strip().lower() not in known:
+            close = difflib.get_close_matches(acc.lower(), known, n=3, cutoff=0.4)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise CatalogError(
+                f"{path}, line {line}, column accelerator: {acc!r} is not in the accelerator "
+                f"catalogue{hint}"
+            )
+    return servers
 
 
 def load_catalog(
     accelerators: str | os.PathLike[str] | None = None,
     models: str | os.PathLike[str] | None = None,
+    servers: str | os.PathLike[str] | None = None,
 ) -> Catalog:
     """The shipped catalogue, with rows from the user's own CSVs added or overriding.
 
@@ -196,12 +236,14 @@ def load_catalog(
     'H100 SXM5 80GB'
     """
     base = _shipped()
-    acc, mod = base.accelerators, base.models
+    acc, mod, srv = base.accelerators, base.models, base.servers
     if accelerators is not None:
         acc = _merge(acc, read_table(accelerators, ACCELERATOR_SCHEMA))
     if models is not None:
         mod = _merge(mod, read_table(models, MODEL_SCHEMA))
-    return Catalog(accelerators=acc.copy(), models=mod.copy())
+    if servers is not None:
+        srv = _merge(srv, _check_servers(read_table(servers, SERVER_SCHEMA), Path(servers), acc))
+    return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy())
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

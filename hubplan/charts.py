@@ -87,13 +87,78 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
 
 
 def pool_gpus(pools: pd.DataFrame, lang: str = "en") -> alt.Chart:
-    """GPUs per pool (bars, coloured by accelerator), from the Plan's ``pools`` table."""
+    """GPUs per pool, working and spare stacked, from the Plan's ``pools`` table."""
     lang = normalize_language(lang)
     rows = pools[~pools["pool"].str.startswith("fleet")]
-    chart = alt.Chart(rows).mark_bar().encode(
+    long = pd.concat([
+        rows.assign(part=label("chart.working", lang),
+                    value=rows["servers"] * rows["gpus_per_server"]),
+        rows.assign(part=label("chart.spare", lang),
+                    value=rows["spare_servers"] * rows["gpus_per_server"]),
+    ])[["pool", "accelerator", "server", "part", "value"]]  # fmt: skip
+    chart = alt.Chart(long).mark_bar().encode(
         x=alt.X("pool:N", title=label("pool", lang), sort=None),
-        y=alt.Y("gpus:Q", title=label("gpus", lang)),
-        color=alt.Color("accelerator:N", title=label("accelerator", lang)),
-        tooltip=["pool:N", "accelerator:N", "gpus_required:Q", "gpus:Q", "servers:Q"],
+        y=alt.Y("sum(value):Q", title=label("gpus", lang)),
+        color=alt.Color("part:N", title="", sort=[label("chart.working", lang)]),
+        order=alt.Order("part:N", sort="descending"),
+        tooltip=["pool:N", "accelerator:N", "server:N", "part:N", "value:Q"],
     ).properties(title=label("chart.pools.title", lang))  # fmt: skip
     return _style(chart, width=320, height=260)
+
+
+def compute_claims(claims: pd.DataFrame, lang: str = "en") -> alt.Chart:
+    """The TOPS trap: each candidate's headline figure beside the dense BF16 that training
+    uses, from the Plan's ``compute_claims`` table."""
+    lang = normalize_language(lang)
+    applies = label("bf16_dense_tflops", lang)
+    headline = label("marketing_figure", lang)
+    long = pd.concat([
+        claims.assign(figure=applies, value=claims["bf16_dense_tflops"], basis="BF16 dense"),
+        claims.assign(figure=headline, value=claims["marketing_figure"],
+                      basis=claims["marketing_basis"]),
+    ]).dropna(subset=["value"])[["candidate", "figure", "value", "basis"]]  # fmt: skip
+    chart = alt.Chart(long).mark_bar().encode(
+        y=alt.Y("candidate:N", title=label("candidate", lang), sort=None),
+        yOffset=alt.YOffset("figure:N", sort=[applies, headline]),
+        x=alt.X("value:Q", title="TFLOPS / TOPS"),
+        color=alt.Color("figure:N", title="", sort=[applies, headline]),
+        tooltip=["candidate:N", "figure:N", "basis:N", alt.Tooltip("value:Q", format=",.1f")],
+    ).properties(title=label("chart.claims.title", lang))  # fmt: skip
+    return _style(chart, width=480, height=40 * max(len(claims), 1))
+
+
+def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> alt.Chart:
+    """Hardware cost against time to train or decode throughput, one point per candidate
+    sized by VRAM, the winner ringed.
+
+    Training: days to train on what the fixed budget buys (each candidate's own count
+    always meets the deadline, so that axis would be flat); without a budget, days on
+    the sized count. Inference: aggregate decode tokens/s on the sized count.
+    """
+    lang = normalize_language(lang)
+    rows = candidates[(candidates["workload"] == workload) & candidates["capex_usd"].notna()]
+    kind = rows["kind"].iloc[0] if not rows.empty else "training"
+    if kind == "inference":
+        y_field = "decode_tokens_per_s"
+    elif "days_on_budget" in rows and rows["days_on_budget"].notna().any():
+        y_field = "days_on_budget"
+        rows = rows[rows["days_on_budget"] < float("inf")]
+    else:
+        y_field = "days_to_finish"
+    base = alt.Chart(rows).encode(
+        x=alt.X("capex_usd:Q", title=f"{label('capex_usd', lang)} [USD]",
+                axis=alt.Axis(format="~s")),
+        y=alt.Y(f"{y_field}:Q", title=label(y_field, lang), scale=alt.Scale(zero=False)),
+        tooltip=["candidate:N", alt.Tooltip("gpus:Q"), alt.Tooltip("capex_usd:Q", format=",.0f"),
+                 alt.Tooltip(f"{y_field}:Q", format=",.1f"), "binding:N", "vram_gb:Q"],
+    )  # fmt: skip
+    points = base.mark_circle(opacity=0.8).encode(
+        size=alt.Size("vram_gb:Q", title=label("vram_gb", lang) + " [GB]"),
+        color=alt.Color("candidate:N", title=label("candidate", lang)),
+    )
+    ring = base.transform_filter(alt.datum.winner).mark_point(size=900, color="black")
+    text = base.mark_text(align="left", dx=10, dy=-10).encode(text="candidate:N")
+    chart = alt.layer(points, ring, text).properties(
+        title=f"{label('chart.cost_vs_time.title', lang)} — {workload}"
+    )
+    return _style(chart)

@@ -96,8 +96,9 @@ def column_label(key: str, lang: str = "en") -> str:
     return f"{text} [{u}]" if u else text
 
 
-#: Columns whose values are themselves label keys (``binding.compute`` ...).
-VALUE_COLUMNS = ("binding", "token_binding")
+#: Columns whose values are themselves label keys: column -> key prefix.
+VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
+                 "interconnect": "interconnect", "status": "status"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:
@@ -122,12 +123,22 @@ def format_value(key: str, value: object) -> str:
 
 
 def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
-    """Return ``df`` with column headers, and label-valued cells, in ``lang``."""
+    """Return ``df`` with column headers, and label-valued cells, in ``lang``.
+
+    Text columns that come in pairs (``message`` / ``message_zh``) keep the one in
+    ``lang`` under the plain name.
+    """
+    lang = normalize_language(lang)
     out = df.copy()
-    for col in VALUE_COLUMNS:
+    for col in [c for c in out.columns if f"{c}_zh" in out.columns]:
+        if lang == "zh":
+            out[col] = out[f"{col}_zh"]
+        out = out.drop(columns=f"{col}_zh")
+    keys = catalog().index
+    for col, prefix in VALUE_COLUMNS.items():
         if col in out.columns:
             out[col] = out[col].map(
-                lambda v: label(f"binding.{v}", lang) if f"binding.{v}" in catalog().index else v
+                lambda v, p=prefix: label(f"{p}.{v}", lang) if f"{p}.{v}" in keys else v
             )
     out = out.rename(columns={c: column_label(c, lang) for c in out.columns})
     if out.index.name:

@@ -92,6 +92,7 @@ class WorkloadPanel:
             c["tokens_b"] = w.BoundedFloatText(value=t.tokens / 1e9, min=0.001, max=1e9,
                                                layout=w.Layout(width="120px"))  # fmt: skip
         self.controls = c
+        self._base_hardware = (c["accelerator"].value, pool.gpus_per_server)
         self.language = w.ToggleButtons(
             options=[("English", "en"), ("中文", "zh")],
             value=self.lang,
@@ -140,6 +141,10 @@ class WorkloadPanel:
             "pools.training.accelerator": c["accelerator"].value,
             "pools.training.gpus_per_server": c["gpus_per_server"].value,
         }
+        if (c["accelerator"].value, c["gpus_per_server"].value) != self._base_hardware:
+            # another card or server size: the scenario's server no longer applies
+            changes["pools.training.server"] = None
+            changes["pools.training.custom_server"] = None
         if "data_gb" in c:
             changes[f"{j}.data_bytes"] = c["data_gb"].value * 1e9
         else:

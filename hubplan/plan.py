@@ -15,10 +15,12 @@ from .catalog import Catalog, load_catalog
 from .findings import Finding, findings_frame
 from .labels import localize
 from .scenario import Scenario
+from .selection import run_selection
+from .servers import run_servers
 from .workload import run_workload
 
 #: Stages in planning order (DESIGN.md); later issues append theirs.
-STAGES = ("workload",)
+STAGES = ("workload", "accelerator", "server")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,12 @@ def build_plan(scenario: Scenario, catalog: Catalog | None = None) -> Plan:
     tables: dict[str, pd.DataFrame] = {}
     findings: list[Finding] = []
     t, f = run_workload(scenario.workload, scenario.pools, catalog)
+    tables.update(t)
+    findings += f
+    t, f = run_selection(scenario.workload, scenario.pools, scenario.accelerator, catalog)
+    tables.update(t)
+    findings += f
+    t, f = run_servers(tables["pool_demand"], scenario.pools, scenario.server, catalog)
     tables.update(t)
     findings += f
     return Plan(scenario, tables, findings_frame(findings), tuple(findings))

@@ -291,8 +291,39 @@ class Workload(_Section):
     overlap: Overlap = Field(default_factory=Overlap, description="Peak-overlap policy.")
 
 
+class ServerSpec(_Section):
+    """A server configuration typed by the user, checked like a catalogue server."""
+
+    name: str = Field("custom server", min_length=1, description="Shown in tables.")
+    accelerator: str = Field(description="A name or alias in data/accelerators.csv.")
+    gpus: int = Field(8, ge=1, le=72, description="Accelerators per server.")
+    cpu_model: str = Field("", description="For the record.")
+    cpu_sockets: int | None = Field(None, ge=1, le=8, description="CPU sockets.")
+    cpu_cores_total: int | None = Field(None, ge=1, description="Physical cores, all sockets.")
+    cpu_base_ghz: float | None = Field(None, gt=0, le=10, description="Base clock. [GHz]")
+    ram_gb: float | None = Field(None, gt=0, description="Host memory. [GB]")
+    compute_nics: int = Field(0, ge=0, description="Scale-out (east-west) NIC ports.")
+    compute_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
+    storage_nics: int = Field(0, ge=0, description="Storage-network NIC ports.")
+    storage_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
+    inband_nics: int = Field(0, ge=0, description="In-band management / frontend ports.")
+    inband_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
+    bmc_nics: int = Field(0, ge=0, description="Out-of-band BMC ports.")
+    bmc_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
+    pcie_gen: int | None = Field(None, ge=3, le=7, description="Host PCIe generation.")
+    max_power_kw: float | None = Field(None, gt=0, description="Maximum system power. [kW]")
+    price_usd: float | None = Field(None, gt=0, description="Indicative price. [USD]")
+
+
+class ExistingServers(_Section):
+    """Servers the client already owns and puts into a pool."""
+
+    server: str = Field(description="A name or alias in data/servers.csv.")
+    count: int = Field(ge=1, description="How many.")
+
+
 class PoolSpec(_Section):
-    """The hardware a pool is planned on (the server stage adds server models)."""
+    """One resource pool: its hardware, spares and scheduling policy."""
 
     accelerator: str = Field(
         "H100 SXM5 80GB", description="A name or alias in data/accelerators.csv."
@@ -300,14 +331,128 @@ class PoolSpec(_Section):
     gpus_per_server: int = Field(
         8, ge=1, le=72, description="8 for HGX/OAM and 8×PCIe servers; 4 per GB200 tray."
     )
+    server: str | None = Field(
+        None, description="A server in data/servers.csv; must carry this pool's accelerator."
+    )
+    custom_server: ServerSpec | None = Field(
+        None, description="A user-entered server configuration (instead of server)."
+    )
+    spare_ratio: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="Spare servers per working server, rounded up: 0.05 is one spare per "
+        "twenty; BLOOM kept 4 spare nodes for 48 (8%, arXiv 2211.05100 §3.4.1).",
+    )
+    partition: str | None = Field(
+        None, description="Scheduler (Slurm) partition name; empty = the pool's name."
+    )
+    quota: Literal["exclusive", "fair_share", "preemptible"] = Field(
+        "fair_share",
+        description="exclusive: reserved for one team or job; fair_share: shared by "
+        "fair-share priority; preemptible: borrowed capacity that can be reclaimed.",
+    )
+    max_gpus_per_user: int | None = Field(
+        None, ge=1, description="Per-user GPU cap in the scheduler; empty = none."
+    )
+    existing_servers: tuple[ExistingServers, ...] = Field(
+        default=(), description="Servers already owned that join this pool."
+    )
+
+    @model_validator(mode="after")
+    def _one_server(self) -> PoolSpec:
+        if self.server is not None and self.custom_server is not None:
+            raise ValueError("give server or custom_server, not both")
+        return self
 
 
 class Pools(_Section):
     """Accelerator-and-server stage: one pool per workload kind."""
 
-    training: PoolSpec = Field(default_factory=PoolSpec)
+    training: PoolSpec = Field(default_factory=lambda: PoolSpec(quota="exclusive"))
     inference: PoolSpec = Field(default_factory=PoolSpec)
     development: PoolSpec = Field(default_factory=PoolSpec)
+
+
+class Selection(_Section):
+    """Accelerator stage: the candidates compared side by side, and how to rank them."""
+
+    candidates: tuple[str, ...] = Field(
+        (),
+        max_length=12,
+        description="Accelerators to compare (a workshop picks 3-6); empty = the pools' own.",
+    )
+    budget_usd: float | None = Field(
+        None, gt=0, description="Fixed hardware budget for 'training days on budget'. [USD]"
+    )
+    platform_overhead: float = Field(
+        0.3,
+        ge=0,
+        le=5,
+        description="Server share on top of the accelerator price (CPU, RAM, NICs, chassis): "
+        "an 8×H100 HGX server quoted at ~US$310k (2024) against 8 × US$30k cards is ×1.29.",
+    )
+    depreciation_years: float = Field(
+        5.0,
+        gt=0,
+        le=15,
+        description="Useful life for cost per effective PFLOP-day: 5 years (Amazon 10-K: "
+        "servers 6 → 5 years from 2025 for the pace of AI hardware; Meta 5.5; Microsoft, "
+        "Alphabet 6).",
+    )
+    mfu_scaling: Literal["measured_matmul", "same"] = Field(
+        "measured_matmul",
+        description="measured_matmul: the job's MFU holds for the pool's own accelerator; "
+        "each other candidate gets MFU × (its measured maximum-achievable matmul share ÷ "
+        "the pool accelerator's), since the same software reaches 80% of peak on H100 but "
+        "51% on MI300X (ml-engineering MAMF). same: one MFU for every card.",
+    )
+    rank_by: Literal["capex", "power"] = Field(
+        "capex",
+        description="capex: cheapest hardware that meets each workload; power: lowest "
+        "accelerator TDP that meets it.",
+    )
+
+
+class ServerPolicy(_Section):
+    """Server stage: the balance rules every pool's server is checked against."""
+
+    ram_to_gpu_memory: float = Field(
+        1.0,
+        ge=0,
+        le=16,
+        description="Host RAM ≥ this × total GPU memory. 1.0 is compute-centre practice "
+        "(NVIDIA's H200 NVL enterprise RA asks 128 GB per 141 GB GPU, ≈0.9×); selection "
+        "guides advise 2.0 (Puget Systems: 'at least double the amount of CPU memory as "
+        "there is total GPU memory'; RunPod hosts: 1.5-2×).",
+    )
+    min_cpu_cores_per_gpu: float = Field(
+        4.0,
+        ge=0,
+        le=128,
+        description="Physical CPU cores per accelerator: Puget Systems 'at least 4 cores "
+        "for each GPU'; RunPod hosts 4 (+2 for the system); NVIDIA's H200 NVL enterprise "
+        "RA 7; DGX H100 ships 14.",
+    )
+    min_cpu_base_ghz: float = Field(
+        2.0,
+        ge=0,
+        le=10,
+        description="CPU base clock floor: NVIDIA AI Enterprise reference architecture, "
+        "'2.0 GHz minimum CPU clock'. [GHz]",
+    )
+    training_fabric_gbps: float = Field(
+        400.0,
+        gt=0,
+        description="Scale-out speed per GPU in training pools: one 400 Gb/s NIC per GPU, "
+        "rail-optimised (DGX SuperPOD RA; NVIDIA HGX '2-8-9-400').",
+    )
+    require_storage_network: bool = Field(
+        True, description="Training and inference servers need separate storage NICs."
+    )
+    require_management_network: bool = Field(
+        True, description="Every server needs in-band management and a BMC port."
+    )
 
 
 class Scenario(_Section):
@@ -319,6 +464,8 @@ class Scenario(_Section):
     description: str = Field("", description="Free text for the proposal.")
     workload: Workload = Field(default_factory=Workload)
     pools: Pools = Field(default_factory=Pools)
+    accelerator: Selection = Field(default_factory=Selection)
+    server: ServerPolicy = Field(default_factory=ServerPolicy)
 
     # -- construction ----------------------------------------------------------------
     @classmethod

@@ -864,6 +864,6 @@ def run_workload(
         "training_memory": pd.DataFrame(mem_rows),
         "training_curve": pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(),
         "inference": pd.DataFrame(inf_rows),
-        "pools": pool_table(required, names, pools, workload.overlap, catalog),
+        "pool_demand": pool_table(required, names, pools, workload.overlap, catalog),
     }
     return tables, findings

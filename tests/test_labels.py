@@ -24,7 +24,7 @@ def test_every_table_column_and_finding_has_a_label(default):
     plan = hubplan.build_plan(default)
     cat = labels.catalog()
     for name, df in plan.tables.items():
-        missing = [c for c in df.columns if c not in cat.index]
+        missing = [c for c in df.columns if c not in cat.index and not c.endswith("_zh")]
         assert not missing, f"table {name}: no label for {missing}"
     for code in plan.findings["code"]:
         assert f"finding.{code}" in cat.index and f"fix.{code}" in cat.index

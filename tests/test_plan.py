@@ -13,7 +13,7 @@ def test_same_scenario_same_plan(default):
 
 
 def test_pools_dedicated(default):
-    pools = hubplan.build_plan(default)["pools"].set_index("pool")
+    pools = hubplan.build_plan(default)["pool_demand"].set_index("pool")
     # training 136 + inference 8 on H100 = 144 GPUs in 18 servers; development 8 L40S.
     assert pools.loc["training", "gpus"] == 136
     assert pools.loc["inference", "gpus"] == 8
@@ -28,8 +28,9 @@ def test_pools_shared_uses_coincident_peak(default):
         "workload.overlap.policy": "shared",
         "workload.overlap.inference_coincidence": 0.5,
         "pools.development.accelerator": "H100 SXM5 80GB",
+        "pools.development.server": None,
     })  # fmt: skip
-    pools = hubplan.build_plan(shared)["pools"]
+    pools = hubplan.build_plan(shared)["pool_demand"]
     fleet = pools[pools["pool"] == "fleet (shared)"].iloc[0]
     # required 132 × 1.0 + 8 × 0.5 + 8 × 0.5 = 140 → 18 servers = 144 GPUs, not 152.
     assert fleet["gpus"] == 144

@@ -76,7 +76,11 @@ def test_deadline_chart_spec(default):
 def test_pool_chart_spec(default):
     spec = charts.pool_gpus(hubplan.build_plan(default)["pools"], "zh").to_dict()
     data = spec["datasets"][spec["data"]["name"]]
-    assert [d["pool"] for d in data] == ["training", "inference", "development"]
+    # working GPUs then spares: training 17 × 8 + 1 × 8, inference 1 × 8 + 1 × 8, dev 8 + 0
+    assert [(d["pool"], d["value"]) for d in data] == [
+        ("training", 136), ("inference", 8), ("development", 8),
+        ("training", 8), ("inference", 8), ("development", 0),
+    ]  # fmt: skip
     assert spec["encoding"]["y"]["title"] == "GPU 数"
 
 

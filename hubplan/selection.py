@@ -1,0 +1,303 @@
+"""Accelerator stage: which card, for each workload, and why.
+
+Every candidate is sized for every workload with the workload stage's own calculators
+(dense peaks only for training), then priced and ranked. Alongside: the "TOPS trap" —
+the marketing figure (INT8 or 2:4-sparse) beside the figure that applies — and the
+interconnect fit of the pools as planned.
+
+Cost measures are hardware only (the cost stage adds power, facility and operations):
+cost per GPU = accelerator price × (1 + platform overhead); cost per effective PFLOP-day =
+cost per GPU / (useful life in days) / (dense peak × MFU in PFLOPS).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .catalog import Catalog, peak_tflops
+from .errors import CatalogError, HubplanError
+from .findings import Finding
+from .scenario import InferenceService, Pools, PoolSpec, Selection, TrainingJob, Workload
+from .workload import size_inference, size_training, training_days, training_memory
+
+MARKETING_COLUMNS = (
+    ("int8_sparse_tops", "INT8 sparse"), ("fp8_sparse_tflops", "FP8 sparse"),
+    ("bf16_sparse_tflops", "BF16 sparse"), ("int8_dense_tops", "INT8 dense"),
+    ("fp8_dense_tflops", "FP8 dense"),
+)  # fmt: skip
+
+
+def gpu_cost_usd(acc: pd.Series, platform_overhead: float) -> float:
+    """Hardware cost of one accelerator's share of a server. [USD]
+
+    >>> gpu_cost_usd(pd.Series({"price_usd": 30000.0}), 0.3)
+    39000.0
+    """
+    return float(acc["price_usd"]) * (1 + platform_overhead)
+
+
+def usd_per_effective_pflop_day(cost_usd: float, peak_tflops: float, mfu: float,
+                                years: float) -> float:  # fmt: skip
+    """Hardware cost of one PFLOP-day of useful compute. [USD/(PFLOP/s·d)]
+
+    cost / (years × 365 days) / (peak × MFU / 1000).
+
+    Examples
+    --------
+    US$39 000 per H100 over 5 years at 989.5 TFLOPS × 0.45 (hand: 39 000 / 1 825 /
+    0.4453 = 48.0):
+
+    >>> round(usd_per_effective_pflop_day(39000, 989.5, 0.45, 5), 1)
+    48.0
+    """
+    return cost_usd / (years * 365) / (peak_tflops * mfu / 1000)
+
+
+def marketing_figure(acc: pd.Series) -> tuple[float, str]:
+    """The headline number a datasheet leads with: its largest INT8/FP8/sparse figure."""
+    best, which = math.nan, ""
+    for col, name in MARKETING_COLUMNS:
+        v = float(acc[col])
+        if not math.isnan(v) and (math.isnan(best) or v > best):
+            best, which = v, name
+    return best, which
+
+
+def candidate_names(selection: Selection, pools: Pools, catalog: Catalog) -> list[str]:
+    """Resolved candidate names; the pools' own accelerators when none are listed."""
+    names = selection.candidates or tuple(
+        getattr(pools, k).accelerator for k in ("training", "inference", "development")
+    )
+    return list(dict.fromkeys(catalog.accelerator(n)["name"] for n in names))
+
+
+def compute_claims(candidates: list[str], catalog: Catalog) -> pd.DataFrame:
+    """Marketing figure beside the dense BF16 figure that training applies."""
+    rows = []
+    for name in candidates:
+        acc = catalog.accelerator(name)
+        figure, which = marketing_figure(acc)
+        dense = float(acc["bf16_dense_tflops"])
+        rows.append({
+            "candidate": name, "vendor": acc["vendor"], "segment": acc["segment"],
+            "bf16_dense_tflops": dense, "bf16_sparse_tflops": float(acc["bf16_sparse_tflops"]),
+            "fp8_dense_tflops": float(acc["fp8_dense_tflops"]),
+            "int8_dense_tops": float(acc["int8_dense_tops"]),
+            "int8_sparse_tops": float(acc["int8_sparse_tops"]),
+            "marketing_figure": figure, "marketing_basis": which,
+            "marketing_ratio": figure / dense if dense else math.nan,
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def matmul_share(acc: pd.Series) -> float:
+    """Measured maximum-achievable BF16 matmul ÷ dense BF16 peak (NaN when unmeasured).
+
+    >>> round(matmul_share(pd.Series({"mamf_bf16_tflops": 794.5, "bf16_dense_tflops": 989.5})), 3)
+    0.803
+    """
+    return float(acc["mamf_bf16_tflops"]) / float(acc["bf16_dense_tflops"])
+
+
+def candidate_mfu(job_mfu: float, candidate: pd.Series, reference: pd.Series) -> float:
+    """The job's MFU carried from the pool's accelerator to another candidate.
+
+    MFU × (candidate's measured matmul share ÷ reference's); unchanged when either card
+    has no measurement. H100 → MI300X: 0.45 × (668.4/1307.4) / (794.5/989.5) = 0.287.
+
+    >>> h100 = pd.Series({"mamf_bf16_tflops": 794.5, "bf16_dense_tflops": 989.5})
+    >>> mi300x = pd.Series({"mamf_bf16_tflops": 668.4, "bf16_dense_tflops": 1307.4})
+    >>> round(candidate_mfu(0.45, mi300x, h100), 3)
+    0.287
+    """
+    ratio = matmul_share(candidate) / matmul_share(reference)
+    return job_mfu if math.isnan(ratio) else min(job_mfu * ratio, 1.0)
+
+
+def _scaleout_gbps_per_gpu(name: str, catalog: Catalog) -> float:
+    """Scale-out bandwidth per GPU of the best-documented catalogue server for a card."""
+    srv = catalog.servers[catalog.servers["accelerator"] == name]
+    srv = srv.dropna(subset=["compute_nics", "compute_nic_gbps"])
+    if srv.empty:
+        return math.nan
+    return float((srv["compute_nics"] * srv["compute_nic_gbps"] / srv["gpus"]).max())
+
+
+def _interconnect(acc: pd.Series, tp: int, servers: int) -> str:
+    domain = acc["scaleup_domain_gpus"]
+    domain = int(domain) if domain == domain else 1
+    if tp > domain:
+        return "tp_beyond_scaleup"
+    if acc["segment"] in ("workstation", "consumer") and servers > 1:
+        return "workstation_multinode"
+    return "ok"
+
+
+def _base_row(kind: str, workload: str, acc: pd.Series, cost: float) -> dict:
+    return {
+        "workload": workload, "kind": kind, "candidate": acc["name"],
+        "vram_gb": float(acc["vram_gb"]), "mem_bw_tb_s": float(acc["mem_bw_tb_s"]),
+        "scaleup_kind": acc["scaleup_kind"], "scaleup_domain_gpus": acc["scaleup_domain_gpus"],
+        "tdp_w": float(acc["tdp_w"]), "gpu_cost_usd": cost,
+    }  # fmt: skip
+
+
+def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
+                     candidates: list[str], catalog: Catalog) -> list[dict]:  # fmt: skip
+    """One row per candidate for one training job."""
+    rows = []
+    reference = catalog.accelerator(pool.accelerator)
+    for name in candidates:
+        acc = catalog.accelerator(name)
+        cost = gpu_cost_usd(acc, selection.platform_overhead)
+        row = _base_row("training", job.name, acc, cost)
+        cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
+                                            "custom_server": None})  # fmt: skip
+        mfu = job.mfu
+        if selection.mfu_scaling == "measured_matmul":
+            mfu = candidate_mfu(job.mfu, acc, reference)
+        cand_job = job.model_copy(update={"mfu": mfu})
+        try:
+            sized, _ = size_training(cand_job, cand_pool, catalog)
+        except CatalogError as exc:
+            rows.append({**row, "note": str(exc), "binding": "no_figure"})
+            continue
+        mem, _ = training_memory(cand_job, cand_pool, catalog, sized["gpus"])
+        peak = sized["peak_tflops"]
+        row.update({
+            "precision": job.precision, "peak_tflops": peak, "mfu": mfu,
+            "effective_tflops": peak * mfu,
+            "gpus": sized["gpus"], "servers": sized["servers"], "binding": sized["binding"],
+            "compute_bound_gpus": sized["compute_bound_gpus"],
+            "memory_bound_gpus": sized["memory_bound_gpus"],
+            "state_per_gpu_gb": mem["total_gb"], "fits": mem["fits"],
+            "days_to_finish": sized["days_to_finish"],
+            "capex_usd": sized["gpus"] * cost,
+            "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
+            "usd_per_pflop_day": usd_per_effective_pflop_day(cost, peak, mfu,
+                                                             selection.depreciation_years),
+            "scaleout_gbps_per_gpu": _scaleout_gbps_per_gpu(name, catalog),
+            "interconnect": _interconnect(acc, job.tensor_parallel, sized["servers"]),
+        })  # fmt: skip
+        if selection.budget_usd is not None and not math.isnan(cost):
+            per_server = cost * pool.gpus_per_server
+            n = int(selection.budget_usd // per_server) * pool.gpus_per_server
+            row["budget_gpus"] = n
+            ok = n >= sized["gpus_to_hold_state"]
+            row["days_on_budget"] = (
+                training_days(sized["flops"], n, peak, mfu, job.goodput) if ok else math.inf
+            )
+        rows.append(row)
+    return rows
+
+
+def compare_inference(service: InferenceService, pool: PoolSpec, selection: Selection,
+                      candidates: list[str], catalog: Catalog) -> list[dict]:  # fmt: skip
+    """One row per candidate for one inference service."""
+    rows = []
+    reference = catalog.accelerator(pool.accelerator)
+    for name in candidates:
+        acc = catalog.accelerator(name)
+        cost = gpu_cost_usd(acc, selection.platform_overhead)
+        row = _base_row("inference", service.name, acc, cost)
+        cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
+                                            "custom_server": None})  # fmt: skip
+        mfu = service.compute_mfu
+        if selection.mfu_scaling == "measured_matmul":
+            mfu = candidate_mfu(mfu, acc, reference)
+        try:
+            sized, _ = size_inference(service.model_copy(update={"compute_mfu": mfu}),
+                                      cand_pool, catalog)  # fmt: skip
+        except (CatalogError, HubplanError) as exc:
+            rows.append({**row, "note": str(exc), "binding": "no_figure"})
+            continue
+        fits = not math.isnan(sized["token_gpus"])
+        row.update({
+            "precision": service.compute_precision, "mfu": mfu,
+            "peak_tflops": peak_tflops(acc, service.compute_precision),
+            "gpus": sized["gpus"], "servers": sized["servers"], "binding": sized["binding"],
+            "fits": fits, "capex_usd": sized["gpus"] * cost,
+            "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
+            "scaleout_gbps_per_gpu": _scaleout_gbps_per_gpu(name, catalog),
+        })  # fmt: skip
+        if fits:
+            tp = int(sized["tensor_parallel"])
+            tokens = (sized["gpus"] // tp) * sized["decode_tokens_per_s"]
+            row.update({
+                # serving stays within one server: only the scale-up domain question remains
+                "interconnect": _interconnect(acc, tp, 1),
+                "tensor_parallel": tp, "concurrent_seqs": sized["concurrent_seqs"],
+                "decode_tokens_per_s": tokens,
+                "decode_tokens_per_s_per_seq": sized["decode_tokens_per_s_per_seq"],
+                "tokens_per_s_per_kusd": tokens / (row["capex_usd"] / 1000),
+                "tokens_per_s_per_kw": tokens / row["power_kw"],
+            })  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def rank(table: pd.DataFrame, rank_by: str) -> pd.DataFrame:
+    """Rank candidates within each workload; unpriced or unfit candidates rank last."""
+    key = "capex_usd" if rank_by == "capex" else "power_kw"
+    out = table.copy()
+    usable = out[key].notna() & out.get("fits", True).fillna(False).astype(bool)
+    out["rank"] = math.nan
+    for _, idx in out[usable].groupby("workload", sort=False).groups.items():
+        order = out.loc[idx].sort_values([key, "gpus"]).index
+        out.loc[order, "rank"] = range(1, len(order) + 1)
+    out["winner"] = out["rank"] == 1
+    return out
+
+
+def run_selection(workload: Workload, pools: Pools, selection: Selection,
+                  catalog: Catalog) -> tuple[dict[str, pd.DataFrame], list[Finding]]:  # fmt: skip
+    """The accelerator stage: comparison, claims, and interconnect-fit findings."""
+    names = candidate_names(selection, pools, catalog)
+    rows: list[dict] = []
+    for job in workload.training:
+        rows += compare_training(job, pools.training, selection, names, catalog)
+    for svc in workload.inference:
+        rows += compare_inference(svc, pools.inference, selection, names, catalog)
+    table = rank(pd.DataFrame(rows), selection.rank_by) if rows else pd.DataFrame()
+    findings = _plan_findings(workload, pools, catalog)
+    findings += _winner_findings(table, pools, catalog, selection.rank_by)
+    return {"candidates": table, "compute_claims": compute_claims(names, catalog)}, findings
+
+
+def _plan_findings(workload: Workload, pools: Pools, catalog: Catalog) -> list[Finding]:
+    """Interconnect fit of the pools as planned."""
+    found = []
+    acc = catalog.accelerator(pools.training.accelerator)
+    for job in workload.training:
+        verdict = _interconnect(acc, job.tensor_parallel, 2)  # >1 server: a multi-node pool
+        domain = acc["scaleup_domain_gpus"]
+        if verdict != "ok":
+            found.append(Finding("warning", "accelerator", job.name, verdict,
+                                 {"tp": job.tensor_parallel, "accelerator": acc["name"],
+                                  "domain": int(domain) if domain == domain else 1,
+                                  "link": acc["scaleup_link"] or acc["scaleup_kind"]}))  # fmt: skip
+    return found
+
+
+def _winner_findings(table: pd.DataFrame, pools: Pools, catalog: Catalog,
+                     rank_by: str) -> list[Finding]:  # fmt: skip
+    if table.empty:
+        return []
+    found = []
+    key = "capex_usd" if rank_by == "capex" else "power_kw"
+    for workload, grp in table.groupby("workload", sort=False):
+        kind = grp["kind"].iloc[0]
+        chosen = catalog.accelerator(getattr(pools, kind).accelerator)["name"]
+        win = grp[grp["winner"]]
+        if win.empty:
+            continue
+        w = win.iloc[0]
+        mine = grp[grp["candidate"] == chosen]
+        if w["candidate"] != chosen and not mine.empty and not math.isnan(mine[key].iloc[0]):
+            found.append(Finding("info", "accelerator", str(workload), f"winner_{rank_by}",
+                                 {"winner": w["candidate"], "chosen": chosen,
+                                  "winner_value": w[key], "chosen_value": mine[key].iloc[0],
+                                  "gpus": int(w["gpus"])}))  # fmt: skip
+    return found
