@@ -149,7 +149,8 @@ def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
 def display_frame(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     """``df`` as text for printing: localized headers and values, catalogue formats."""
     shown = localize(df, lang)
-    for key, header in zip(df.columns, shown.columns, strict=True):
+    keys = [c for c in df.columns if not (c.endswith("_zh") and c[:-3] in df.columns)]
+    for key, header in zip(keys, shown.columns, strict=True):
         shown[header] = [format_value(key, v) for v in shown[header]]
     return shown
 

@@ -156,6 +156,17 @@ def balance_checks(
     return pd.DataFrame(rows, columns=CHECK_COLUMNS)
 
 
+def spare_servers(servers: int, ratio: float) -> int:
+    """Spare servers for a pool: ⌈servers × ratio⌉.
+
+    BLOOM kept 4 spare nodes for 48 training nodes (arXiv 2211.05100 §3.4.1; 8%):
+
+    >>> spare_servers(48, 0.08), spare_servers(17, 0.05), spare_servers(17, 0)
+    (4, 1, 0)
+    """
+    return math.ceil(round(servers * ratio, 9))
+
+
 def _at_least(value: float, required: float, below: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "unknown"
@@ -185,7 +196,7 @@ def _fleet_rows(demand: pd.DataFrame, pool_df: pd.DataFrame, pools: Pools) -> pd
         else:
             servers = int(f["servers"])
             ratio = max(getattr(pools, m).spare_ratio for m in mine.index)
-            spares = math.ceil(round(servers * ratio, 9))
+            spares = spare_servers(servers, ratio)
         per_server = int(f["gpus_per_server"])
         rows.append({
             "pool": f["pool"], "partition": "", "accelerator": f["accelerator"],
@@ -260,7 +271,7 @@ def run_servers(
             e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers
         )
         servers = int(need["servers"])
-        spares = math.ceil(round(servers * spec.spare_ratio, 9))
+        spares = spare_servers(servers, spec.spare_ratio)
         rows.append({
             "pool": kind, "partition": spec.partition or kind, "accelerator": acc["name"],
             "generation": acc["generation"], "server": server.name if server else "",

@@ -1,8 +1,10 @@
 """Panels and charts, headless: set control values, assert on results and chart specs."""
 
+import pytest
+
 import hubplan
 from hubplan import charts
-from hubplan.panels import WorkloadPanel
+from hubplan.panels import AcceleratorPanel, ServerPanel, WorkloadPanel
 
 
 def test_panel_starts_on_the_worked_example():
@@ -89,3 +91,63 @@ def test_curve_table_is_monotone(default):
     assert curve["compute_bound_gpus"].is_monotonic_decreasing
     assert (curve["memory_bound_gpus"] == 28).all()
     assert (curve["gpus"] % 8 == 0).all()
+
+
+# -- accelerator and server panels -------------------------------------------------------------
+
+
+def test_accelerator_panel_picks_winners_live():
+    p = AcceleratorPanel()
+    winners = p.winners().set_index("workload")["candidate"]
+    assert winners["industry-70b-finetune"] == "MI300X 192GB"
+    p.controls["candidates"].value = ("H100 SXM5 80GB", "H200 SXM 141GB", "B200 180GB")
+    winners = p.winners().set_index("workload")["candidate"]
+    # hand-worked in test_selection: B200 64 GPUs, 3.328 M USD
+    assert winners["industry-70b-finetune"] == "B200 180GB"
+    assert "B200 180GB wins — 64 GPUs, 3,328,000 USD" in p.summary.value
+    assert set(p.result["candidates"]["candidate"]) == {
+        "H100 SXM5 80GB",
+        "H200 SXM 141GB",
+        "B200 180GB",
+    }
+
+
+def test_accelerator_panel_budget_and_language():
+    p = AcceleratorPanel()
+    p.controls["budget_musd"].value = 2.5
+    h100 = (
+        p.result["candidates"]
+        .set_index(["workload", "candidate"])
+        .loc[("industry-70b-finetune", "H100 SXM5 80GB")]
+    )
+    # 2.5 M / (8 × 39 000) = 8.01 → 8 servers = 64 GPUs → 1 516.3 / 64 = 23.7 days
+    assert h100["budget_gpus"] == 64
+    assert h100["days_on_budget"] == pytest.approx(23.69, abs=0.01)
+    p.language.value = "zh"
+    assert "胜出" in p.summary.value and "加速卡选型" in p.title.value
+    spec = p.claims_chart.chart.to_dict()
+    assert spec["encoding"]["y"]["field"] == "candidate"
+
+
+def test_server_panel_edits_become_a_custom_server():
+    p = ServerPanel()
+    assert p.controls["server"].value == "DGX H100"
+    assert "9 pass, 0 warn, 0 fail" in p.summary.value
+    p.controls["ram_gb"].value = 256  # below 8 × 80 GB
+    assert p.controls["server"].value == "custom"
+    checks = p.checks().set_index("check")
+    assert checks.loc["ram_vs_gpu_memory", "status"] == "fail"
+    assert "host RAM 256 GB is below 1 × GPU memory = 640 GB" in p.findings.value
+    p.controls["ram_policy"].value = 2.0
+    assert p.checks().set_index("check").loc["ram_vs_gpu_memory", "required"] == 1280
+
+
+def test_server_panel_catalogue_pick_and_pool_switch():
+    p = ServerPanel()
+    p.controls["server"].value = "DGX A100"
+    assert p.controls["accelerator"].value == "A100 SXM4 80GB"
+    assert p.controls["ram_gb"].value == 2048 and p.controls["pcie_gen"].value == 4
+    assert p.checks().set_index("check").loc["compute_nic_gbps", "status"] == "warn"
+    p.controls["pool"].value = "development"
+    assert p.controls["server"].value == "Supermicro SYS-521GE-TNRT L40S"
+    assert "development pool" in p.summary.value

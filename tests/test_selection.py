@@ -1,0 +1,155 @@
+"""Accelerator selection: costs, MFU carried across cards, ranking, TOPS trap, interconnect.
+
+Expected values are worked by hand from catalogue figures (sources in data/accelerators.csv).
+"""
+
+import math
+
+import pytest
+
+import hubplan
+from hubplan.selection import (
+    candidate_mfu,
+    gpu_cost_usd,
+    marketing_figure,
+    usd_per_effective_pflop_day,
+)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return hubplan.build_plan(hubplan.default_scenario())
+
+
+def cand(plan, workload, name):
+    c = plan["candidates"]
+    return c[(c["workload"] == workload) & (c["candidate"] == name)].iloc[0]
+
+
+TRAIN, SERVE = "industry-70b-finetune", "industry-70b-online"
+
+
+def test_cost_per_gpu_and_per_pflop_day(catalog):
+    h100 = catalog.accelerator("H100 SXM5 80GB")
+    # US$30 000 card (Hugging Face MSRP) × 1.3 platform overhead = 39 000
+    assert gpu_cost_usd(h100, 0.3) == pytest.approx(39_000)
+    # 39 000 / (5 × 365) / (989.5 × 0.45 / 1000) = 21.37 / 0.4453 = 47.99 USD per PFLOP-day
+    assert usd_per_effective_pflop_day(39_000, 989.5, 0.45, 5) == pytest.approx(47.99, abs=0.01)
+
+
+def test_mfu_carried_by_measured_matmul_share(catalog):
+    h100, mi300x = catalog.accelerator("H100 SXM5 80GB"), catalog.accelerator("MI300X 192GB")
+    # ml-engineering MAMF: H100 794.5 / 989.5 = 0.803; MI300X 668.4 / 1307.4 = 0.511
+    # 0.45 × 0.511 / 0.803 = 0.2865
+    assert candidate_mfu(0.45, mi300x, h100) == pytest.approx(0.2865, abs=1e-4)
+    assert candidate_mfu(0.45, h100, h100) == pytest.approx(0.45)
+    # H200 has no MAMF row: its MFU is left as stated rather than guessed
+    assert candidate_mfu(0.45, catalog.accelerator("H200 SXM 141GB"), h100) == 0.45
+
+
+def test_training_comparison_numbers(plan):
+    h100 = cand(plan, TRAIN, "H100 SXM5 80GB")
+    # the pool's own card reproduces the workload stage exactly
+    assert (h100["gpus"], h100["binding"]) == (136, "compute")
+    assert h100["capex_usd"] == pytest.approx(136 * 39_000)
+    # budget US$5 M buys ⌊5e6 / (8 × 39 000)⌋ = 16 servers = 128 GPUs → 1 516.3 / 128 = 11.85 d
+    assert h100["budget_gpus"] == 128
+    assert h100["days_on_budget"] == pytest.approx(11.85, abs=0.01)
+    mi = cand(plan, TRAIN, "MI300X 192GB")
+    # one GPU-day: 1 307.4e12 × 0.2865 × 0.9 × 86 400 = 2.913e19 → 1 802 GPU-days → 156.2
+    # in 11.54 days → 157 → 160 whole servers; 160 × 15 000 × 1.3 = 3.12 M USD
+    assert mi["gpus"] == 160
+    assert mi["capex_usd"] == pytest.approx(3_120_000)
+
+
+def test_l40s_cannot_hold_the_70b_layout(plan):
+    l40s = cand(plan, TRAIN, "L40S 48GB")
+    # TP 8, ZeRO-1 over 45 replicas: 17.5 + 17.5 + 12·70e9/8/45 (2.33) + 11.41 = 48.7 GB > 48
+    assert l40s["state_per_gpu_gb"] == pytest.approx(48.74, abs=0.01)
+    assert not l40s["fits"]
+    assert math.isnan(l40s["rank"])  # an unfit card is never ranked
+    assert l40s["interconnect"] == "tp_beyond_scaleup"  # PCIe-only card, TP 8
+
+
+def test_inference_throughput_per_dollar_and_watt(plan):
+    h100 = cand(plan, SERVE, "H100 SXM5 80GB")
+    # 2 replicas of TP 4 × 8 697.9 tokens/s = 17 395.8 tokens/s; 8 × 700 W = 5.6 kW
+    assert h100["decode_tokens_per_s"] == pytest.approx(17_395.8, abs=0.1)
+    assert h100["tokens_per_s_per_kw"] == pytest.approx(17_395.8 / 5.6, abs=0.1)
+    assert h100["tokens_per_s_per_kusd"] == pytest.approx(17_395.8 / 312, abs=0.01)
+
+
+def test_ranking_and_winner(default):
+    three = default.with_changes(
+        {"accelerator.candidates": ["H100 SXM5 80GB", "H200 SXM 141GB", "B200 180GB"]}
+    )
+    plan = hubplan.build_plan(three)
+    win = plan["candidates"][plan["candidates"]["winner"]].set_index("workload")
+    # B200: MFU 0.45 × (1745/2250)/0.803 = 0.4347; 5.25e22 / (2250e12 × 0.4347 × 0.9 × 86 400)
+    # = 690 GPU-days → 59.8 → 60 → 64 GPUs × 52 000 = 3.328 M USD, under H100's 5.304 M
+    assert win.loc[TRAIN, "candidate"] == "B200 180GB"
+    assert win.loc[TRAIN, "capex_usd"] == pytest.approx(3_328_000)
+    assert win.loc[SERVE, "candidate"] == "H100 SXM5 80GB"
+    finding = plan.findings[plan.findings["code"] == "winner_capex"].iloc[0]
+    assert "B200 180GB meets this workload for 3,328,000 USD" in finding["message"]
+
+
+def test_rank_by_power(default):
+    plan = hubplan.build_plan(default.with_changes({"accelerator.rank_by": "power"}))
+    c = plan["candidates"]
+    ranked = c[(c["workload"] == TRAIN) & c["rank"].notna()].sort_values("rank")
+    assert ranked["power_kw"].is_monotonic_increasing
+
+
+def test_tops_trap_table(catalog):
+    claims = hubplan.build_plan(hubplan.default_scenario())["compute_claims"].set_index("candidate")
+    # H100: the datasheet headline is INT8 sparse 3 958 TOPS; training uses 989.5: 4.0×
+    assert claims.loc["H100 SXM5 80GB", "marketing_figure"] == 3958
+    assert claims.loc["H100 SXM5 80GB", "marketing_basis"] == "INT8 sparse"
+    assert claims.loc["H100 SXM5 80GB", "marketing_ratio"] == pytest.approx(4.0, abs=1e-3)
+    # MI300X labels its sparse figure explicitly: INT8 sparse 5 229.8 vs 1 307.4 dense
+    assert marketing_figure(catalog.accelerator("MI300X 192GB")) == (5229.8, "INT8 sparse")
+
+
+def test_tensor_parallel_beyond_scaleup_is_flagged(default):
+    l40s = default.with_changes(
+        {"pools.training.accelerator": "L40S 48GB", "pools.training.server": None}
+    )
+    f = hubplan.build_plan(l40s).findings
+    row = f[f["code"] == "tp_beyond_scaleup"].iloc[0]
+    assert row["severity"] == "warning"
+    assert "Tensor parallel 8" in row["message"] and "scale-up domain is 1 GPU" in row["message"]
+
+
+def test_workstation_cards_in_a_multinode_training_pool(tmp_path, default):
+    csv = tmp_path / "ws.csv"
+    csv.write_text(
+        "name,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,scaleup_kind,"
+        "scaleup_domain_gpus,source,as_of,confidence\n"
+        "WS-48,Example,workstation,48,200,0.96,none,1,example sheet,2026,low\n"
+    )
+    catalog = hubplan.load_catalog(accelerators=csv)
+    scenario = default.with_changes(
+        {
+            "pools.training.accelerator": "WS-48",
+            "pools.training.server": None,
+            "workload.training.0.tensor_parallel": 1,
+        }
+    )
+    f = hubplan.build_plan(scenario, catalog).findings
+    assert "workstation_multinode" in set(f["code"])
+
+
+def test_missing_price_is_not_ranked(default):
+    # MI325X has no sourced price: it is compared but never ranked or called the winner
+    plan = hubplan.build_plan(
+        default.with_changes({"accelerator.candidates": ["H100 SXM5 80GB", "MI325X 256GB"]})
+    )
+    mi325 = plan["candidates"][plan["candidates"]["candidate"] == "MI325X 256GB"]
+    assert mi325["capex_usd"].isna().all() and mi325["rank"].isna().all()
+    assert mi325["gpus"].notna().all()
+
+
+def test_candidates_default_to_the_pools_accelerators(default):
+    plan = hubplan.build_plan(default.with_changes({"accelerator.candidates": []}))
+    assert set(plan["candidates"]["candidate"]) == {"H100 SXM5 80GB", "L40S 48GB"}

@@ -1,0 +1,145 @@
+"""Server balance checks and pools, against the servers' published configurations."""
+
+import pytest
+
+import hubplan
+from hubplan.scenario import ServerPolicy, ServerSpec
+from hubplan.servers import Server, balance_checks, pcie_supports_nic, ram_check, resolve_server
+
+
+def status(table, check):
+    return table.set_index("check").loc[check, "status"]
+
+
+def test_dgx_h100_passes_ram_at_both_policies(catalog):
+    # DGX H100 user guide: 8 × H100 80 GB (640 GB), 2 TB RAM, 2 × 56 = 112 cores.
+    dgx = resolve_server(hubplan.scenario.PoolSpec(server="DGX H100"), catalog)
+    assert (dgx.gpus, dgx.ram_gb, dgx.cpu_cores_total) == (8, 2048, 112)
+    for ratio, required in ((1.0, 640), (2.0, 1280)):
+        table = balance_checks("training", dgx, 80, ServerPolicy(ram_to_gpu_memory=ratio), True)
+        assert status(table, "ram_vs_gpu_memory") == "pass"
+        assert table.set_index("check").loc["ram_vs_gpu_memory", "required"] == required
+    table = balance_checks("training", dgx, 80, ServerPolicy(), True)
+    assert (table["status"] == "pass").all()  # every DGX H100 check passes
+
+
+def test_l40s_with_256gb_fails_the_1x_policy():
+    # 8 × L40S 48 GB = 384 GB of GPU memory; 256 GB of host RAM is below it.
+    assert ram_check(Server("8×L40S", "L40S 48GB", 8, ram_gb=256), 48, 1.0) == ("fail", 256, 384.0)
+
+
+def test_custom_server_is_checked_the_same_way(default):
+    custom = ServerSpec(
+        accelerator="L40S 48GB",
+        gpus=8,
+        ram_gb=256,
+        cpu_cores_total=16,
+        cpu_base_ghz=2.4,
+        storage_nics=1,
+        inband_nics=1,
+        bmc_nics=1,
+    )
+    scenario = default.with_changes(
+        {
+            "pools.development.server": None,
+            "pools.development.custom_server": custom.model_dump(mode="json"),
+        }
+    )
+    plan = hubplan.build_plan(scenario)
+    checks = plan["server_checks"]
+    dev = checks[checks["pool"] == "development"].set_index("check")
+    assert dev.loc["ram_vs_gpu_memory", "status"] == "fail"
+    assert dev.loc["cpu_cores_per_gpu", "status"] == "warn"  # 16 / 8 = 2 < 4
+    f = plan.findings
+    err = f[f["code"] == "check_ram_vs_gpu_memory"].iloc[0]
+    assert err["severity"] == "error"
+    assert "host RAM 256 GB is below 1 × GPU memory = 384 GB" in err["message"]
+    assert "384 GB" in err["message_zh"]
+
+
+def test_pcie_generation_against_nic_speed():
+    # PCIe x16 per direction: Gen4 31.5 GB/s = 252 Gb/s, Gen5 63 GB/s = 504 Gb/s.
+    assert pcie_supports_nic(5, 400) and pcie_supports_nic(4, 200)
+    assert not pcie_supports_nic(4, 400)
+    srv = Server("Gen4 box", "H100 SXM5 80GB", 8, ram_gb=2048, cpu_cores_total=64,
+                 cpu_base_ghz=2.5, compute_nics=8, compute_nic_gbps=400, storage_nics=2,
+                 inband_nics=1, bmc_nics=1, pcie_gen=4)  # fmt: skip
+    table = balance_checks("training", srv, 80, ServerPolicy(), True).set_index("check")
+    assert table.loc["pcie_vs_nic", "status"] == "fail"
+    assert table.loc["pcie_vs_nic", "required"] == 5
+
+
+def test_a100_server_in_a_400g_fabric(catalog):
+    # DGX A100: 8 × 200 Gb/s HDR on PCIe Gen4 — fine for its own fabric, slow for 400G.
+    dgx = resolve_server(hubplan.scenario.PoolSpec(server="DGX A100"), catalog)
+    table = balance_checks("training", dgx, 80, ServerPolicy(), True).set_index("check")
+    assert table.loc["compute_nic_gbps", "status"] == "warn"
+    assert table.loc["pcie_vs_nic", "status"] == "pass"  # Gen4 carries 200 Gb/s
+    assert table.loc["compute_nics_per_gpu", "status"] == "pass"
+
+
+def test_missing_nics_fail_a_training_pool():
+    srv = Server("no fabric", "H100 SXM5 80GB", 8, compute_nics=2, compute_nic_gbps=400)
+    table = balance_checks("training", srv, 80, ServerPolicy(), True).set_index("check")
+    assert table.loc["compute_nics_per_gpu", "status"] == "fail"
+    # an inference pool does not need the training fabric
+    inf = balance_checks("inference", srv, 80, ServerPolicy(), False)
+    assert "compute_nics_per_gpu" not in set(inf["check"])
+
+
+def test_unsourced_figures_are_unknown_not_pass(catalog):
+    oem = resolve_server(hubplan.scenario.PoolSpec(server="HGX H100 8-GPU (OEM RA)"), catalog)
+    table = balance_checks("training", oem, 80, ServerPolicy(), True).set_index("check")
+    assert table.loc["ram_vs_gpu_memory", "status"] == "unknown"
+
+
+def test_pools_with_spares(default):
+    pools = hubplan.build_plan(default)["pools"].set_index("pool")
+    # training: 17 servers × 0.05 = 0.85 → 1 spare → 18 servers, 144 GPUs
+    assert pools.loc["training", ["servers", "spare_servers", "total_gpus"]].tolist() == [
+        17,
+        1,
+        144,
+    ]
+    assert pools.loc["training", ["partition", "quota"]].tolist() == ["train", "exclusive"]
+    assert pools.loc["development", "max_gpus_per_user"] == 2
+    fleet = pools.loc["fleet (dedicated)"].set_index("accelerator")
+    # H100 fleet: (17 + 1) + (1 + 1) = 20 servers = 160 GPUs
+    assert fleet.loc["H100 SXM5 80GB", ["total_servers", "total_gpus"]].tolist() == [20, 160]
+
+
+def test_spare_ratio_applies_per_pool(default):
+    # 17 training servers at a BLOOM-like 8 %: 17 × 0.08 = 1.36 → 2 spares, 19 servers
+    s = default.with_changes({"pools.training.spare_ratio": 0.08})
+    row = hubplan.build_plan(s)["pools"].set_index("pool").loc["training"]
+    assert row[["servers", "spare_servers", "total_servers"]].tolist() == [17, 2, 19]
+
+
+def test_mixed_generations_in_training_pool(default):
+    s = default.with_changes(
+        {"pools.training.existing_servers": [{"server": "DGX A100", "count": 4}]}
+    )
+    plan = hubplan.build_plan(s)
+    f = plan.findings[plan.findings["code"] == "mixed_generations"].iloc[0]
+    assert "Hopper" in f["message"] and "Ampere" in f["message"]
+    assert plan["pools"].set_index("pool").loc["training", "existing_gpus"] == 32
+
+
+def test_server_that_does_not_match_the_pool_is_an_error(default):
+    s = default.with_changes({"pools.training.server": "DGX B200"})
+    with pytest.raises(
+        hubplan.HubplanError, match=r"pools\.training: server 'DGX B200' carries 8 × B200 180GB"
+    ):
+        hubplan.build_plan(s)
+
+
+def test_server_and_custom_server_exclusive(default):
+    with pytest.raises(hubplan.ScenarioError, match="give server or custom_server, not both"):
+        default.with_changes({"pools.training.custom_server": {"accelerator": "H100"}})
+
+
+def test_server_catalogue_names_real_accelerators(catalog):
+    for name in catalog.servers["accelerator"]:
+        catalog.accelerator(name)
+    assert (catalog.servers["gpus"] >= 1).all()
+    assert catalog.servers["source"].str.len().gt(10).all()
