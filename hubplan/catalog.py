@@ -12,7 +12,7 @@ import csv
 import difflib
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -160,23 +160,44 @@ def _merge(base: pd.DataFrame, extra: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Catalog:
-    """Accelerators, models and servers, each a DataFrame with one row per item."""
+    """Accelerators, models and servers, each a DataFrame with one row per item.
+
+    Lookups by name or alias are indexed once, when the Catalog is made; treat the
+    returned rows as read-only.
+    """
 
     accelerators: pd.DataFrame
     models: pd.DataFrame
     servers: pd.DataFrame
+    _index: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index = {name: (_keys(df), [row for _, row in df.iterrows()])
+                 for name, df in (("accelerator", self.accelerators), ("model", self.models),
+                                  ("server", self.servers))}  # fmt: skip
+        object.__setattr__(self, "_index", index)
 
     def accelerator(self, name: str) -> pd.Series:
         """One accelerator row by name or alias (case-insensitive)."""
-        return _lookup(self.accelerators, name, "accelerator", "data/accelerators.csv")
+        return self._lookup("accelerator", name, "data/accelerators.csv")
 
     def model(self, name: str) -> pd.Series:
         """One model row by name or alias (case-insensitive)."""
-        return _lookup(self.models, name, "model", "data/models.csv")
+        return self._lookup("model", name, "data/models.csv")
 
     def server(self, name: str) -> pd.Series:
         """One server row by name or alias (case-insensitive)."""
-        return _lookup(self.servers, name, "server", "data/servers.csv")
+        return self._lookup("server", name, "data/servers.csv")
+
+    def _lookup(self, what: str, name: str, where: str) -> pd.Series:
+        keys, rows = self._index[what]
+        idx = keys.get(str(name).strip().lower())
+        if idx is None:
+            close = difflib.get_close_matches(str(name).lower(), keys, n=4, cutoff=0.3)
+            names = list(dict.fromkeys(str(rows[keys[c]]["name"]) for c in close))
+            hint = f"; closest: {', '.join(names)}" if names else ""
+            raise CatalogError(f"{what} = {name!r}: not in {where}{hint}")
+        return rows[idx]
 
 
 def _keys(df: pd.DataFrame) -> dict[str, int]:
@@ -186,17 +207,6 @@ def _keys(df: pd.DataFrame) -> dict[str, int]:
             if key.strip():
                 keys.setdefault(key.strip().lower(), i)
     return keys
-
-
-def _lookup(df: pd.DataFrame, name: str, what: str, where: str) -> pd.Series:
-    keys = _keys(df)
-    idx = keys.get(str(name).strip().lower())
-    if idx is None:
-        close = difflib.get_close_matches(str(name).lower(), keys, n=4, cutoff=0.3)
-        names = list(dict.fromkeys(df["name"].iloc[keys[c]] for c in close))
-        hint = f"; closest: {', '.join(names)}" if names else ""
-        raise CatalogError(f"{what} = {name!r}: not in {where}{hint}")
-    return df.iloc[idx]
 
 
 @cache

@@ -209,7 +209,7 @@ def cmd_size_training(args: argparse.Namespace) -> None:
     except ScenarioError as exc:
         raise _flag_error(exc, _TRAINING_FLAGS) from None
     job = scenario.workload.training[index]
-    catalog = load_catalog(args.accelerators_csv, args.models_csv)
+    catalog = _catalog(args)
     if args.gpus is not None:
         if args.gpus < 1 or args.gpus != int(args.gpus):
             raise CliError(f"--gpus = {args.gpus:g}: must be a whole number >= 1")
@@ -247,7 +247,7 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
     except ScenarioError as exc:
         raise _flag_error(exc, _INFERENCE_FLAGS) from None
     service = scenario.workload.inference[index]
-    catalog = load_catalog(args.accelerators_csv, args.models_csv)
+    catalog = _catalog(args)
     row, findings = size_inference(service, scenario.pools.inference, catalog)
     options = inference_token_model(service, scenario.pools.inference, catalog)
     inputs = {**service.model_dump(mode="json"),
@@ -256,23 +256,64 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
     _emit(args, inputs, row, findings, extra={"tensor_parallel_options": _records(options)})
 
 
+#: Columns the text listing shows per catalogue (--json gives every column).
+_CATALOG_COLUMNS = {
+    "accelerators": ["name", "vendor", "segment", "bf16_dense_tflops", "bf16_sparse_tflops",
+                     "int8_dense_tops", "vram_gb", "mem_bw_tb_s", "scaleup_kind", "tdp_w",
+                     "confidence"],
+    "models": ["name", "architecture", "total_params", "active_params", "layers",
+               "hidden_size", "attention_heads", "kv_heads", "context_tokens"],
+    "servers": ["name", "accelerator", "gpus", "cpu_cores_total", "ram_gb", "compute_nics",
+                "compute_nic_gbps", "pcie_gen", "confidence"],
+}  # fmt: skip
+
+
+def _catalog(args: argparse.Namespace):
+    return load_catalog(args.accelerators_csv, args.models_csv, args.servers_csv)
+
+
 def cmd_catalog(args: argparse.Namespace) -> None:
-    catalog = load_catalog(args.accelerators_csv, args.models_csv)
-    df = catalog.accelerators if args.table == "accelerators" else catalog.models
+    df = getattr(_catalog(args), args.table)
     if args.json:
         print(json.dumps(_records(df), ensure_ascii=False, indent=2))
         return
-    cols = (["name", "vendor", "segment", "bf16_dense_tflops", "bf16_sparse_tflops",
-             "int8_dense_tops", "vram_gb", "mem_bw_tb_s", "scaleup_kind", "tdp_w", "confidence"]
-            if args.table == "accelerators" else
-            ["name", "architecture", "total_params", "active_params", "layers",
-             "hidden_size", "attention_heads", "kv_heads", "context_tokens"])  # fmt: skip
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(display_frame(df[cols], args.lang).to_string(index=False))
+        print(display_frame(df[_CATALOG_COLUMNS[args.table]], args.lang).to_string(index=False))
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    scenario = _scenario(args)
+    changes: dict[str, Any] = {}
+    if args.candidates:
+        changes["accelerator.candidates"] = [c.strip() for c in args.candidates.split(",")]
+    if args.budget_usd is not None:
+        changes["accelerator.budget_usd"] = args.budget_usd
+    if args.rank_by:
+        changes["accelerator.rank_by"] = args.rank_by
+    if changes:
+        try:
+            scenario = scenario.with_changes(changes)
+        except ScenarioError as exc:
+            raise _flag_error(exc, {"candidates": "--candidates", "budget_usd": "--budget-usd",
+                                    "rank_by": "--rank-by"}) from None  # fmt: skip
+    plan = build_plan(scenario, _catalog(args))
+    table = plan["candidates"]
+    if args.json:
+        print(json.dumps({"candidates": _records(table),
+                          "compute_claims": _records(plan["compute_claims"]),
+                          "findings": _records(plan.findings)},
+                         ensure_ascii=False, indent=2))  # fmt: skip
+        return
+    cols = ["workload", "rank", "candidate", "gpus", "binding", "capex_usd", "power_kw",
+            "interconnect"]  # fmt: skip
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        shown = table.sort_values(["workload", "rank"])[cols]
+        print(display_frame(shown, args.lang).to_string(index=False))
+    _print_findings([f for f in plan.raw_findings if f.stage == "accelerator"], args.lang)
 
 
 def cmd_plan(args: argparse.Namespace) -> None:
-    plan = build_plan(_scenario(args), load_catalog(args.accelerators_csv, args.models_csv))
+    plan = build_plan(_scenario(args), _catalog(args))
     if args.json:
         payload = {name: _records(df) for name, df in plan.tables.items()}
         payload["findings"] = _records(plan.findings)
@@ -293,6 +334,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", default="en", choices=["en", "zh"], help="label language")
     p.add_argument("--accelerators-csv", metavar="FILE", help="your own accelerator rows")
     p.add_argument("--models-csv", metavar="FILE", help="your own model rows")
+    p.add_argument("--servers-csv", metavar="FILE", help="your own server rows")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -360,9 +402,16 @@ def build_parser() -> argparse.ArgumentParser:
     inf.set_defaults(func=cmd_size_inference)
 
     cat = sub.add_parser("catalog", help="list a catalogue")
-    cat.add_argument("table", choices=["accelerators", "models"])
+    cat.add_argument("table", choices=["accelerators", "models", "servers"])
     _common(cat)
     cat.set_defaults(func=cmd_catalog)
+
+    cmp_ = sub.add_parser("compare", help="compare candidate accelerators for every workload")
+    _common(cmp_)
+    cmp_.add_argument("--candidates", help="comma-separated accelerator names or aliases")
+    cmp_.add_argument("--budget-usd", type=_num("--budget-usd"), help="fixed hardware budget")
+    cmp_.add_argument("--rank-by", choices=["capex", "power"])
+    cmp_.set_defaults(func=cmd_compare)
 
     pl = sub.add_parser("plan", help="build the whole plan for a scenario")
     _common(pl)

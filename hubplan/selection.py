@@ -116,13 +116,12 @@ def candidate_mfu(job_mfu: float, candidate: pd.Series, reference: pd.Series) ->
     return job_mfu if math.isnan(ratio) else min(job_mfu * ratio, 1.0)
 
 
-def _scaleout_gbps_per_gpu(name: str, catalog: Catalog) -> float:
-    """Scale-out bandwidth per GPU of the best-documented catalogue server for a card."""
-    srv = catalog.servers[catalog.servers["accelerator"] == name]
-    srv = srv.dropna(subset=["compute_nics", "compute_nic_gbps"])
-    if srv.empty:
-        return math.nan
-    return float((srv["compute_nics"] * srv["compute_nic_gbps"] / srv["gpus"]).max())
+def scaleout_gbps_per_gpu(servers: pd.DataFrame) -> dict[str, float]:
+    """Scale-out bandwidth per GPU for each accelerator: the best catalogue server's
+    compute NICs × speed ÷ GPUs. [Gb/s]"""
+    srv = servers.dropna(subset=["compute_nics", "compute_nic_gbps"])
+    per_gpu = srv["compute_nics"] * srv["compute_nic_gbps"] / srv["gpus"]
+    return per_gpu.groupby(srv["accelerator"]).max().to_dict()
 
 
 def _interconnect(acc: pd.Series, tp: int, servers: int) -> str:
@@ -149,6 +148,7 @@ def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
     """One row per candidate for one training job."""
     rows = []
     reference = catalog.accelerator(pool.accelerator)
+    scaleout = scaleout_gbps_per_gpu(catalog.servers)
     for name in candidates:
         acc = catalog.accelerator(name)
         cost = gpu_cost_usd(acc, selection.platform_overhead)
@@ -178,7 +178,7 @@ def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
             "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
             "usd_per_pflop_day": usd_per_effective_pflop_day(cost, peak, mfu,
                                                              selection.depreciation_years),
-            "scaleout_gbps_per_gpu": _scaleout_gbps_per_gpu(name, catalog),
+            "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
             "interconnect": _interconnect(acc, job.tensor_parallel, sized["servers"]),
         })  # fmt: skip
         if selection.budget_usd is not None and not math.isnan(cost):
@@ -198,6 +198,7 @@ def compare_inference(service: InferenceService, pool: PoolSpec, selection: Sele
     """One row per candidate for one inference service."""
     rows = []
     reference = catalog.accelerator(pool.accelerator)
+    scaleout = scaleout_gbps_per_gpu(catalog.servers)
     for name in candidates:
         acc = catalog.accelerator(name)
         cost = gpu_cost_usd(acc, selection.platform_overhead)
@@ -220,7 +221,7 @@ def compare_inference(service: InferenceService, pool: PoolSpec, selection: Sele
             "gpus": sized["gpus"], "servers": sized["servers"], "binding": sized["binding"],
             "fits": fits, "capex_usd": sized["gpus"] * cost,
             "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
-            "scaleout_gbps_per_gpu": _scaleout_gbps_per_gpu(name, catalog),
+            "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
         })  # fmt: skip
         if fits:
             tp = int(sized["tensor_parallel"])

@@ -127,3 +127,30 @@ def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan"], capture_output=True,
                          text=True, check=True)  # fmt: skip
     assert "fleet (dedicated)" in out.stdout and "Spare servers" in out.stdout
+
+
+def test_compare_json(capsys):
+    out = run(capsys, "compare", "--candidates", "H100,B200,MI300X", "--json")
+    data = json.loads(out)
+    win = {r["workload"]: r["candidate"] for r in data["candidates"] if r["winner"]}
+    # hand-worked in test_selection: MI300X 160 GPUs 3.12 M USD < B200 3.328 M < H100 5.304 M
+    assert win["industry-70b-finetune"] == "MI300X 192GB"
+    assert {r["candidate"] for r in data["compute_claims"]} == {
+        "H100 SXM5 80GB",
+        "B200 180GB",
+        "MI300X 192GB",
+    }
+
+
+def test_compare_budget_and_unknown_candidate(capsys):
+    out = run(capsys, "compare", "--candidates", "H100", "--budget-usd", "2.5e6", "--json")
+    row = json.loads(out)["candidates"][0]
+    assert row["budget_gpus"] == 64  # 2.5e6 / (8 × 39 000) → 8 servers
+    assert main(["compare", "--candidates", "H100,X9"]) == 2
+    assert "accelerator = 'X9'" in capsys.readouterr().err
+
+
+def test_catalog_servers(capsys):
+    rows = json.loads(run(capsys, "catalog", "servers", "--json"))
+    dgx = next(r for r in rows if r["name"] == "DGX H100")
+    assert (dgx["gpus"], dgx["ram_gb"], dgx["cpu_cores_total"]) == (8, 2048, 112)

@@ -39,9 +39,13 @@ numbers = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infini
     qps=numbers,
     policy=st.sampled_from(["dedicated", "shared"]),
     accelerator=st.sampled_from(["H100 SXM5 80GB", "L40S 48GB", "MI300X 192GB"]),
+    ram=st.floats(min_value=1, max_value=65536, allow_nan=False),
+    spare=st.floats(min_value=0, max_value=1, allow_nan=False),
+    budget=st.one_of(st.none(), st.floats(min_value=1, max_value=1e11, allow_nan=False)),
+    candidates=st.lists(st.sampled_from(["H100", "B200", "MI300X", "L40S"]), max_size=4),
 )
 def test_round_trip_property(params, tokens, days, mfu, goodput, zero, name, qps, policy,
-                             accelerator):  # fmt: skip
+                             accelerator, ram, spare, budget, candidates):  # fmt: skip
     s = Scenario.from_dict({
         "name": name,
         "workload": {
@@ -50,7 +54,14 @@ def test_round_trip_property(params, tokens, days, mfu, goodput, zero, name, qps
             "inference": [{"model": "Llama-3.1-8B", "peak_qps": qps}],
             "overlap": {"policy": policy},
         },
-        "pools": {"training": {"accelerator": accelerator}},
+        "pools": {
+            "training": {"accelerator": accelerator, "spare_ratio": spare,
+                         "existing_servers": [{"server": "DGX A100", "count": 2}]},
+            "development": {"custom_server": {"accelerator": "L40S", "ram_gb": ram,
+                                              "name": name}},
+        },
+        "accelerator": {"candidates": candidates, "budget_usd": budget},
+        "server": {"ram_to_gpu_memory": 2.0},
     })  # fmt: skip
     assert Scenario.from_yaml(s.to_yaml()) == s
 
