@@ -17,6 +17,7 @@ import string
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .errors import HubplanError
@@ -150,8 +151,12 @@ def display_frame(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     """``df`` as text for printing: localized headers and values, catalogue formats."""
     shown = localize(df, lang)
     keys = [c for c in df.columns if not (c.endswith("_zh") and c[:-3] in df.columns)]
+    yes, no = label("value.yes", lang), label("value.no", lang)
     for key, header in zip(keys, shown.columns, strict=True):
-        shown[header] = [format_value(key, v) for v in shown[header]]
+        shown[header] = [
+            (yes if v else no) if isinstance(v, bool | np.bool_) else format_value(key, v)
+            for v in shown[header]
+        ]  # fmt: skip
     return shown
 
 

@@ -67,6 +67,11 @@ class PlanPanel:
         self.error: str | None = None
         self.controls: dict[str, w.ValueWidget] = {}
         self.labels: dict[str, w.Label] = {}
+        #: control name -> label-key prefix of its options (relabelled with the language)
+        self.choices: dict[str, str] = {}
+        #: control name -> unit shown after its label
+        self.units: dict[str, str] = {}
+        self._quiet = False
         charts.enable_offline()
         self.language = w.ToggleButtons(
             options=[("English", "en"), ("中文", "zh")],
@@ -89,6 +94,8 @@ class PlanPanel:
 
     def update(self, change: object = None) -> None:
         """Recompute from the controls; on bad input keep the last plan, show the error."""
+        if self._quiet:
+            return
         try:
             plan = build_plan(self.scenario(), self.catalog)
         except HubplanError as exc:
@@ -110,7 +117,28 @@ class PlanPanel:
     def _render(self) -> None:
         self.title.value = f"<h3>{html.escape(label(self.title_key, self.lang))}</h3>"
         self.findings.value = self._findings_html(self.result)
+        self._relabel()
         self._render_body()
+
+    def _label_key(self, name: str) -> str:
+        return f"panel.{name}"
+
+    def _relabel(self) -> None:
+        """Control labels (with units) and choice options in the current language."""
+        for name, lab in self.labels.items():
+            text = label(self._label_key(name), self.lang)
+            lab.value = f"{text} [{self.units[name]}]" if name in self.units else text
+        self._quiet = True  # new option labels, same values: no recompute
+        try:
+            for name, prefix in self.choices.items():
+                widget = self.controls[name]
+                value = widget.value
+                keys = [v for _, v in widget.options] if isinstance(widget.options[0], tuple) \
+                    else list(widget.options)  # fmt: skip
+                widget.options = [(label(f"{prefix}.{k}", self.lang), k) for k in keys]
+                widget.value = value
+        finally:
+            self._quiet = False
 
     def _render_body(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -187,6 +215,7 @@ class WorkloadPanel(PlanPanel):
         self.controls = c
         self._base_hardware = (c["accelerator"].value, pool.gpus_per_server)
         self.labels = {name: w.Label() for name in c}
+        self.units = {"params_b": "B", "data_gb": "GB", "tokens_b": "B", "days": "d"}
         self.summary = w.HTML()
         self.table = w.HTML()
         self.chart = alt.JupyterChart(self._chart(self.result))
@@ -232,13 +261,13 @@ class WorkloadPanel(PlanPanel):
         job = str(plan["training"]["job"].iloc[self.job])
         return charts.gpus_vs_deadline(plan["training_curve"], plan["training"], self.lang, job)
 
+    def _label_key(self, name: str) -> str:
+        return {"tokens_b": "tokens", "memory_headroom": "panel.headroom"}.get(
+            name, f"panel.{name}"
+        )
+
     def _render_body(self) -> None:
         lang, plan = self.lang, self.result
-        units = {"params_b": "B", "data_gb": "GB", "tokens_b": "B", "days": "d"}
-        for name, lab in self.labels.items():
-            key = {"tokens_b": "tokens", "memory_headroom": "panel.headroom"}.get(name)
-            text = label(key or f"panel.{name}", lang)
-            lab.value = f"{text} [{units[name]}]" if name in units else text
         row = plan["training"].iloc[self.job]
         summary = label(
             "panel.summary", lang, gpus=int(row["gpus"]), servers=int(row["servers"]),
@@ -299,6 +328,8 @@ class AcceleratorPanel(PlanPanel):
             "workload": w.Dropdown(options=workloads, value=workloads[0]),
         }  # fmt: skip
         self.labels = {name: w.Label() for name in self.controls}
+        self.units = {"budget_musd": "M USD"}
+        self.choices = {"rank_by": "choice.rank_by", "mfu_scaling": "choice.mfu_scaling"}
         self.summary = w.HTML()
         self.table = w.HTML()
         self.claims_chart = alt.JupyterChart(charts.compute_claims(self.result["compute_claims"]))
@@ -309,7 +340,7 @@ class AcceleratorPanel(PlanPanel):
             w.HBox([self.title, self.language]),
             w.HBox([_form(self.labels, self.controls),
                     w.VBox([self.summary, self.message, self.findings])]),
-            self.table, w.HBox([self.cost_chart, self.claims_chart]),
+            self.table, self.cost_chart, self.claims_chart,
         ])  # fmt: skip
         self._start()
 
@@ -330,8 +361,6 @@ class AcceleratorPanel(PlanPanel):
 
     def _render_body(self) -> None:
         lang, plan = self.lang, self.result
-        for name, lab in self.labels.items():
-            lab.value = label(f"panel.{name}", lang)
         lines = []
         for row in self.winners().to_dict(orient="records"):
             value = (f"{row['capex_usd']:,.0f} USD" if self.controls["rank_by"].value == "capex"
@@ -398,6 +427,8 @@ class ServerPanel(PlanPanel):
                                           else 1.0),
         }  # fmt: skip
         self.labels = {name: w.Label() for name in self.controls}
+        self.choices = {"pool": "choice.pool"}
+        self.units = {"ram_gb": "GB", "cpu_base_ghz": "GHz", "compute_nic_gbps": "Gb/s"}
         self.summary = w.HTML()
         self.table = w.HTML()
         self.pools_table = w.HTML()
@@ -490,11 +521,11 @@ class ServerPanel(PlanPanel):
         checks = self.result["server_checks"]
         return checks[checks["pool"] == self.controls["pool"].value].reset_index(drop=True)
 
+    def _label_key(self, name: str) -> str:
+        return f"panel.{name}" if name in ("pool", "ram_policy", "server") else name
+
     def _render_body(self) -> None:
         lang = self.lang
-        for name, lab in self.labels.items():
-            key = f"panel.{name}" if name in ("pool", "ram_policy", "server") else name
-            lab.value = label(key, lang)
         checks = self.checks()
         counts = {
             s: int((checks["status"] == s).sum()) for s in ("pass", "warn", "fail", "unknown")

@@ -151,3 +151,13 @@ def test_server_panel_catalogue_pick_and_pool_switch():
     p.controls["pool"].value = "development"
     assert p.controls["server"].value == "Supermicro SYS-521GE-TNRT L40S"
     assert "development pool" in p.summary.value
+
+
+def test_choices_and_booleans_follow_the_language():
+    p = AcceleratorPanel()
+    assert p.controls["rank_by"].options == (("hardware cost", "capex"), ("power", "power"))
+    p.language.value = "zh"
+    assert p.controls["rank_by"].options == (("硬件投资", "capex"), ("功耗", "power"))
+    assert p.controls["rank_by"].value == "capex"  # relabelling keeps the choice
+    assert p.labels["budget_musd"].value == "预算 [M USD]"
+    assert "<td>是</td>" in p.table.value  # the "fits" column reads 是 / 否
