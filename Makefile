@@ -17,13 +17,16 @@ $(BIN)/python:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && \
 	  $(PYTHON) -m venv $(VENV); }
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml templates/jupyterlab/overrides.json | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	@# No news or update toasts over the workbook while presenting (and no network calls).
+	@mkdir -p $(VENV)/share/jupyter/lab/settings
+	@cp templates/jupyterlab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab $(ROOT_FLAG) --LabApp.news_url=None notebooks/00_overview.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_overview.ipynb
 
 lint: $(STAMP)
 	$(BIN)/ruff check hubplan tests notebooks benchmarks scripts

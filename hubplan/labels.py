@@ -99,7 +99,8 @@ def column_label(key: str, lang: str = "en") -> str:
 
 #: Columns whose values are themselves label keys: column -> key prefix.
 VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
-                 "interconnect": "interconnect", "status": "status"}  # fmt: skip
+                 "interconnect": "interconnect", "status": "status", "check": "checkname",
+                 "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

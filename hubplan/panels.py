@@ -35,7 +35,8 @@ def _table_html(df: pd.DataFrame, lang: str, css_id: str) -> str:
 
 def _form(labels: dict[str, w.Label], controls: dict[str, w.Widget]) -> w.GridBox:
     # A label column, not widget descriptions: CJK descriptions get truncated.
-    grid = w.Layout(grid_template_columns="max-content 1fr", grid_gap="4px 12px")
+    grid = w.Layout(grid_template_columns="max-content max-content", grid_gap="4px 12px",
+                    min_width="max-content")  # fmt: skip
     return w.GridBox([x for name in controls for x in (labels[name], controls[name])],
                      layout=grid)  # fmt: skip
 
@@ -531,19 +532,10 @@ class ServerPanel(PlanPanel):
             s: int((checks["status"] == s).sum()) for s in ("pass", "warn", "fail", "unknown")
         }
         server = checks["server"].iloc[0] if not checks.empty else ""
-        self.summary.value = (
-            '<p id="hubplan-server-summary"><b>'
-            + html.escape(
-                label(
-                    "panel.server.summary",
-                    lang,
-                    server=server,
-                    pool=self.controls["pool"].value,
-                    **counts,
-                )
-            )
-            + "</b></p>"
-        )
+        pool = label(f"choice.pool.{self.controls['pool'].value}", lang)
+        text = label("panel.server.summary", lang, server=server, pool=pool, **counts)
+        self.summary.value = f'<p id="hubplan-server-summary"><b>{html.escape(text)}</b></p>'
+
         cols = ["check", "status", "value", "required", "reason", "fix"]
         self.table.value = _table_html(checks[[*cols, "reason_zh", "fix_zh"]], lang,
                                        "hubplan-checks")  # fmt: skip
