@@ -492,7 +492,8 @@ class Scenario(_Section):
 
     def to_yaml(self) -> str:
         """YAML text that :meth:`from_yaml` turns back into an equal Scenario."""
-        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
+        return yaml.dump(self.to_dict(), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                         width=100)  # fmt: skip
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the YAML atomically (a crash never leaves a half-written file)."""
@@ -528,6 +529,23 @@ class Scenario(_Section):
             else:
                 node[last] = value
         return Scenario.from_dict(data)
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that keeps YAML line-break characters (NEL, LS, PS) exact.
+
+    PyYAML writes them raw inside single quotes, where a reader folds them; double
+    quotes escape them (\\N, \\L, \\P) and the text survives the round trip.
+    """
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    if any(ch in data for ch in "\x85\u2028\u2029"):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+    return dumper.represent_str(data)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

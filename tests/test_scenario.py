@@ -189,3 +189,11 @@ def test_schema_version_is_checked():
     assert Scenario().schema_version == SCHEMA_VERSION
     with pytest.raises(ScenarioError, match="schema_version = 2"):
         Scenario.from_dict({"schema_version": 2})
+
+
+@pytest.mark.parametrize("text", ["\x85", "a\u2028b", "x\u2029", "中文 名称", "tab\tx", " lead"])
+def test_round_trip_keeps_awkward_text(default, text):
+    # U+0085/2028/2029 are YAML line breaks: PyYAML folds them inside single quotes
+    # (found by the property test above); the dumper double-quotes them instead.
+    s = default.with_changes({"name": text, "description": text})
+    assert Scenario.from_yaml(s.to_yaml()) == s
