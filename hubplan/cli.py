@@ -99,9 +99,19 @@ def _pick(items: tuple, name: str | None, what: str) -> int:
 
 
 def _apply(
-    scenario: Scenario, section: str, index: int, item_cls, changes: dict, pool: dict
+    scenario: Scenario,
+    section: str,
+    index: int,
+    item_cls,
+    fields: dict,
+    args: argparse.Namespace,
+    flags: dict[str, str],
 ) -> Scenario:
-    """Apply flag values to one workload item and its pool, validated as a scenario."""
+    """Apply the flags given (None = not given) to one workload item and its pool.
+
+    Validated as a whole scenario; errors name the flags a CLI user typed.
+    """
+    changes = {k: v for k, v in fields.items() if v is not None}
     data = scenario.to_dict()
     items = data["workload"][section]
     base: dict[str, Any] = items[index] if index >= 0 else item_cls().model_dump(mode="json")
@@ -119,8 +129,11 @@ def _apply(
         items[index] = base
     else:
         items.append(base)
-    data["pools"][section].update(pool)
-    return Scenario.from_dict(data)
+    data["pools"][section].update(_pool_changes(args))
+    try:
+        return Scenario.from_dict(data)
+    except ScenarioError as exc:
+        raise _flag_error(exc, flags) from None
 
 
 def _flag_error(exc: ScenarioError, flags: dict[str, str]) -> CliError:
@@ -202,12 +215,7 @@ def cmd_size_training(args: argparse.Namespace) -> None:
         "tensor_parallel": args.tensor_parallel, "pipeline_parallel": args.pipeline_parallel,
         "optimizer": args.optimizer,
     }  # fmt: skip
-    changes = {k: v for k, v in fields.items() if v is not None}
-    pool = _pool_changes(args)
-    try:
-        scenario = _apply(scenario, "training", index, TrainingJob, changes, pool)
-    except ScenarioError as exc:
-        raise _flag_error(exc, _TRAINING_FLAGS) from None
+    scenario = _apply(scenario, "training", index, TrainingJob, fields, args, _TRAINING_FLAGS)
     job = scenario.workload.training[index]
     catalog = _catalog(args)
     if args.gpus is not None:
@@ -240,12 +248,9 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
             raise CliError("--params: required with the architecture flags (--layers ...)")
         given = {k: v for k, v in arch_flags.items() if v is not None}
         fields["architecture"] = {"total_params": args.params, **given}
-    changes = {k: v for k, v in fields.items() if v is not None}
-    pool = _pool_changes(args)
-    try:
-        scenario = _apply(scenario, "inference", index, InferenceService, changes, pool)
-    except ScenarioError as exc:
-        raise _flag_error(exc, _INFERENCE_FLAGS) from None
+    scenario = _apply(
+        scenario, "inference", index, InferenceService, fields, args, _INFERENCE_FLAGS
+    )
     service = scenario.workload.inference[index]
     catalog = _catalog(args)
     row, findings = size_inference(service, scenario.pools.inference, catalog)

@@ -17,7 +17,7 @@ import math
 import pandas as pd
 
 from .catalog import Catalog, peak_tflops
-from .errors import CatalogError, HubplanError
+from .errors import HubplanError
 from .findings import Finding
 from .scenario import InferenceService, Pools, PoolSpec, Selection, TrainingJob, Workload
 from .workload import size_inference, size_training, training_days, training_memory
@@ -143,25 +143,38 @@ def _base_row(kind: str, workload: str, acc: pd.Series, cost: float) -> dict:
     }  # fmt: skip
 
 
+def _each_candidate(kind: str, workload: str, mfu: float, pool: PoolSpec,
+                    selection: Selection, candidates: list[str], catalog: Catalog):  # fmt: skip
+    """For each candidate: (accelerator row, its pool, its MFU, cost per GPU, base row).
+
+    The candidate's pool is the workload's pool with that accelerator and no server
+    model; its MFU is carried over from the pool's own card per ``mfu_scaling``.
+    """
+    reference = catalog.accelerator(pool.accelerator)
+    for name in candidates:
+        acc = catalog.accelerator(name)
+        cost = gpu_cost_usd(acc, selection.platform_overhead)
+        cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
+                                            "custom_server": None})  # fmt: skip
+        cand_mfu = mfu
+        if selection.mfu_scaling == "measured_matmul":
+            cand_mfu = candidate_mfu(mfu, acc, reference)
+        yield acc, cand_pool, cand_mfu, cost, _base_row(kind, workload, acc, cost)
+
+
 def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
                      candidates: list[str], catalog: Catalog) -> list[dict]:  # fmt: skip
     """One row per candidate for one training job."""
     rows = []
-    reference = catalog.accelerator(pool.accelerator)
     scaleout = scaleout_gbps_per_gpu(catalog.servers)
-    for name in candidates:
-        acc = catalog.accelerator(name)
-        cost = gpu_cost_usd(acc, selection.platform_overhead)
-        row = _base_row("training", job.name, acc, cost)
-        cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
-                                            "custom_server": None})  # fmt: skip
-        mfu = job.mfu
-        if selection.mfu_scaling == "measured_matmul":
-            mfu = candidate_mfu(job.mfu, acc, reference)
+    for acc, cand_pool, mfu, cost, row in _each_candidate(
+        "training", job.name, job.mfu, pool, selection, candidates, catalog
+    ):
+        name = acc["name"]
         cand_job = job.model_copy(update={"mfu": mfu})
         try:
             sized, _ = size_training(cand_job, cand_pool, catalog)
-        except CatalogError as exc:
+        except HubplanError as exc:
             rows.append({**row, "note": str(exc), "binding": "no_figure"})
             continue
         mem, _ = training_memory(cand_job, cand_pool, catalog, sized["gpus"])
@@ -197,21 +210,15 @@ def compare_inference(service: InferenceService, pool: PoolSpec, selection: Sele
                       candidates: list[str], catalog: Catalog) -> list[dict]:  # fmt: skip
     """One row per candidate for one inference service."""
     rows = []
-    reference = catalog.accelerator(pool.accelerator)
     scaleout = scaleout_gbps_per_gpu(catalog.servers)
-    for name in candidates:
-        acc = catalog.accelerator(name)
-        cost = gpu_cost_usd(acc, selection.platform_overhead)
-        row = _base_row("inference", service.name, acc, cost)
-        cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
-                                            "custom_server": None})  # fmt: skip
-        mfu = service.compute_mfu
-        if selection.mfu_scaling == "measured_matmul":
-            mfu = candidate_mfu(mfu, acc, reference)
+    for acc, cand_pool, mfu, cost, row in _each_candidate(
+        "inference", service.name, service.compute_mfu, pool, selection, candidates, catalog
+    ):
+        name = acc["name"]
         try:
             sized, _ = size_inference(service.model_copy(update={"compute_mfu": mfu}),
                                       cand_pool, catalog)  # fmt: skip
-        except (CatalogError, HubplanError) as exc:
+        except HubplanError as exc:
             rows.append({**row, "note": str(exc), "binding": "no_figure"})
             continue
         fits = not math.isnan(sized["token_gpus"])
