@@ -288,3 +288,25 @@ def test_missing_catalogue_figure_is_an_error_not_a_guess(catalog):
     job = TrainingJob(params=7e9, tokens=1e12, precision="fp8")
     with pytest.raises(hubplan.CatalogError, match="fp8_dense_tflops is empty"):
         size_training(job, PoolSpec(accelerator="A100 SXM4 80GB"), catalog)
+
+
+# -- against a published real run --------------------------------------------------------------
+
+
+def test_llama_3_1_405b_gpu_hours(catalog):
+    # Llama 3 paper (arXiv 2407.21783): 405B trained on 15.6 T tokens at 38-43 % BF16 MFU
+    # (Table 4) with >90 % effective training time. Llama 3.1 model card
+    # (meta-llama/llama-models MODEL_CARD.md): 30.84 M H100-80GB GPU-hours.
+    # Hand: 6 × 405.85e9 × 15.6e12 = 3.799e25 FLOP; / (989.5e12 × MFU × 0.9 × 3600)
+    # = 31.18 M hours at MFU 0.38, 27.56 M at 0.43.
+    def million_hours(mfu):
+        job = TrainingJob(model="Llama-3.1-405B", tokens=15.6e12, mfu=mfu, goodput=0.9, days=60)
+        row, _ = size_training(job, H100, catalog)
+        return row["gpu_days"] * 24 / 1e6
+
+    low_mfu, high_mfu = million_hours(0.38), million_hours(0.43)
+    assert low_mfu == pytest.approx(31.18, abs=0.01)
+    assert high_mfu == pytest.approx(27.56, abs=0.01)
+    published = 30.84
+    assert high_mfu < published < low_mfu  # the real run sits inside the paper's MFU range
+    assert published == pytest.approx(low_mfu, rel=0.02)
