@@ -60,7 +60,8 @@ def build_plan(scenario: Scenario, catalog: Catalog | None = None) -> Plan:
     t, f = run_workload(scenario.workload, scenario.pools, catalog)
     tables.update(t)
     findings += f
-    t, f = run_selection(scenario.workload, scenario.pools, scenario.accelerator, catalog)
+    t, f = run_selection(scenario.workload, scenario.pools, scenario.accelerator, catalog,
+                         tables["training"])  # fmt: skip
     tables.update(t)
     findings += f
     t, f = run_servers(tables["pool_demand"], scenario.pools, scenario.server, catalog)

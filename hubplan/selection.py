@@ -259,9 +259,17 @@ def rank(table: pd.DataFrame, rank_by: str) -> pd.DataFrame:
     return out
 
 
-def run_selection(workload: Workload, pools: Pools, selection: Selection,
-                  catalog: Catalog) -> tuple[dict[str, pd.DataFrame], list[Finding]]:  # fmt: skip
-    """The accelerator stage: comparison, claims, and interconnect-fit findings."""
+def run_selection(
+    workload: Workload,
+    pools: Pools,
+    selection: Selection,
+    catalog: Catalog,
+    training: pd.DataFrame,
+) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
+    """The accelerator stage: comparison, claims, and interconnect-fit findings.
+
+    ``training`` is the workload stage's table (the servers each job is sized to).
+    """
     names = candidate_names(selection, pools, catalog)
     rows: list[dict] = []
     for job in workload.training:
@@ -269,17 +277,19 @@ def run_selection(workload: Workload, pools: Pools, selection: Selection,
     for svc in workload.inference:
         rows += compare_inference(svc, pools.inference, selection, names, catalog)
     table = rank(pd.DataFrame(rows), selection.rank_by) if rows else pd.DataFrame()
-    findings = _plan_findings(workload, pools, catalog)
+    findings = _plan_findings(workload, pools, catalog, training)
     findings += _winner_findings(table, pools, catalog, selection.rank_by)
     return {"candidates": table, "compute_claims": compute_claims(names, catalog)}, findings
 
 
-def _plan_findings(workload: Workload, pools: Pools, catalog: Catalog) -> list[Finding]:
+def _plan_findings(workload: Workload, pools: Pools, catalog: Catalog,
+                   training: pd.DataFrame) -> list[Finding]:  # fmt: skip
     """Interconnect fit of the pools as planned."""
     found = []
     acc = catalog.accelerator(pools.training.accelerator)
+    servers = dict(zip(training.get("job", []), training.get("servers", []), strict=True))
     for job in workload.training:
-        verdict = _interconnect(acc, job.tensor_parallel, 2)  # >1 server: a multi-node pool
+        verdict = _interconnect(acc, job.tensor_parallel, int(servers.get(job.name, 1)))
         domain = acc["scaleup_domain_gpus"]
         if verdict != "ok":
             found.append(Finding("warning", "accelerator", job.name, verdict,

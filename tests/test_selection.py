@@ -153,3 +153,24 @@ def test_missing_price_is_not_ranked(default):
 def test_candidates_default_to_the_pools_accelerators(default):
     plan = hubplan.build_plan(default.with_changes({"accelerator.candidates": []}))
     assert set(plan["candidates"]["candidate"]) == {"H100 SXM5 80GB", "L40S 48GB"}
+
+
+def test_one_workstation_server_is_not_a_multinode_pool(tmp_path, default):
+    # A single 8-card workstation server may train a small job; only multi-node pools of
+    # such cards are flagged. 7e9 × 6 × 1e10 tokens over 30 days needs 1 GPU → 1 server.
+    csv = tmp_path / "ws.csv"
+    csv.write_text(
+        "name,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,scaleup_kind,"
+        "scaleup_domain_gpus,source,as_of,confidence\n"
+        "WS-48,Example,workstation,48,200,0.96,none,1,example sheet,2026,low\n"
+    )
+    catalog = hubplan.load_catalog(accelerators=csv)
+    small = default.with_changes({
+        "pools.training.accelerator": "WS-48", "pools.training.server": None,
+        "workload.training.0.tensor_parallel": 1, "workload.training.0.model": None,
+        "workload.training.0.params": 1e9, "workload.training.0.data_bytes": 4e10,
+        "workload.training.0.days": 30,
+    })  # fmt: skip
+    plan = hubplan.build_plan(small, catalog)
+    assert plan["training"].loc[0, "servers"] == 1
+    assert "workstation_multinode" not in set(plan.findings["code"])
