@@ -310,3 +310,20 @@ def test_llama_3_1_405b_gpu_hours(catalog):
     published = 30.84
     assert high_mfu < published < low_mfu  # the real run sits inside the paper's MFU range
     assert published == pytest.approx(low_mfu, rel=0.02)
+
+
+def test_token_model_against_nvidia_nim_benchmark(catalog):
+    # NVIDIA NIM for LLMs benchmarks (docs.nvidia.com/nim/benchmarking/llm, "Performance"):
+    # Llama-3.3-70B-Instruct (Llama-3.1-70B's architecture), NIM 1.8.0, 2 × H100 80G, FP8,
+    # TP2, 5 000 input / 500 output tokens, concurrency 1: TTFT 406.77 ms, ITL 18.58 ms.
+    # Hand: decode step = (70.554e9 B of FP8 weights + 5 250 × 327 680 B of BF16 KV)
+    # / (2 × 3.35e12 B/s × 0.6) = 17.98 ms; prefill = 2 × 70.554e9 × 5 000
+    # / (2 × 1 979e12 × 0.5) = 356.5 ms.
+    svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8", kv_precision="bf16",
+                           compute_precision="fp8", prompt_tokens=5000, output_tokens=500,
+                           tensor_parallel=2, max_batch=1, peak_qps=0.1)  # fmt: skip
+    row = inference_token_model(svc, H100, catalog).iloc[0]
+    assert row["decode_step_ms"] == pytest.approx(17.98, abs=0.01)
+    assert row["ttft_s"] == pytest.approx(0.3565, abs=1e-4)
+    assert row["decode_step_ms"] == pytest.approx(18.58, rel=0.05)  # published ITL
+    assert row["ttft_s"] == pytest.approx(0.40677, rel=0.15)  # published TTFT
