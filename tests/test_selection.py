@@ -121,14 +121,19 @@ def test_tensor_parallel_beyond_scaleup_is_flagged(default):
     assert "Tensor parallel 8" in row["message"] and "scale-up domain is 1 GPU" in row["message"]
 
 
-def test_workstation_cards_in_a_multinode_training_pool(tmp_path, default):
+@pytest.fixture
+def workstation_catalog(tmp_path):
+    """The shipped catalogue plus one workstation card, WS-48 (no scale-up fabric)."""
     csv = tmp_path / "ws.csv"
     csv.write_text(
         "name,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,scaleup_kind,"
         "scaleup_domain_gpus,source,as_of,confidence\n"
         "WS-48,Example,workstation,48,200,0.96,none,1,example sheet,2026,low\n"
     )
-    catalog = hubplan.load_catalog(accelerators=csv)
+    return hubplan.load_catalog(accelerators=csv)
+
+
+def test_workstation_cards_in_a_multinode_training_pool(workstation_catalog, default):
     scenario = default.with_changes(
         {
             "pools.training.accelerator": "WS-48",
@@ -136,7 +141,7 @@ def test_workstation_cards_in_a_multinode_training_pool(tmp_path, default):
             "workload.training.0.tensor_parallel": 1,
         }
     )
-    f = hubplan.build_plan(scenario, catalog).findings
+    f = hubplan.build_plan(scenario, workstation_catalog).findings
     assert "workstation_multinode" in set(f["code"])
 
 
@@ -155,22 +160,15 @@ def test_candidates_default_to_the_pools_accelerators(default):
     assert set(plan["candidates"]["candidate"]) == {"H100 SXM5 80GB", "L40S 48GB"}
 
 
-def test_one_workstation_server_is_not_a_multinode_pool(tmp_path, default):
+def test_one_workstation_server_is_not_a_multinode_pool(workstation_catalog, default):
     # A single 8-card workstation server may train a small job; only multi-node pools of
     # such cards are flagged. 7e9 × 6 × 1e10 tokens over 30 days needs 1 GPU → 1 server.
-    csv = tmp_path / "ws.csv"
-    csv.write_text(
-        "name,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,scaleup_kind,"
-        "scaleup_domain_gpus,source,as_of,confidence\n"
-        "WS-48,Example,workstation,48,200,0.96,none,1,example sheet,2026,low\n"
-    )
-    catalog = hubplan.load_catalog(accelerators=csv)
     small = default.with_changes({
         "pools.training.accelerator": "WS-48", "pools.training.server": None,
         "workload.training.0.tensor_parallel": 1, "workload.training.0.model": None,
         "workload.training.0.params": 1e9, "workload.training.0.data_bytes": 4e10,
         "workload.training.0.days": 30,
     })  # fmt: skip
-    plan = hubplan.build_plan(small, catalog)
+    plan = hubplan.build_plan(small, workstation_catalog)
     assert plan["training"].loc[0, "servers"] == 1
     assert "workstation_multinode" not in set(plan.findings["code"])
