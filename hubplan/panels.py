@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import math
+from contextlib import contextmanager
 from typing import Any
 
 import altair as alt
@@ -72,7 +73,7 @@ class PlanPanel:
         self.choices: dict[str, str] = {}
         #: control name -> unit shown after its label
         self.units: dict[str, str] = {}
-        self._quiet = False
+        self._quiet = 0  # > 0 while the panel itself sets widgets: no recompute
         charts.enable_offline()
         self.language = w.ToggleButtons(
             options=[("English", "en"), ("中文", "zh")],
@@ -111,6 +112,15 @@ class PlanPanel:
         self.result = plan
         self._render()
 
+    @contextmanager
+    def _quietly(self):
+        """Set widgets from code without each change recomputing the plan (nestable)."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+
     def _on_language(self, change: dict) -> None:
         self.lang = change["new"]
         self._render()
@@ -129,8 +139,7 @@ class PlanPanel:
         for name, lab in self.labels.items():
             text = label(self._label_key(name), self.lang)
             lab.value = f"{text} [{self.units[name]}]" if name in self.units else text
-        self._quiet = True  # new option labels, same values: no recompute
-        try:
+        with self._quietly():  # new option labels, same values
             for name, prefix in self.choices.items():
                 widget = self.controls[name]
                 value = widget.value
@@ -138,8 +147,6 @@ class PlanPanel:
                     else list(widget.options)  # fmt: skip
                 widget.options = [(label(f"{prefix}.{k}", self.lang), k) for k in keys]
                 widget.value = value
-        finally:
-            self._quiet = False
 
     def _render_body(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -407,7 +414,6 @@ class ServerPanel(PlanPanel):
     def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
                  lang: str = "en", pool: str = "training"):  # fmt: skip
         super().__init__(scenario, catalog, lang)
-        self._filling = False
         servers = self.catalog.servers["name"].tolist()
         spec = getattr(self.base.pools, pool)
         start = (self.catalog.server(spec.server)["name"] if spec.server
@@ -451,8 +457,7 @@ class ServerPanel(PlanPanel):
         if src is None:
             return
         get = (lambda f: getattr(src, f)) if custom is not None else (lambda f: src[f])
-        self._filling = True
-        try:
+        with self._quietly():
             self.controls["accelerator"].value = self.catalog.accelerator(get("accelerator"))[
                 "name"
             ]
@@ -461,26 +466,23 @@ class ServerPanel(PlanPanel):
                 self.controls[f].value = (
                     lo if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
                 )
-        finally:
-            self._filling = False
 
     def _on_pool(self, change: dict) -> None:
         spec = getattr(self.base.pools, change["new"])
-        self._filling = True
-        self.controls["server"].value = (self.catalog.server(spec.server)["name"]
-                                         if spec.server else self.CUSTOM)  # fmt: skip
-        self._filling = False
+        with self._quietly():
+            self.controls["server"].value = (self.catalog.server(spec.server)["name"]
+                                             if spec.server else self.CUSTOM)  # fmt: skip
         if spec.server or spec.custom_server:
             self._fill(spec.server, spec.custom_server)
         self.update()
 
     def _on_server(self, change: dict) -> None:
-        if change["new"] != self.CUSTOM:
+        if change["new"] != self.CUSTOM and not self._quiet:
             self._fill(change["new"])
             self.update()
 
     def update(self, change: object = None) -> None:
-        if self._filling:
+        if self._quiet:
             return
         owner = change["owner"] if change else None  # traitlets passes a dict-like Bunch
         edited = owner is not None and owner not in (
@@ -489,9 +491,8 @@ class ServerPanel(PlanPanel):
             self.controls["ram_policy"],
         )
         if edited and self.controls["server"].value != self.CUSTOM:
-            self._filling = True
-            self.controls["server"].value = self.CUSTOM  # an edited row is a custom server
-            self._filling = False
+            with self._quietly():
+                self.controls["server"].value = self.CUSTOM  # an edited row is a custom server
         super().update(change)
 
     def scenario(self) -> Scenario:
