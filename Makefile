@@ -31,6 +31,7 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check hubplan tests notebooks benchmarks scripts
 	$(BIN)/ruff format --check hubplan tests benchmarks scripts
+	$(BIN)/lint-imports
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \

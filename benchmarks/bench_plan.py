@@ -1,7 +1,9 @@
 """How long the workshop's interactions take: prints a table, asserts nothing.
 
 Run with ``make bench``. A slider move in the WorkloadPanel costs one build_plan plus a
-chart swap; the room should see the change well inside a second.
+chart swap; the room should see the change well inside a second. The "every stage,
+no cache" rows are what a move cost before the stage cache and ``until``: each move
+rebuilt every stage.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import time
 import ipywidgets as w
 
 import hubplan
-from hubplan.catalog import _shipped
-from hubplan.panels import WorkloadPanel
+from hubplan.core.catalog import _shipped
+from hubplan.views import WorkloadPanel
 
 
 def timed(fn, repeat: int = 10) -> tuple[float, float]:
@@ -34,9 +36,21 @@ def main() -> None:
     })  # fmt: skip
     panel = WorkloadPanel(scenario, catalog)
     days = iter(range(10, 10_000))
+    mfus = iter([0.40 + i * 1e-4 for i in range(1000)])
 
     def move_slider():
         panel.controls["days"].value = next(days)
+
+    def move_slider_without_cache():
+        s = scenario.with_changes({"workload.training.0.mfu": next(mfus)})
+        hubplan.build_plan(s, catalog, cache=False)
+
+    def cached_rebuild():
+        hubplan.build_plan(scenario, catalog)
+
+    def server_policy_change():  # only the server stage reads this section
+        ratio = 1.0 + next(days) / 1e5
+        hubplan.build_plan(scenario.with_changes({"server.ram_to_gpu_memory": ratio}), catalog)
 
     def cold_catalog():
         _shipped.cache_clear()
@@ -45,8 +59,17 @@ def main() -> None:
     rows = [
         ("load shipped catalogue (cold)", *timed(cold_catalog)),
         ("default_scenario() from YAML", *timed(hubplan.default_scenario)),
-        ("build_plan(default)", *timed(lambda: hubplan.build_plan(scenario, catalog))),
-        ("build_plan(20 training jobs)", *timed(lambda: hubplan.build_plan(many, catalog), 3)),
+        (
+            "build_plan(default), no cache",
+            *timed(lambda: hubplan.build_plan(scenario, catalog, cache=False)),
+        ),
+        ("build_plan(default), unchanged", *timed(cached_rebuild)),
+        ("server policy change (1 stage)", *timed(server_policy_change)),
+        (
+            "build_plan(20 jobs), no cache",
+            *timed(lambda: hubplan.build_plan(many, catalog, cache=False), 3),
+        ),
+        ("workload change, every stage", *timed(move_slider_without_cache)),
         ("WorkloadPanel: one slider move", *timed(move_slider)),
     ]
     print(f"{'operation':<34}{'median ms':>12}{'max ms':>10}")

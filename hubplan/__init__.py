@@ -1,8 +1,8 @@
 """hubplan — a planning workbook for AI compute centres (智算中心规划工作簿).
 
-The flow is one direction (DESIGN.md): a validated :class:`Scenario` and the
-:class:`Catalog` go through pure stage calculators into a :class:`Plan`, which panels,
-charts and exports read.
+The flow is one direction (docs/architecture.md): a validated :class:`Scenario` and the
+:class:`Catalog` go through the stages in ``hubplan.plan.STAGES`` (pure calculators, one
+package per stage) into a :class:`Plan`, which panels, charts, exports and the CLI read.
 
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
@@ -11,15 +11,16 @@ charts and exports read.
  'training', 'training_curve', 'training_memory']
 """
 
-from .catalog import Catalog, load_catalog, peak_tflops
-from .errors import CatalogError, HubplanError, InputError, ScenarioError
-from .labels import bilingual, label, localize
-from .plan import Plan, build_plan
+from .core.catalog import Catalog, load_catalog, peak_tflops
+from .core.errors import CatalogError, HubplanError, InputError, ScenarioError
+from .core.labels import bilingual, label, localize
+from .plan import STAGES, Plan, build_plan
 from .scenario import Scenario, default_scenario, load_scenario
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "STAGES",
     "Catalog",
     "CatalogError",
     "HubplanError",

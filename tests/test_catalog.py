@@ -5,7 +5,7 @@ import math
 import pytest
 
 import hubplan
-from hubplan.catalog import peak_tflops
+from hubplan.core.catalog import peak_tflops
 
 PRECISIONS = [("tf32", "tflops"), ("bf16", "tflops"), ("fp8", "tflops"), ("int8", "tops"),
               ("fp4", "tflops")]  # fmt: skip

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import hubplan
-from hubplan import labels
+from hubplan.core import labels
 
 
 def test_every_label_has_both_languages():

@@ -18,7 +18,8 @@ def test_pools_dedicated(default):
     assert pools.loc["training", "gpus"] == 136
     assert pools.loc["inference", "gpus"] == 8
     assert pools.loc["development", ["accelerator", "gpus"]].tolist() == ["L40S 48GB", 8]
-    fleet = pools.loc["fleet (dedicated)"].set_index("accelerator")
+    fleet = pools.loc["fleet"].set_index("accelerator")
+    assert (fleet["policy"] == "dedicated").all()
     assert fleet.loc["H100 SXM5 80GB", "gpus"] == 144
     assert fleet.loc["H100 SXM5 80GB", "servers"] == 18
 
@@ -31,7 +32,7 @@ def test_pools_shared_uses_coincident_peak(default):
         "pools.development.server": None,
     })  # fmt: skip
     pools = hubplan.build_plan(shared)["pool_demand"]
-    fleet = pools[pools["pool"] == "fleet (shared)"].iloc[0]
+    fleet = pools[(pools["level"] == "fleet") & (pools["policy"] == "shared")].iloc[0]
     # required 132 × 1.0 + 8 × 0.5 + 8 × 0.5 = 140 → 18 servers = 144 GPUs, not 152.
     assert fleet["gpus"] == 144
     assert fleet["gpus_required"] == 148

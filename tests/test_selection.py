@@ -8,12 +8,13 @@ import math
 import pytest
 
 import hubplan
-from hubplan.selection import (
+from hubplan.accelerator import (
     candidate_mfu,
     gpu_cost_usd,
     marketing_figure,
     usd_per_effective_pflop_day,
 )
+from hubplan.views.render import findings_table
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +91,8 @@ def test_ranking_and_winner(default):
     assert win.loc[TRAIN, "candidate"] == "B200 180GB"
     assert win.loc[TRAIN, "capex_usd"] == pytest.approx(3_328_000)
     assert win.loc[SERVE, "candidate"] == "H100 SXM5 80GB"
-    finding = plan.findings[plan.findings["code"] == "winner_capex"].iloc[0]
+    found = findings_table(plan.findings)
+    finding = found[found["code"] == "winner_capex"].iloc[0]
     assert "B200 180GB meets this workload for 3,328,000 USD" in finding["message"]
 
 
@@ -115,7 +117,7 @@ def test_tensor_parallel_beyond_scaleup_is_flagged(default):
     l40s = default.with_changes(
         {"pools.training.accelerator": "L40S 48GB", "pools.training.server": None}
     )
-    f = hubplan.build_plan(l40s).findings
+    f = findings_table(hubplan.build_plan(l40s).findings)
     row = f[f["code"] == "tp_beyond_scaleup"].iloc[0]
     assert row["severity"] == "warning"
     assert "Tensor parallel 8" in row["message"] and "scale-up domain is 1 GPU" in row["message"]

@@ -4,7 +4,8 @@ import pytest
 
 import hubplan
 from hubplan.scenario import ServerPolicy, ServerSpec
-from hubplan.servers import Server, balance_checks, pcie_supports_nic, ram_check, resolve_server
+from hubplan.server import Server, balance_checks, pcie_supports_nic, ram_check, resolve_server
+from hubplan.views.render import findings_table
 
 
 def status(table, check):
@@ -50,11 +51,11 @@ def test_custom_server_is_checked_the_same_way(default):
     dev = checks[checks["pool"] == "development"].set_index("check")
     assert dev.loc["ram_vs_gpu_memory", "status"] == "fail"
     assert dev.loc["cpu_cores_per_gpu", "status"] == "warn"  # 16 / 8 = 2 < 4
-    f = plan.findings
-    err = f[f["code"] == "check_ram_vs_gpu_memory"].iloc[0]
+    en, zh = findings_table(plan.findings, "en"), findings_table(plan.findings, "zh")
+    err = en[en["code"] == "check_ram_vs_gpu_memory"].iloc[0]
     assert err["severity"] == "error"
     assert "host RAM 256 GB is below 1 × GPU memory = 384 GB" in err["message"]
-    assert "384 GB" in err["message_zh"]
+    assert "384 GB" in zh.loc[zh["code"] == "check_ram_vs_gpu_memory", "message"].iloc[0]
 
 
 def test_pcie_generation_against_nic_speed():
@@ -103,7 +104,7 @@ def test_pools_with_spares(default):
     ]
     assert pools.loc["training", ["partition", "quota"]].tolist() == ["train", "exclusive"]
     assert pools.loc["development", "max_gpus_per_user"] == 2
-    fleet = pools.loc["fleet (dedicated)"].set_index("accelerator")
+    fleet = pools.loc["fleet"].set_index("accelerator")
     # H100 fleet: (17 + 1) + (1 + 1) = 20 servers = 160 GPUs
     assert fleet.loc["H100 SXM5 80GB", ["total_servers", "total_gpus"]].tolist() == [20, 160]
 
@@ -120,7 +121,8 @@ def test_mixed_generations_in_training_pool(default):
         {"pools.training.existing_servers": [{"server": "DGX A100", "count": 4}]}
     )
     plan = hubplan.build_plan(s)
-    f = plan.findings[plan.findings["code"] == "mixed_generations"].iloc[0]
+    found = findings_table(plan.findings)
+    f = found[found["code"] == "mixed_generations"].iloc[0]
     assert "Hopper" in f["message"] and "Ampere" in f["message"]
     assert plan["pools"].set_index("pool").loc["training", "existing_gpus"] == 32
 

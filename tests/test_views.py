@@ -3,8 +3,7 @@
 import pytest
 
 import hubplan
-from hubplan import charts
-from hubplan.panels import AcceleratorPanel, ServerPanel, WorkloadPanel
+from hubplan.views import AcceleratorPanel, ServerPanel, WorkloadPanel, charts
 
 
 def test_panel_starts_on_the_worked_example():

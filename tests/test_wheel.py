@@ -25,7 +25,7 @@ def test_wheel_carries_catalogues_and_templates(tmp_path):
         check=True, capture_output=True,
     )  # fmt: skip
     probe = (
-        "import hubplan, hubplan._paths as p;"
+        "import hubplan, hubplan.core.paths as p;"
         "print(hubplan.__file__); print(p.data_dir()); print(p.templates_dir());"
         "c = hubplan.load_catalog(); print(len(c.accelerators), len(c.models));"
         "print(int(hubplan.build_plan(hubplan.default_scenario())['training'].loc[0, 'gpus']))"

@@ -17,20 +17,21 @@ from typing import Any
 
 import pandas as pd
 
-from .catalog import load_catalog
-from .errors import HubplanError, ScenarioError
-from .findings import findings_frame
-from .labels import display_frame, format_value, label, localize
-from .plan import build_plan
-from .scenario import (
+from ..core.catalog import load_catalog
+from ..core.errors import HubplanError, ScenarioError
+from ..core.findings import findings_frame
+from ..core.labels import display_frame, format_value, label, localize
+from ..core.units import parse_number
+from ..plan import build_plan
+from ..scenario import (
     InferenceService,
     Scenario,
     TrainingJob,
     default_scenario,
     load_scenario,
 )
-from .units import parse_number
-from .workload import inference_token_model, size_inference, size_training, training_on_gpus
+from ..views.render import findings_table
+from ..workload import inference_token_model, size_inference, size_training, training_on_gpus
 
 #: Scenario field -> the flag that sets it (error messages name the flag).
 _TRAINING_FLAGS = {
@@ -169,12 +170,16 @@ def _print_rows(row: dict, lang: str) -> None:
         print(f"{header}{pad}  {format_value(key, shown[header])}")
 
 
+def _findings(findings, lang: str) -> pd.DataFrame:
+    """Findings (a Plan's frame or Finding objects) with message and fix in ``lang``."""
+    df = findings if isinstance(findings, pd.DataFrame) else findings_frame(list(findings))
+    return findings_table(df, lang).assign(data=df["data"].to_numpy())
+
+
 def _print_findings(findings, lang: str) -> None:
-    df = findings_frame(list(findings))
-    suffix = "" if lang == "en" else "_zh"
-    for _, f in df.iterrows():
-        print(f"[{f['severity']}] {f['subject']}: {f['message' + suffix]}")
-        print(f"    → {f['fix' + suffix]}")
+    for f in _findings(findings, lang).to_dict(orient="records"):
+        print(f"[{f['severity']}] {f['subject']}: {f['message']}")
+        print(f"    → {f['fix']}")
 
 
 def _emit(
@@ -190,7 +195,7 @@ def _emit(
         payload = {
             "inputs": inputs,
             "results": {**results, **(json_only or {})},
-            "findings": _records(findings_frame(list(findings))),
+            "findings": _records(_findings(findings, args.lang)),
             **(extra or {}),
         }
         print(json.dumps(_jsonable(payload), ensure_ascii=False, indent=2))
@@ -306,7 +311,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps({"candidates": _records(table),
                           "compute_claims": _records(plan["compute_claims"]),
-                          "findings": _records(plan.findings)},
+                          "findings": _records(_findings(plan.findings, args.lang))},
                          ensure_ascii=False, indent=2))  # fmt: skip
         return
     cols = ["workload", "rank", "candidate", "gpus", "binding", "capex_usd", "power_kw",
@@ -321,7 +326,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
     plan = build_plan(_scenario(args), _catalog(args))
     if args.json:
         payload = {name: _records(df) for name, df in plan.tables.items()}
-        payload["findings"] = _records(plan.findings)
+        payload["findings"] = _records(_findings(plan.findings, args.lang))
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return
     print(plan.scenario.name)

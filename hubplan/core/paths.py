@@ -1,6 +1,6 @@
 """Where hubplan's shipped files live, from a checkout or from an installed wheel.
 
-The repository keeps ``data/`` and ``templates/`` at its top level (DESIGN.md, Layout).
+The repository keeps ``data/`` and ``templates/`` at its top level (docs/architecture.md).
 The wheel copies them into the package as ``hubplan/_data`` and ``hubplan/_templates``
 (``pyproject.toml``, ``force-include``). Both layouts resolve through these functions,
 so no other module spells a path.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # the hubplan package folder
 
 
 def _locate(installed: str, checkout: str) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._paths import data_dir
 from .errors import CatalogError
+from .paths import data_dir
 
 _STR, _NUM, _INT = "str", "num", "int"
 
@@ -170,8 +171,15 @@ class Catalog:
     models: pd.DataFrame
     servers: pd.DataFrame
     _index: dict = field(init=False, repr=False, compare=False)
+    #: A content hash of every table: the stage cache keys on it.
+    fingerprint: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        h = hashlib.blake2b(digest_size=16)
+        for df in (self.accelerators, self.models, self.servers):
+            h.update(repr(list(df.columns)).encode())
+            h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
+        object.__setattr__(self, "fingerprint", h.hexdigest())
         index = {name: (_keys(df), [row for _, row in df.iterrows()])
                  for name, df in (("accelerator", self.accelerators), ("model", self.models),
                                   ("server", self.servers))}  # fmt: skip

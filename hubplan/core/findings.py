@@ -1,7 +1,9 @@
-"""Findings: one shape for every stage's observations (severity, stage, code, message, fix).
+"""Findings: one shape for every stage's observations.
 
-Messages and fixes are templates in ``labels.csv`` (keys ``finding.<code>`` and
-``fix.<code>``), so every finding reads in English and Simplified Chinese.
+A finding is data: severity, stage, subject, a code and the code's parameters. Its
+message and fix are templates in the label catalogue (keys ``finding.<code>`` and
+``fix.<code>``), rendered in English or Chinese only when shown
+(:meth:`Finding.message`, :func:`hubplan.views.render.findings_table`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from .labels import label
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
-COLUMNS = ["severity", "stage", "subject", "code", "message", "fix", "message_zh", "fix_zh"]
+COLUMNS = ["severity", "stage", "subject", "code", "data"]
 
 
 @dataclass(frozen=True)
@@ -33,14 +35,11 @@ class Finding:
         return label(f"fix.{self.code}", lang, **self.params)
 
 
-def findings_frame(findings: list[Finding]) -> pd.DataFrame:
-    """Findings as a table, most severe first, in both languages."""
+def findings_frame(findings: list[Finding] | tuple[Finding, ...]) -> pd.DataFrame:
+    """Findings as a table of data (no sentences), most severe first."""
     rows = [
-        {
-            "severity": f.severity, "stage": f.stage, "subject": f.subject, "code": f.code,
-            "message": f.message("en"), "fix": f.fix("en"),
-            "message_zh": f.message("zh"), "fix_zh": f.fix("zh"),
-        }
+        {"severity": f.severity, "stage": f.stage, "subject": f.subject, "code": f.code,
+         "data": dict(f.params)}
         for f in findings
     ]  # fmt: skip
     df = pd.DataFrame(rows, columns=COLUMNS)

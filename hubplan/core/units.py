@@ -6,7 +6,7 @@ import re
 
 from .errors import InputError
 
-# Decimal multipliers (DESIGN.md: decimal GB/TB unless a name says GiB).
+# Decimal multipliers (decimal GB/TB unless a name says GiB; docs/architecture.md, conventions).
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 _PATTERN = re.compile(
     r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgtp]?)(b|bytes?|tokens?)?\s*$", re.I
@@ -21,10 +21,10 @@ def parse_number(value: object, field: str = "value") -> float:
 
     >>> parse_number("70B"), parse_number("70e9"), parse_number("500GB"), parse_number(8)
     (70000000000.0, 70000000000.0, 500000000000.0, 8.0)
-    >>> parse_number("seventy", "params")
+    >>> parse_number("seventy", "params")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hubplan.errors.InputError: params = 'seventy': must be a number such as 70e9, 70B, 2T or 500GB
+    hubplan.core.errors.InputError: params = 'seventy': must be a number such as 70e9, ...
     """
     if isinstance(value, bool):
         raise InputError(field, value, "must be a number, not true/false")

@@ -53,7 +53,7 @@ def check_range(
     >>> check_range("mfu", 1.5, gt=0, le=1)
     Traceback (most recent call last):
     ...
-    hubplan.errors.InputError: mfu = 1.5: must be > 0 and <= 1
+    hubplan.core.errors.InputError: mfu = 1.5: must be > 0 and <= 1
     """
     parts = []
     ok = value == value  # NaN fails every bound

@@ -2,7 +2,7 @@
 
 The pattern is ipywidgets' own ``interactive.update()``: read the controls, build the
 Scenario, call ``build_plan``, keep ``self.result``, show errors in the panel instead of
-losing them (STYLE.md). Results go into value-holding widgets (``HTML``, ``JupyterChart``),
+losing them. Results go into value-holding widgets (``HTML``, ``JupyterChart``),
 not ``Output`` widgets, so a test can set ``panel.controls[name].value`` and assert on
 ``panel.result`` with no kernel or browser.
 
@@ -21,12 +21,13 @@ import altair as alt
 import ipywidgets as w
 import pandas as pd
 
+from ..core.catalog import Catalog, load_catalog
+from ..core.errors import HubplanError
+from ..core.labels import display_frame, label, normalize_language
+from ..plan import Plan, build_plan
+from ..scenario import Scenario, default_scenario
 from . import charts
-from .catalog import Catalog, load_catalog
-from .errors import HubplanError
-from .labels import display_frame, label, normalize_language
-from .plan import Plan, build_plan
-from .scenario import Scenario, default_scenario
+from .render import checks_table, findings_table
 
 
 def _table_html(df: pd.DataFrame, lang: str, css_id: str) -> str:
@@ -61,6 +62,8 @@ class PlanPanel:
     title_key = "panel.workload.title"
     #: Which stages' warnings and errors this panel lists.
     stages: tuple[str, ...] = ("workload",)
+    #: The last stage whose tables the panel shows: later stages are not built.
+    until = "workload"
 
     def __init__(self, scenario: Scenario | None, catalog: Catalog | None, lang: str):
         self.catalog = catalog if catalog is not None else load_catalog()
@@ -83,7 +86,7 @@ class PlanPanel:
         self.title = w.HTML()
         self.message = w.HTML()
         self.findings = w.HTML()
-        self.result: Plan = build_plan(self.base, self.catalog)
+        self.result: Plan = build_plan(self.base, self.catalog, until=self.until)
 
     def _start(self) -> None:
         for widget in self.controls.values():
@@ -99,7 +102,7 @@ class PlanPanel:
         if self._quiet:
             return
         try:
-            plan = build_plan(self.scenario(), self.catalog)
+            plan = build_plan(self.scenario(), self.catalog, until=self.until)
         except HubplanError as exc:
             self.error = str(exc)
             self.message.value = (
@@ -152,12 +155,13 @@ class PlanPanel:
         raise NotImplementedError
 
     def _findings_html(self, plan: Plan) -> str:
-        suffix = "" if self.lang == "en" else "_zh"
         f = plan.findings
-        shown = f[f["severity"].isin(["error", "warning"]) & f["stage"].isin(self.stages)]
+        shown = findings_table(
+            f[f["severity"].isin(["error", "warning"]) & f["stage"].isin(self.stages)], self.lang
+        )
         items = "".join(
             f'<li class="hubplan-{f["severity"]}"><b>{html.escape(f["subject"])}</b>: '
-            f"{html.escape(f['message' + suffix])} → {html.escape(f['fix' + suffix])}</li>"
+            f"{html.escape(f['message'])} → {html.escape(f['fix'])}</li>"
             for f in shown.to_dict(orient="records")
         )
         return f'<ul id="hubplan-findings">{items}</ul>' if items else ""
@@ -309,6 +313,7 @@ class AcceleratorPanel(PlanPanel):
 
     title_key = "panel.accelerator.title"
     stages = ("accelerator",)
+    until = "accelerator"
 
     def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
                  lang: str = "en"):  # fmt: skip
@@ -409,6 +414,7 @@ class ServerPanel(PlanPanel):
 
     title_key = "panel.server.title"
     stages = ("server",)
+    until = "server"
     CUSTOM = "custom"
 
     def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
@@ -538,6 +544,5 @@ class ServerPanel(PlanPanel):
         self.summary.value = f'<p id="hubplan-server-summary"><b>{html.escape(text)}</b></p>'
 
         cols = ["check", "status", "value", "required", "reason", "fix"]
-        self.table.value = _table_html(checks[[*cols, "reason_zh", "fix_zh"]], lang,
-                                       "hubplan-checks")  # fmt: skip
+        self.table.value = _table_html(checks_table(checks, lang)[cols], lang, "hubplan-checks")
         self.pools_table.value = _table_html(self.result["pools"], lang, "hubplan-pools")

@@ -16,11 +16,12 @@ import math
 
 import pandas as pd
 
-from .catalog import Catalog, peak_tflops
-from .errors import HubplanError
-from .findings import Finding
-from .scenario import InferenceService, Pools, PoolSpec, Selection, TrainingJob, Workload
-from .workload import size_inference, size_training, training_days, training_memory
+from ..core.catalog import Catalog, peak_tflops
+from ..core.errors import HubplanError
+from ..pools import Pools, PoolSpec
+from ..workload import size_inference, size_training, training_days, training_memory
+from ..workload.section import InferenceService, TrainingJob
+from .section import Selection
 
 MARKETING_COLUMNS = (
     ("int8_sparse_tops", "INT8 sparse"), ("fp8_sparse_tflops", "FP8 sparse"),
@@ -124,7 +125,7 @@ def scaleout_gbps_per_gpu(servers: pd.DataFrame) -> dict[str, float]:
     return per_gpu.groupby(srv["accelerator"]).max().to_dict()
 
 
-def _interconnect(acc: pd.Series, tp: int, servers: int) -> str:
+def interconnect_fit(acc: pd.Series, tp: int, servers: int) -> str:
     domain = acc["scaleup_domain_gpus"]
     domain = int(domain) if domain == domain else 1
     if tp > domain:
@@ -192,7 +193,7 @@ def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
             "usd_per_pflop_day": usd_per_effective_pflop_day(cost, peak, mfu,
                                                              selection.depreciation_years),
             "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
-            "interconnect": _interconnect(acc, job.tensor_parallel, sized["servers"]),
+            "interconnect": interconnect_fit(acc, job.tensor_parallel, sized["servers"]),
         })  # fmt: skip
         if selection.budget_usd is not None and not math.isnan(cost):
             per_server = cost * pool.gpus_per_server
@@ -235,7 +236,7 @@ def compare_inference(service: InferenceService, pool: PoolSpec, selection: Sele
             tokens = (sized["gpus"] // tp) * sized["decode_tokens_per_s"]
             row.update({
                 # serving stays within one server: only the scale-up domain question remains
-                "interconnect": _interconnect(acc, tp, 1),
+                "interconnect": interconnect_fit(acc, tp, 1),
                 "tensor_parallel": tp, "concurrent_seqs": sized["concurrent_seqs"],
                 "decode_tokens_per_s": tokens,
                 "decode_tokens_per_s_per_seq": sized["decode_tokens_per_s_per_seq"],
@@ -257,65 +258,3 @@ def rank(table: pd.DataFrame, rank_by: str) -> pd.DataFrame:
         out.loc[order, "rank"] = range(1, len(order) + 1)
     out["winner"] = out["rank"] == 1
     return out
-
-
-def run_selection(
-    workload: Workload,
-    pools: Pools,
-    selection: Selection,
-    catalog: Catalog,
-    training: pd.DataFrame,
-) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
-    """The accelerator stage: comparison, claims, and interconnect-fit findings.
-
-    ``training`` is the workload stage's table (the servers each job is sized to).
-    """
-    names = candidate_names(selection, pools, catalog)
-    rows: list[dict] = []
-    for job in workload.training:
-        rows += compare_training(job, pools.training, selection, names, catalog)
-    for svc in workload.inference:
-        rows += compare_inference(svc, pools.inference, selection, names, catalog)
-    table = rank(pd.DataFrame(rows), selection.rank_by) if rows else pd.DataFrame()
-    findings = _plan_findings(workload, pools, catalog, training)
-    findings += _winner_findings(table, pools, catalog, selection.rank_by)
-    return {"candidates": table, "compute_claims": compute_claims(names, catalog)}, findings
-
-
-def _plan_findings(workload: Workload, pools: Pools, catalog: Catalog,
-                   training: pd.DataFrame) -> list[Finding]:  # fmt: skip
-    """Interconnect fit of the pools as planned."""
-    found = []
-    acc = catalog.accelerator(pools.training.accelerator)
-    servers = dict(zip(training.get("job", []), training.get("servers", []), strict=True))
-    for job in workload.training:
-        verdict = _interconnect(acc, job.tensor_parallel, int(servers.get(job.name, 1)))
-        domain = acc["scaleup_domain_gpus"]
-        if verdict != "ok":
-            found.append(Finding("warning", "accelerator", job.name, verdict,
-                                 {"tp": job.tensor_parallel, "accelerator": acc["name"],
-                                  "domain": int(domain) if domain == domain else 1,
-                                  "link": acc["scaleup_link"] or acc["scaleup_kind"]}))  # fmt: skip
-    return found
-
-
-def _winner_findings(table: pd.DataFrame, pools: Pools, catalog: Catalog,
-                     rank_by: str) -> list[Finding]:  # fmt: skip
-    if table.empty:
-        return []
-    found = []
-    key = "capex_usd" if rank_by == "capex" else "power_kw"
-    for workload, grp in table.groupby("workload", sort=False):
-        kind = grp["kind"].iloc[0]
-        chosen = catalog.accelerator(getattr(pools, kind).accelerator)["name"]
-        win = grp[grp["winner"]]
-        if win.empty:
-            continue
-        w = win.iloc[0]
-        mine = grp[grp["candidate"] == chosen]
-        if w["candidate"] != chosen and not mine.empty and not math.isnan(mine[key].iloc[0]):
-            found.append(Finding("info", "accelerator", str(workload), f"winner_{rank_by}",
-                                 {"winner": w["candidate"], "chosen": chosen,
-                                  "winner_value": w[key], "chosen_value": mine[key].iloc[0],
-                                  "gpus": int(w["gpus"])}))  # fmt: skip
-    return found

@@ -1,4 +1,4 @@
-"""Altair charts of Plan tables. Charts read tables; they never compute (DESIGN.md).
+"""Altair charts of Plan tables. Charts read tables; they never compute (docs/architecture.md).
 
 Every title and axis comes from the label catalogue, in English or Chinese. Charts are
 tested through ``chart.to_dict()`` (fields, encodings, titles), not pixels.
@@ -11,7 +11,7 @@ from functools import cache
 import altair as alt
 import pandas as pd
 
-from .labels import label, normalize_language
+from ..core.labels import label, normalize_language
 
 #: CJK-capable fonts in order of preference: Windows, macOS, Debian (fonts-noto-cjk).
 FONT = "Microsoft YaHei, PingFang SC, Noto Sans CJK SC, sans-serif"
@@ -89,7 +89,7 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
 def pool_gpus(pools: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """GPUs per pool, working and spare stacked, from the Plan's ``pools`` table."""
     lang = normalize_language(lang)
-    rows = pools[~pools["pool"].str.startswith("fleet")]
+    rows = pools[pools["level"] == "pool"]
     long = pd.concat([
         rows.assign(part=label("chart.working", lang),
                     value=rows["servers"] * rows["gpus_per_server"]),

@@ -1,9 +1,11 @@
 """One bilingual label catalogue for every name a user sees.
 
-``labels.csv`` (beside this module) holds one row per key: the unit, the English and
-Simplified Chinese labels, the Excel number format and a description. Table columns,
+Each package keeps its labels in its own ``labels.csv`` (``core/`` the shared vocabulary,
+each stage its findings and checks, ``views/`` the captions); the loader reads them as
+one catalogue with one row per key: the unit, the English and Simplified Chinese labels,
+the Excel number format and a description. Table columns,
 panel captions, chart titles, finding messages and (later) xlsx headers all read it,
-in the manner of PyPSA's ``component_attrs`` (STYLE.md).
+in the manner of PyPSA's ``component_attrs``.
 
 Keys are stable identifiers (``gpus``, ``panel.workload.title``); languages are ``"en"``
 and ``"zh"`` (aliases such as ``"zh-CN"``, ``"zh_CN"`` and ``"zh-Hans"`` are accepted:
@@ -35,10 +37,10 @@ def normalize_language(lang: str | None) -> str:
 
     >>> normalize_language("zh-CN")
     'zh'
-    >>> normalize_language("fr")
+    >>> normalize_language("fr")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hubplan.errors.HubplanError: language = 'fr': use one of 'en', 'zh' (or zh-CN, zh_CN, zh-Hans)
+    hubplan.core.errors.HubplanError: language = 'fr': use one of 'en', 'zh' (or zh-CN, ...)
     """
     key = (lang or "en").strip().lower()
     if key not in _ALIASES:
@@ -46,16 +48,29 @@ def normalize_language(lang: str | None) -> str:
     return _ALIASES[key]
 
 
+#: The package folder: every ``labels.csv`` below it belongs to the one catalogue.
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def label_files() -> list[Path]:
+    """The label files: ``core/labels.csv`` (shared vocabulary: table columns, choices,
+    values) and one per stage and view package (its findings, checks and captions)."""
+    return sorted(_PACKAGE.glob("*/labels.csv"))
+
+
 @cache
 def catalog() -> pd.DataFrame:
-    """The label catalogue as a DataFrame indexed by key."""
-    path = Path(__file__).with_name("labels.csv")
-    with path.open(encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
-    df = pd.DataFrame(rows).fillna("")
-    dupes = df["key"][df["key"].duplicated()].tolist()
-    if dupes:
-        raise HubplanError(f"labels.csv: duplicate keys {dupes}")
+    """The label catalogue, every package's file in one DataFrame indexed by key."""
+    frames = []
+    for path in label_files():
+        with path.open(encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+        frames.append(pd.DataFrame(rows).fillna("").assign(file=path.parent.name))
+    df = pd.concat(frames, ignore_index=True)
+    dupes = df.loc[df["key"].duplicated(keep=False), ["key", "file"]]
+    if not dupes.empty:
+        where = ", ".join(f"{k} ({f}/labels.csv)" for k, f in dupes.itertuples(index=False))
+        raise HubplanError(f"label keys defined twice: {where}")
     return df.set_index("key")
 
 
@@ -70,7 +85,7 @@ def label(key: str, lang: str = "en", **values: object) -> str:
     lang = normalize_language(lang)
     cat = catalog()
     if key not in cat.index:
-        raise KeyError(f"no label {key!r} in hubplan/labels.csv")
+        raise KeyError(f"no label {key!r} in any hubplan/*/labels.csv")
     text = cat.loc[key, lang] or cat.loc[key, "en"]
     return text.format(**values) if values else text
 
@@ -100,7 +115,9 @@ def column_label(key: str, lang: str = "en") -> str:
 #: Columns whose values are themselves label keys: column -> key prefix.
 VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "interconnect": "interconnect", "status": "status", "check": "checkname",
-                 "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool"}  # fmt: skip
+                 "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
+                 "level": "choice.level", "policy": "choice.policy",
+                 "severity": "severity"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

@@ -1,0 +1,69 @@
+"""The stage record: what a planning stage reads, what it adds to the Plan, how it runs.
+
+Every stage package ends in one small ``stage.py`` that builds a :class:`Stage`; the
+Plan's ``STAGES`` list puts them in planning order and ``build_plan`` loops over it
+(docs/architecture.md, "Adding a stage").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .catalog import Catalog
+from .findings import Finding
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """What a stage's run function returns: its tables by name, and its findings."""
+
+    tables: dict[str, pd.DataFrame]
+    findings: tuple[Finding, ...] = field(default=())
+
+
+#: ``run(catalog=..., tables=..., <section>=...)``: the catalogue, the tables the stage
+#: needs (read-only, by name) and one keyword per scenario section it reads.
+RunFunction = Callable[..., StageResult]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One planning stage.
+
+    Attributes
+    ----------
+    name : str
+        Stage name, as findings and ``build_plan(until=...)`` spell it.
+    sections : tuple[str, ...]
+        Scenario sections it reads (attributes of the Scenario); its cache key.
+    needs : tuple[str, ...]
+        Tables of earlier stages it reads; its cache key too (by content).
+    provides : tuple[str, ...]
+        Tables it adds to the Plan: exactly these, checked on every run.
+    run : RunFunction
+        The pure function that computes them.
+    """
+
+    name: str
+    sections: tuple[str, ...]
+    needs: tuple[str, ...]
+    provides: tuple[str, ...]
+    run: RunFunction
+
+    def __call__(
+        self, catalog: Catalog, tables: Mapping[str, pd.DataFrame], sections: Mapping[str, Any]
+    ) -> StageResult:
+        result = self.run(catalog=catalog, tables=dict(tables), **sections)
+        got, declared = set(result.tables), set(self.provides)
+        if got != declared:
+            missing = ", ".join(sorted(declared - got)) or "none"
+            extra = ", ".join(sorted(got - declared)) or "none"
+            raise RuntimeError(
+                f"stage {self.name!r} must provide exactly {sorted(declared)}; "
+                f"missing: {missing}; undeclared: {extra}"
+            )
+        return result

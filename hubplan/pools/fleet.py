@@ -1,0 +1,94 @@
+"""Fleet totals: the one place pools are added up into the fleet.
+
+Pools are sized on their own; the fleet follows the scenario's peak-overlap policy
+(``workload.overlap``). Fleet rows carry structured columns (``level``, ``policy``,
+``accelerator``, ``server``, ``gpus_per_server``); nothing reads a display string back.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..core.errors import check_range
+
+POOL_KINDS = ("training", "inference", "development")
+
+#: The columns that identify one kind of server in the fleet: pools with the same
+#: accelerator in servers of the same size can share servers; one accelerator in servers
+#: of two sizes is two fleet rows.
+FLEET_KEY = ["accelerator", "gpus_per_server"]
+
+
+def whole_servers(gpus: int, gpus_per_server: int) -> int:
+    """Round a GPU count up to whole servers, returned as GPUs.
+
+    >>> whole_servers(28, 8), whole_servers(132, 8), whole_servers(0, 8)
+    (32, 136, 0)
+    """
+    check_range("gpus_per_server", gpus_per_server, ge=1)
+    return math.ceil(gpus / gpus_per_server) * gpus_per_server
+
+
+def _spares(servers: int, ratio: float) -> int:
+    return math.ceil(round(servers * ratio, 9))
+
+
+def fleet_rows(pools: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """Fleet rows from per-pool rows, one per accelerator × server × server size.
+
+    Parameters
+    ----------
+    pools : DataFrame
+        One row per pool with ``accelerator``, ``server``, ``gpus_per_server``,
+        ``gpus_required``, ``servers`` and ``coincidence``; optionally ``spare_servers``
+        and ``spare_ratio`` (the server stage adds spares, the workload stage does not).
+    policy : {'dedicated', 'shared'}
+        dedicated: each pool owns its servers, the fleet is their sum (spares too).
+        shared: pools that can share servers form one scheduled fleet sized to the
+        coincident peak ⌈Σ required × coincidence⌉ GPUs (never below the largest single
+        pool), in whole servers, with spares at the largest member spare ratio.
+
+    Returns
+    -------
+    DataFrame
+        ``level`` = 'fleet', ``pool`` = 'fleet', ``policy`` and the key columns, with
+        ``gpus_required``, ``servers``, ``gpus`` and, when spares are known,
+        ``spare_servers``, ``total_servers`` and ``total_gpus``.
+
+    Examples
+    --------
+    H100 in 8-GPU servers for training (17 servers) and 4-GPU servers for inference
+    (2 servers) are two kinds of server, so two fleet rows, whatever the policy:
+
+    >>> p = pd.DataFrame({"accelerator": ["H100", "H100"], "server": ["DGX H100", ""],
+    ...                   "gpus_per_server": [8, 4], "gpus_required": [132, 8],
+    ...                   "servers": [17, 2], "coincidence": [1.0, 1.0]})
+    >>> fleet_rows(p, "dedicated")[["gpus_per_server", "servers", "gpus"]].values.tolist()
+    [[8, 17, 136], [4, 2, 8]]
+    """
+    with_spares = "spare_servers" in pools.columns
+    rows = []
+    for key, grp in pools.groupby(FLEET_KEY, sort=False):
+        per_server = int(key[1])
+        named = grp["server"].replace("", None).dropna().unique()
+        if policy == "dedicated":
+            servers = int(grp["servers"].sum())
+            spares = int(grp["spare_servers"].sum()) if with_spares else 0
+        else:
+            peak = math.ceil(round(float((grp["gpus_required"] * grp["coincidence"]).sum()), 9))
+            gpus = max(peak, int(grp["gpus_required"].max()))
+            servers = math.ceil(gpus / per_server)
+            spares = _spares(servers, float(grp["spare_ratio"].max())) if with_spares else 0
+        row = dict(zip(FLEET_KEY, key, strict=True))
+        # The server model when every member that names one names the same; else ''.
+        row.update(level="fleet", pool="fleet", policy=policy,
+                   server=str(named[0]) if len(named) == 1 else "",
+                   gpus_required=int(grp["gpus_required"].sum()), servers=servers,
+                   gpus=servers * per_server)  # fmt: skip
+        if with_spares:
+            row.update(spare_servers=spares, total_servers=servers + spares,
+                       total_gpus=(servers + spares) * per_server)  # fmt: skip
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,126 @@
+"""The server stage entry: balance checks per pool server, and the pool table with
+servers, spares, scheduler partitions and quotas (the fleet from
+:func:`hubplan.pools.fleet_rows`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.catalog import Catalog
+from ..core.errors import HubplanError
+from ..core.findings import Finding
+from ..core.stage import Stage, StageResult
+from ..pools import FLEET_KEY, POOL_KINDS, Pools, PoolSpec, fleet_rows
+from .balance import CHECK_COLUMNS, balance_checks, resolve_server, spare_servers
+from .section import ServerPolicy
+
+POOL_COLUMNS = ["level", "pool", "policy", "partition", "accelerator", "generation", "server",
+                "gpus_per_server", "gpus_required", "servers", "spare_servers", "total_servers",
+                "total_gpus", "existing_gpus", "quota", "max_gpus_per_user"]  # fmt: skip
+
+
+def _existing_generation_findings(kind: str, spec: PoolSpec, catalog: Catalog) -> list[Finding]:
+    acc = catalog.accelerator(spec.accelerator)
+    found = []
+    for existing in spec.existing_servers:
+        row = catalog.server(existing.server)
+        other = catalog.accelerator(row["accelerator"])
+        if kind == "training" and other["generation"] != acc["generation"]:
+            found.append(Finding("warning", "server", kind, "mixed_generations",
+                                 {"pool": kind, "new": acc["name"], "new_gen": acc["generation"],
+                                  "old": other["name"], "old_gen": other["generation"],
+                                  "count": existing.count}))  # fmt: skip
+    return found
+
+
+def _check_findings(kind: str, table: pd.DataFrame) -> list[Finding]:
+    """A finding per failed or warned check, and one listing the checks not sourced."""
+    found = []
+    for check in table.to_dict(orient="records"):
+        if check["status"] in ("fail", "warn"):
+            sev = "error" if check["status"] == "fail" else "warning"
+            params = {k: check[k] for k in ("server", "value", "required", "gpus")}
+            params["ratio"] = check["ram_ratio"]
+            found.append(Finding(sev, "server", kind, f"check_{check['check']}", params))
+    unknown = table.loc[table["status"] == "unknown", "check"].tolist()
+    if unknown:
+        params = {"server": table["server"].iloc[0], "checks": ", ".join(unknown)}
+        found.append(Finding("info", "server", kind, "checks_unknown", params))
+    return found
+
+
+def run_servers(
+    *, catalog: Catalog, tables: dict[str, pd.DataFrame], pools: Pools, server: ServerPolicy
+) -> StageResult:
+    """Balance checks per pool server, and the pool table with servers and spares.
+
+    Reads the workload stage's ``pool_demand`` table (its per-pool rows) and the overlap
+    policy recorded there.
+    """
+    demand = tables["pool_demand"]
+    findings: list[Finding] = []
+    checks, rows = [], []
+    per_pool = demand[demand["level"] == "pool"].set_index("pool")
+    for kind in POOL_KINDS:
+        if kind not in per_pool.index:
+            continue
+        spec: PoolSpec = getattr(pools, kind)
+        acc = catalog.accelerator(spec.accelerator)
+        chosen = resolve_server(spec, catalog)
+        if chosen is not None:
+            if chosen.accelerator != acc["name"] or chosen.gpus != spec.gpus_per_server:
+                raise HubplanError(
+                    f"pools.{kind}: server {chosen.name!r} carries {chosen.gpus} × "
+                    f"{chosen.accelerator}, but the pool plans {spec.gpus_per_server} × "
+                    f"{acc['name']} per server; make accelerator and gpus_per_server match "
+                    "the server, or choose another server"
+                )
+            table = balance_checks(kind, chosen, float(acc["vram_gb"]), server,
+                                   training=kind == "training")  # fmt: skip
+            checks.append(table)
+            findings += _check_findings(kind, table)
+        else:
+            findings.append(Finding("info", "server", kind, "no_server", {"pool": kind}))
+        findings += _existing_generation_findings(kind, spec, catalog)
+        need = per_pool.loc[kind]
+        existing = sum(
+            e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers
+        )
+        n = int(need["servers"])
+        spares = spare_servers(n, spec.spare_ratio)
+        rows.append({
+            "level": "pool", "pool": kind, "policy": need["policy"],
+            "partition": spec.partition or kind, "accelerator": acc["name"],
+            "generation": acc["generation"], "server": chosen.name if chosen else "",
+            "gpus_per_server": spec.gpus_per_server, "gpus_required": int(need["gpus_required"]),
+            "servers": n, "spare_servers": spares, "total_servers": n + spares,
+            "total_gpus": (n + spares) * spec.gpus_per_server,
+            "existing_gpus": existing, "quota": spec.quota,
+            "max_gpus_per_user": spec.max_gpus_per_user, "coincidence": need["coincidence"],
+            "spare_ratio": spec.spare_ratio,
+        })  # fmt: skip
+    pool_df = pd.DataFrame(rows)
+    if not pool_df.empty:
+        fleet = fleet_rows(pool_df, str(pool_df["policy"].iloc[0]))
+        fleet["generation"] = fleet["accelerator"].map(
+            dict(zip(pool_df["accelerator"], pool_df["generation"], strict=True))
+        )
+        existing = pool_df.groupby(FLEET_KEY, sort=False)["existing_gpus"].sum()
+        fleet["existing_gpus"] = [
+            int(existing[k]) for k in fleet[FLEET_KEY].itertuples(index=False, name=None)
+        ]
+        pool_df = pd.concat([pool_df, fleet], ignore_index=True)
+    pool_df = pool_df.reindex(columns=POOL_COLUMNS).fillna({"partition": "", "quota": ""})
+    check_df = (
+        pd.concat(checks, ignore_index=True) if checks else pd.DataFrame(columns=CHECK_COLUMNS)
+    )
+    return StageResult({"pools": pool_df, "server_checks": check_df}, tuple(findings))
+
+
+STAGE = Stage(
+    name="server",
+    sections=("pools", "server"),
+    needs=("pool_demand",),
+    provides=("pools", "server_checks"),
+    run=run_servers,
+)

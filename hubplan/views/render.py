@@ -1,0 +1,59 @@
+"""Tables of data rendered in a language: findings and balance checks.
+
+Stages write codes and numbers; these functions turn them into the sentences a
+consultant reads, in English or Simplified Chinese, from the label catalogue.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.labels import label, normalize_language
+
+
+def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """``plan.findings`` with each finding's message and fix in ``lang``.
+
+    >>> import hubplan
+    >>> plan = hubplan.build_plan(hubplan.default_scenario())
+    >>> findings_table(plan.findings, "zh").columns.tolist()
+    ['severity', 'stage', 'subject', 'code', 'message', 'fix']
+    """
+    lang = normalize_language(lang)
+    out = findings[["severity", "stage", "subject", "code"]].copy()
+    pairs = [
+        (label(f"finding.{c}", lang, **p), label(f"fix.{c}", lang, **p))
+        for c, p in zip(findings["code"], findings["data"], strict=True)
+    ]
+    out["message"] = [m for m, _ in pairs]
+    out["fix"] = [f for _, f in pairs]
+    return out
+
+
+def _check_params(row: dict) -> dict:
+    return {"server": row["server"], "value": row["value"], "required": row["required"],
+            "ratio": row["ram_ratio"], "gpus": row["gpus"]}  # fmt: skip
+
+
+def check_reason(row: dict, lang: str = "en") -> str:
+    """Why a balance check has its status, in ``lang``."""
+    if row["status"] == "unknown":
+        return label("check.unknown", lang, server=row["server"])
+    return label(f"check.{row['check']}", lang, **_check_params(row))
+
+
+def check_fix(row: dict, lang: str = "en") -> str:
+    """What to change when a balance check does not pass ('' when it passes)."""
+    if row["status"] == "pass":
+        return ""
+    return label(f"fix.check_{row['check']}", lang, **_check_params(row))
+
+
+def checks_table(checks: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """``plan["server_checks"]`` with the reason and the fix of each check in ``lang``."""
+    lang = normalize_language(lang)
+    out = checks[["pool", "server", "check", "status", "value", "required"]].copy()
+    rows = checks.to_dict(orient="records")
+    out["reason"] = [check_reason(r, lang) for r in rows]
+    out["fix"] = [check_fix(r, lang) for r in rows]
+    return out

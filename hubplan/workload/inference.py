@@ -1,0 +1,215 @@
+"""Online inference: the planning rule and the token model.
+
+References are listed in :mod:`hubplan.workload`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..core.catalog import Catalog, peak_tflops
+from ..core.errors import HubplanError, check_range
+from ..core.findings import Finding
+from ..pools import PoolSpec, whole_servers
+from .model import ELEMENT_BYTES, GB, resolve_model
+from .section import InferenceService
+
+
+def kv_cache_bytes_per_token(
+    layers: int,
+    kv_heads: int,
+    head_dim: int,
+    bytes_per_element: float = 2.0,
+    kv_lora_rank: int | None = None,
+    qk_rope_head_dim: int | None = None,
+) -> float:
+    """KV-cache bytes per token of context. [B/token]
+
+    Notes
+    -----
+    GQA/MHA: 2 (K and V) × layers × kv_heads × head_dim × bytes. MLA (DeepSeek-V2/V3)
+    caches one latent of kv_lora_rank plus the decoupled RoPE key per layer:
+    layers × (kv_lora_rank + qk_rope_head_dim) × bytes (DeepSeek-V2, arXiv 2405.04434 §2.1).
+
+    Examples
+    --------
+    Llama-2-70B, FP16 (hand: 2 · 80 · 8 · 128 · 2 = 327 680 B = 320 KiB):
+
+    >>> kv_cache_bytes_per_token(80, 8, 128)
+    327680.0
+    """
+    if kv_lora_rank:
+        return layers * (kv_lora_rank + (qk_rope_head_dim or 0)) * bytes_per_element
+    return 2.0 * layers * kv_heads * head_dim * bytes_per_element
+
+
+def inference_gpus_planning_rule(peak_qps: float, mean_latency_s: float, concurrency: float) -> int:
+    """Serving GPUs by Little's law: ⌈peak QPS × mean latency ÷ per-GPU concurrency⌉.
+
+    Requests in flight = arrival rate × time in system (Little's law); each GPU carries
+    ``concurrency`` of them.
+
+    >>> inference_gpus_planning_rule(10, 8, 16)
+    5
+    """
+    check_range("peak_qps", peak_qps, gt=0)
+    check_range("mean_latency_s", mean_latency_s, gt=0)
+    check_range("concurrency", concurrency, gt=0)
+    return math.ceil(round(peak_qps * mean_latency_s / concurrency, 9))
+
+
+def decode_step_seconds(
+    weight_bytes: float,
+    kv_bytes_read: float,
+    mem_bw_tb_s: float,
+    mbu: float,
+    flops: float,
+    peak_tflops: float,
+    mfu: float,
+) -> float:
+    """Time of one decode step: the slower of streaming memory and doing the maths. [s]
+
+    Every step reads all weights plus the batch's KV cache once [MBU]_; the compute
+    ceiling is 2·N_active FLOPs per generated token.
+
+    >>> round(decode_step_seconds(140e9, 0, 4 * 3.35, 0.6, 0, 1, 1) * 1e3, 2)  # ms
+    17.41
+    """
+    t_mem = (weight_bytes + kv_bytes_read) / (mem_bw_tb_s * 1e12 * mbu)
+    t_compute = flops / (peak_tflops * 1e12 * mfu)
+    return max(t_mem, t_compute)
+
+
+# -- model shape -------------------------------------------------------------------------
+
+
+def _tp_candidates(service: InferenceService, pool: PoolSpec, acc: pd.Series) -> list[int]:
+    """Tensor-parallel sizes to try: powers of two up to one server, or up to the
+    scale-up domain where that is larger (GB200 NVL72). PCIe-only servers run tensor
+    parallel over PCIe, slower but common for 8-card inference servers."""
+    if service.tensor_parallel is not None:
+        return [service.tensor_parallel]
+    domain = acc["scaleup_domain_gpus"]
+    limit = max(pool.gpus_per_server, int(domain) if domain == domain else 1)
+    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= limit]
+
+
+def inference_token_model(
+    service: InferenceService, pool: PoolSpec, catalog: Catalog
+) -> pd.DataFrame:
+    """Token-level serving estimate for each tensor-parallel size (one row per size).
+
+    Per replica of t GPUs: weights = N × bytes; KV free = t·VRAM·utilisation − weights;
+    concurrent sequences B = ⌊KV free / (KV bytes/token × (prompt + output))⌋ (capped by
+    ``max_batch``); decode step per :func:`decode_step_seconds` with the mean context
+    prompt + output/2; prefill = 2·N_active·prompt / (t·peak·MFU) (compute-bound);
+    replica capacity = 1 / (prefill + output·step/B) requests/s (prefill and decode
+    share the GPUs); replicas = ⌈QPS / capacity⌉.
+    """
+    acc = catalog.accelerator(pool.accelerator)
+    shape, params, active = resolve_model(catalog, service.model, service.architecture,
+                                          service.params)  # fmt: skip
+    assert shape is not None  # the scenario requires model or architecture
+    peak = peak_tflops(acc, service.compute_precision)
+    bw = float(acc["mem_bw_tb_s"])
+    if math.isnan(bw):
+        raise HubplanError(
+            f"accelerator {acc['name']!r} has no sourced memory bandwidth (mem_bw_tb_s); the "
+            "token-level inference estimate needs it: choose another accelerator or add it"
+        )
+    kv_tok = kv_cache_bytes_per_token(
+        shape.layers, shape.kv_heads, shape.head_dim, ELEMENT_BYTES[service.kv_precision],
+        shape.kv_lora_rank, shape.qk_rope_head_dim,
+    )  # fmt: skip
+    weights = params * ELEMENT_BYTES[service.weight_precision]
+    seq_tokens = service.prompt_tokens + service.output_tokens
+    mean_ctx = service.prompt_tokens + service.output_tokens / 2
+    rows = []
+    for tp in _tp_candidates(service, pool, acc):
+        usable = tp * float(acc["vram_gb"]) * GB * service.gpu_memory_utilization
+        free = usable - weights
+        fit = max(math.floor(free / (kv_tok * seq_tokens)), 0) if free > 0 else 0
+        batch = min(fit, service.max_batch)
+        row = {"tensor_parallel": tp, "weights_gb": weights / GB, "kv_free_gb": free / GB,
+               "kv_cache_bytes_per_token": kv_tok, "concurrent_seqs": batch}  # fmt: skip
+        if batch < 1:
+            rows.append({**row, "replicas": math.nan, "gpus": math.nan, "fits": False})
+            continue
+        step = decode_step_seconds(weights / 1, batch * kv_tok * mean_ctx, tp * bw,
+                                   service.memory_bandwidth_utilization,
+                                   2 * active * batch, tp * peak, service.compute_mfu)  # fmt: skip
+        t_mem = (weights + batch * kv_tok * mean_ctx) / (
+            tp * bw * 1e12 * service.memory_bandwidth_utilization
+        )
+        prefill = 2 * active * service.prompt_tokens / (tp * peak * 1e12 * service.compute_mfu)
+        decode_share = service.output_tokens * step / batch
+        capacity = 1 / (prefill + decode_share)
+        replicas = math.ceil(round(service.peak_qps / capacity, 9))
+        if prefill > decode_share:
+            bind = "prefill_compute"
+        elif t_mem >= step * (1 - 1e-12):
+            bind = "decode_bandwidth"
+        else:
+            bind = "decode_compute"
+        rows.append({
+            **row, "decode_step_ms": step * 1e3,
+            "decode_tokens_per_s_per_seq": 1 / step,
+            "decode_tokens_per_s": batch / step, "ttft_s": prefill,
+            "latency_s": prefill + service.output_tokens * step,
+            "replica_qps": capacity, "replicas": replicas, "gpus": replicas * tp,
+            "fits": True, "limit": "batch_cap" if fit > service.max_batch else "kv_memory",
+            "token_binding": bind,
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def size_inference(
+    service: InferenceService, pool: PoolSpec, catalog: Catalog
+) -> tuple[dict, list[Finding]]:
+    """Size one service both ways (planning rule, token model) and say which binds."""
+    acc = catalog.accelerator(pool.accelerator)
+    rule = inference_gpus_planning_rule(service.peak_qps, service.mean_latency_s,
+                                        service.concurrency_per_gpu)  # fmt: skip
+    options = inference_token_model(service, pool, catalog)
+    found: list[Finding] = []
+    viable = options[options["fits"]]
+    if viable.empty:
+        weights = float(options["weights_gb"].iloc[0])
+        found.append(Finding("error", "workload", service.name, "weights_do_not_fit",
+                             {"weights": weights, "tp": int(options["tensor_parallel"].max()),
+                              "accelerator": acc["name"]}))  # fmt: skip
+        best = None
+        token_gpus = math.nan
+    else:
+        best = viable.sort_values(["gpus", "tensor_parallel"]).iloc[0]
+        token_gpus = int(best["gpus"])
+    required = rule if best is None else max(rule, token_gpus)
+    binding = "planning_rule" if best is None or rule >= token_gpus else "token_model"
+    gpus = whole_servers(required, pool.gpus_per_server)
+    row = {
+        "service": service.name, "accelerator": acc["name"], "peak_qps": service.peak_qps,
+        "rule_gpus": rule, "token_gpus": token_gpus, "gpus_required": required,
+        "gpus": gpus, "servers": gpus // pool.gpus_per_server, "binding": binding,
+    }  # fmt: skip
+    if best is not None:
+        for key in ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
+                    "concurrent_seqs", "decode_step_ms", "decode_tokens_per_s_per_seq",
+                    "decode_tokens_per_s", "ttft_s", "latency_s", "replica_qps", "replicas",
+                    "token_binding"):  # fmt: skip
+            row[key] = best[key]
+        if best["latency_s"] > service.mean_latency_s * 1.5:
+            found.append(Finding("warning", "workload", service.name, "latency_mismatch",
+                                 {"model_s": best["latency_s"],
+                                  "rule_s": service.mean_latency_s}))  # fmt: skip
+        if best["tensor_parallel"] > pool.gpus_per_server:
+            found.append(Finding("warning", "workload", service.name, "tp_across_servers",
+                                 {"tp": int(best["tensor_parallel"]),
+                                  "per_server": pool.gpus_per_server}))  # fmt: skip
+    found.append(Finding("info", "workload", service.name, f"inference_{binding}",
+                         {"rule": rule, "token": token_gpus, "gpus": gpus}))  # fmt: skip
+    return row, found
+
+
+# -- development and pools ---------------------------------------------------------------
