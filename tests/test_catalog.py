@@ -1,14 +1,15 @@
 """The shipped catalogues: provenance, physical sanity, lookups, user overrides."""
 
 import math
+import re
 
 import pytest
 
 import hubplan
 from hubplan.core.catalog import peak_tflops
 
-PRECISIONS = [("tf32", "tflops"), ("bf16", "tflops"), ("fp8", "tflops"), ("int8", "tops"),
-              ("fp4", "tflops")]  # fmt: skip
+PRECISIONS = [("tf32", "tflops"), ("bf16", "tflops"), ("fp16", "tflops"), ("fp8", "tflops"),
+              ("int8", "tops"), ("fp4", "tflops")]  # fmt: skip
 
 REQUIRED = ["H100 SXM5 80GB", "H100 PCIe 80GB", "H100 NVL 94GB", "H200 SXM 141GB",
             "H800 SXM5 80GB", "H20 96GB", "A100 SXM4 80GB", "A100 PCIe 40GB", "A800 SXM4 80GB",
@@ -22,10 +23,38 @@ def test_required_accelerators_present(catalog):
 
 
 def test_every_row_has_provenance(catalog):
-    for df in (catalog.accelerators, catalog.models):
+    for df in (catalog.accelerators, catalog.models, catalog.servers):
         assert (df["source"].str.len() > 10).all()
         assert df["as_of"].str.match(r"^\d{4}(-\d{2}){0,2}$").all()
         assert df["confidence"].isin(["high", "medium", "low"]).all()
+
+
+#: Citations a reader cannot follow: no document, only a pointer into someone's tooling.
+UNFOLLOWABLE = re.compile(
+    r"recalled|spreadsheet|look-?up id|index id|file id|search-index|internal|digest"
+    r"|planning note|public note|research note|secondary listing|unnamed|a public github file",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("table", ["accelerators", "models", "servers"])
+def test_every_source_is_followable(catalog, table):
+    df = getattr(catalog, table)
+    cols = [c for c in ("source", "price_source", "params_source") if c in df]
+    for _, row in df.iterrows():
+        assert row["source"].strip(), row["name"]
+        for col in cols:
+            hit = UNFOLLOWABLE.search(row[col])
+            assert hit is None, f"{table} {row['name']!r} {col}: {hit.group(0)!r}"
+        # a price needs its own source
+        if "price_usd" in df and not math.isnan(row["price_usd"]):
+            assert len(row["price_source"]) > 10, row["name"]
+
+
+def test_unfollowable_source_is_caught():
+    assert UNFOLLOWABLE.search("HF config via search-index file id 77689")
+    assert UNFOLLOWABLE.search("quote in a public GPU-cluster cost spreadsheet")
+    assert not UNFOLLOWABLE.search("NVIDIA DGX B200 User Guide (https://docs.nvidia.com/dgx/)")
 
 
 @pytest.mark.parametrize(("precision", "unit"), PRECISIONS)
@@ -59,7 +88,7 @@ def test_published_h100_figures(catalog):
     h100 = catalog.accelerator("H100 SXM5 80GB")
     assert peak_tflops(h100, "bf16") == 989.5
     assert peak_tflops(h100, "bf16", sparse=True) == 1979
-    assert peak_tflops(h100, "fp16") == 989.5  # FP16 and BF16 share the tensor peak
+    assert peak_tflops(h100, "fp16") == 989.5  # NVIDIA lists FP16 = BF16 (own column)
     assert peak_tflops(h100, "int8", sparse=True) == 3958  # the "TOPS" marketing figure
     assert h100["vram_gb"] == 80 and h100["mem_bw_tb_s"] == 3.35 and h100["tdp_w"] == 700
 
@@ -154,3 +183,131 @@ def test_missing_figure_is_never_guessed(catalog):
     assert math.isnan(h800["bf16_sparse_tflops"])
     with pytest.raises(hubplan.CatalogError, match="no sourced sparse bf16 figure"):
         peak_tflops(h800, "bf16", sparse=True)
+
+
+# ---- Corrections from the catalogue review (issue 8), each pinned with its source ----
+
+
+def test_fp16_is_never_read_from_bf16(catalog):
+    # ml-engineering TFLOPS table (compute/accelerator/README.md): Gaudi 3 fp16 459, bf16 1677.
+    gaudi = catalog.accelerator("Gaudi 3 128GB")
+    assert peak_tflops(gaudi, "fp16") == 459
+    assert peak_tflops(gaudi, "bf16") == 1677  # 1600 MHz x 256x256 x 2 x 8 MMEs; not 1835
+    assert peak_tflops(gaudi, "fp8") == 1677
+    # Intel Gaudi network configuration docs: 21 scale-up ports x 200 Gb/s = 525 GB/s a way
+    assert gaudi["scaleup_bw_gb_s"] == 21 * 200 / 8 * 2
+    # a row with BF16 but no FP16 figure stops and says so, rather than substituting
+    br100 = catalog.accelerator("BR100")
+    assert peak_tflops(br100, "bf16") == 1024
+    with pytest.raises(hubplan.CatalogError, match=r"no sourced dense fp16 figure.*not used"):
+        peak_tflops(br100, "fp16")
+
+
+def test_user_csv_without_fp16_column_does_not_fall_back(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text(
+        HEADER + "\nX1 64GB,x1,Acme,datacenter-training,64,500,2.0,Acme sheet,2026-10,medium\n"
+    )
+    x1 = hubplan.load_catalog(accelerators=path).accelerator("x1")
+    with pytest.raises(hubplan.CatalogError, match="fp16_dense_tflops"):
+        peak_tflops(x1, "fp16")
+
+
+@pytest.mark.parametrize(
+    ("name", "fp16", "bf16", "int8"),
+    [  # Huawei Ascend/msmodeling tensor_cast/device.py, ATLAS_800 profiles
+        ("Ascend 910B 376T 64GB", 376, 353.9, 752),  # ATLAS_800_A2_376T_64G
+        ("Ascend 910B 64GB", 313, 294.9, 626),  # ATLAS_800_A2_313T_64G (named default)
+        ("Ascend 910B 280T 64GB", 280, 245.8, 560),  # ATLAS_800_A2_280T_64G
+        ("Ascend 910C 128GB", 752, 707.8, 1504),  # 2 x ATLAS_800_A3_752T_128G_DIE
+    ],
+)
+def test_ascend_figures_follow_huawei_profiles(catalog, name, fp16, bf16, int8):
+    acc = catalog.accelerator(name)
+    assert peak_tflops(acc, "fp16") == fp16
+    assert peak_tflops(acc, "bf16") == bf16
+    assert peak_tflops(acc, "int8") == int8
+    assert acc["mem_bw_tb_s"] > 0  # 1.6 TB/s per die: 910B inference plans no longer stop
+    assert catalog.accelerator("910B")["name"] == "Ascend 910B 64GB"
+
+
+def test_export_market_fp8(catalog):
+    # Hopper FP8 = 2 x BF16 dense: H800 1979 (DeepGEMM measures > 1550 on H800), H20 296
+    assert peak_tflops(catalog.accelerator("H800"), "fp8") == 1979
+    assert peak_tflops(catalog.accelerator("H20"), "fp8") == 296
+    assert catalog.accelerator("A800 PCIe 40GB")["memory_type"] == "HBM2"
+    assert catalog.accelerator("B200")["mem_bw_tb_s"] == 8.0  # DGX B200: 64 TB/s / 8
+
+
+def test_server_corrections(catalog):
+    # NVIDIA DPS device specifications: DGX_GB200 compute tray maxLoadWatts 6667
+    assert catalog.server("DGX GB200 compute tray")["max_power_kw"] == 6.667
+    rack = catalog.server("GB200 NVL72 rack")["max_power_kw"]
+    assert 18 * 6.667 < rack <= 132  # trays alone are 120 kW; plus switch trays and losses
+    # heise/Intel launch table: Xeon 6776P is 64 cores, 2.3 GHz base; two per DGX B300
+    b300 = catalog.server("DGX B300")
+    assert (b300["cpu_cores_total"], b300["cpu_base_ghz"]) == (128, 2.3)
+    # 2 dual-port storage cards, each on PCIe Gen5 x16 (~504 Gb/s a way): not 4 x 400
+    dgx = catalog.server("DGX H100")
+    assert dgx["storage_usable_gbps"] < dgx["storage_nics"] * dgx["storage_nic_gbps"]
+    assert 800 <= dgx["storage_usable_gbps"] <= 1008
+
+
+def test_unpriced_rows_load_with_nan_price(catalog):
+    for name in ("Ascend 910B 64GB", "MLU370-X8", "MTT S4000", "MetaX C500", "MI325X"):
+        assert math.isnan(catalog.accelerator(name)["price_usd"]), name
+
+
+def _mla_moe(h, layers, heads, vocab, experts, top_k, moe_ffn, dense_ffn, dense_layers):
+    """Total and active parameters of a DeepSeek-V3-style MLA MoE from its config.json.
+
+    Constants shared by DeepSeek-V3/R1 and Kimi-K2 configs: q_lora_rank 1536,
+    kv_lora_rank 512, qk_nope 128, qk_rope 64, v_head 128, one shared expert, untied
+    embeddings, a biased router.
+    """
+    attn = (h * 1536 + 1536 + 1536 * heads * 192 + h * 576 + 512 + 512 * heads * 256
+            + heads * 128 * h + 2 * h)  # fmt: skip
+    full = (experts + 1) * 3 * h * moe_ffn + experts * (h + 1)
+    act = (top_k + 1) * 3 * h * moe_ffn + experts * (h + 1)
+    common = layers * attn + dense_layers * 3 * h * dense_ffn + 2 * vocab * h + h
+    moe_layers = layers - dense_layers
+    return common + moe_layers * full, common + moe_layers * act
+
+
+def _gqa_moe(r, dense_ffn=0, dense_layers=0, shared=0, qkv_bias=False, qk_norm=True):
+    h, hd = r["hidden_size"], r["head_dim"]
+    q, kv = r["attention_heads"] * hd, r["kv_heads"] * hd
+    attn = 2 * h * q + 2 * h * kv + (q + 2 * kv) * qkv_bias + 2 * hd * qk_norm + 2 * h
+    e, k, m = r["moe_experts"], r["moe_active_experts"], r["ffn_hidden_size"]
+    full = (e + shared) * 3 * h * m + e * h
+    act = (k + shared) * 3 * h * m + e * h
+    common = r["layers"] * attn + dense_layers * 3 * h * dense_ffn + 2 * r["vocab_size"] * h + h
+    moe_layers = r["layers"] - dense_layers
+    return common + moe_layers * full, common + moe_layers * act
+
+
+def test_new_models_match_their_configs(catalog):
+    m = catalog.models.set_index("name")
+    # DeepSeek-V3 config (and R1, same shapes): 671,026,419,200 total, 37.55 B active
+    assert _mla_moe(7168, 61, 128, 129280, 256, 8, 2048, 18432, 3)[0] == 671_026_419_200
+    assert tuple(m.loc["DeepSeek-R1", ["layers", "kv_lora_rank", "moe_experts"]]) == (61, 512, 256)
+    # Kimi-K2 config: 64 heads, 384 experts top-8, 1 dense layer, vocab 163840
+    k2 = m.loc["Kimi-K2"]
+    total, active = _mla_moe(7168, 61, 64, 163840, 384, 8, 2048, 18432, 1)
+    assert (k2["total_params"], k2["active_params"]) == (total, active)
+    assert total == pytest.approx(1.04e12, rel=0.02)  # Kimi K2 report: 1.04 T total
+    assert active == pytest.approx(32.6e9, rel=0.02)  # 32.6 B activated
+    # GLM-4.5 config: 160 experts + 1 shared, 3 dense layers, QKV bias; card 355 B / 32 B
+    glm = m.loc["GLM-4.5"]
+    total, active = _gqa_moe(glm, 12288, 3, shared=1, qkv_bias=True, qk_norm=False)
+    assert (glm["total_params"], glm["active_params"]) == (total, active)
+    assert total == pytest.approx(355e9, rel=0.02)
+    assert active - 2 * 151552 * 5120 == pytest.approx(32e9, rel=0.02)  # card excludes embeddings
+    # Qwen3 MoE configs: no shared expert, QK-norm
+    for name, published in (("Qwen3-30B-A3B", (30.5e9, 3.3e9)), ("Qwen3-235B-A22B", (235e9, 22e9))):
+        total, active = _gqa_moe(m.loc[name])
+        assert (m.loc[name, "total_params"], m.loc[name, "active_params"]) == (total, active)
+        assert (total, active) == pytest.approx(published, rel=0.02), name
+    # Qwen3 dense (QK-norm, untied): 8.19 B, 14.77 B, 32.76 B
+    for name, published in (("Qwen3-8B", 8.2e9), ("Qwen3-14B", 14.8e9), ("Qwen3-32B", 32.8e9)):
+        assert m.loc[name, "total_params"] == pytest.approx(published, rel=0.01), name

@@ -32,6 +32,7 @@ ACCELERATOR_SCHEMA: dict[str, tuple[str, bool]] = {
     "fp32_dense_tflops": (_NUM, False),
     "tf32_dense_tflops": (_NUM, False), "tf32_sparse_tflops": (_NUM, False),
     "bf16_dense_tflops": (_NUM, False), "bf16_sparse_tflops": (_NUM, False),
+    "fp16_dense_tflops": (_NUM, False), "fp16_sparse_tflops": (_NUM, False),
     "fp8_dense_tflops": (_NUM, False), "fp8_sparse_tflops": (_NUM, False),
     "int8_dense_tops": (_NUM, False), "int8_sparse_tops": (_NUM, False),
     "fp4_dense_tflops": (_NUM, False), "fp4_sparse_tflops": (_NUM, False),
@@ -64,6 +65,7 @@ SERVER_SCHEMA: dict[str, tuple[str, bool]] = {
     "cpu_base_ghz": (_NUM, False), "ram_gb": (_NUM, False),
     "compute_nics": (_INT, False), "compute_nic_gbps": (_NUM, False),
     "storage_nics": (_INT, False), "storage_nic_gbps": (_NUM, False),
+    "storage_usable_gbps": (_NUM, False),
     "inband_nics": (_INT, False), "inband_nic_gbps": (_NUM, False),
     "bmc_nics": (_INT, False), "bmc_nic_gbps": (_NUM, False),
     "pcie_gen": (_INT, False), "local_nvme_tb": (_NUM, False), "max_power_kw": (_NUM, False),
@@ -81,9 +83,11 @@ _CHOICES = {
     "architecture": {"dense", "moe"},
 }
 
-#: Precision name -> catalogue column stem (BF16 and FP16 tensor peaks are one column).
+#: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,
+#: Ascend 910B/910C) run FP16 at a different rate than BF16, so one never stands in for the
+#: other.
 PRECISION_COLUMN = {
-    "fp64": "fp64_tensor", "fp32": "fp32", "tf32": "tf32", "bf16": "bf16", "fp16": "bf16",
+    "fp64": "fp64_tensor", "fp32": "fp32", "tf32": "tf32", "bf16": "bf16", "fp16": "fp16",
     "fp8": "fp8", "int8": "int8", "fp4": "fp4", "int4": "fp4",
 }  # fmt: skip
 
@@ -279,10 +283,11 @@ def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:
         col = f"{stem}_{'sparse' if sparse else 'dense'}_{unit_}"
     value = float(acc[col])
     if math.isnan(value):
+        not_bf16 = " (the BF16 figure is not used in its place)" if precision == "fp16" else ""
         raise CatalogError(
             f"accelerator {acc['name']!r} has no sourced {'sparse' if sparse else 'dense'} "
-            f"{precision} figure (column {col} is empty in data/accelerators.csv); choose "
-            "another precision or accelerator, or add the figure with its source in your "
-            "own catalogue CSV"
+            f"{precision} figure{not_bf16} (column {col} is empty in data/accelerators.csv); "
+            "choose another precision or accelerator, or add the figure with its source in "
+            "your own catalogue CSV"
         )
     return value
