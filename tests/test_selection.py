@@ -174,3 +174,23 @@ def test_one_workstation_server_is_not_a_multinode_pool(workstation_catalog, def
     plan = hubplan.build_plan(small, workstation_catalog)
     assert plan["training"].loc[0, "servers"] == 1
     assert "workstation_multinode" not in set(plan.findings["code"])
+
+
+def test_unpriced_candidates_are_shown_unranked_not_dropped(default):
+    # No domestic card has a public price (data/accelerators.csv, price_usd empty): the
+    # Ascend 910B stays in the comparison with its GPU count, unranked, with the reason.
+    s = default.with_changes(
+        {"accelerator.candidates": ["H100 SXM5 80GB", "Ascend 910B 64GB", "L40S 48GB"]}
+    )
+    plan = hubplan.build_plan(s)
+    c = plan["candidates"].set_index(["workload", "candidate"])
+    ascend = c.loc[(TRAIN, "Ascend 910B 64GB")]
+    assert ascend["unranked"] == "no_price" and ascend["rank"] != ascend["rank"]
+    # 5.25e22 FLOP / (294.9e12 BF16 × 0.45 × 0.9 × 86 400 × 15/1.3) = 440.9 → 441 → 448 GPUs
+    assert ascend["gpus"] == 448
+    # L40S cannot hold the 70 B layout: unranked for that reason, not for price
+    assert c.loc[(TRAIN, "L40S 48GB"), "unranked"] == "does_not_fit"
+    assert c.loc[(TRAIN, "H100 SXM5 80GB"), "unranked"] == ""
+    found = findings_table(plan.findings)
+    msg = found.loc[found["code"] == "unranked_no_price", "message"].iloc[0]
+    assert "no public price: Ascend 910B 64GB" in msg

@@ -248,10 +248,20 @@ def compare_inference(service: InferenceService, pool: PoolSpec, selection: Sele
 
 
 def rank(table: pd.DataFrame, rank_by: str) -> pd.DataFrame:
-    """Rank candidates within each workload; unpriced or unfit candidates rank last."""
+    """Rank candidates within each workload.
+
+    A candidate that cannot hold the workload, or has no sourced figure for the ranking
+    key (no public price, no TDP), is kept in the table unranked, with the reason in
+    ``unranked`` ('does_not_fit', 'no_price', 'no_power'); ranked rows have ''.
+    """
     key = "capex_usd" if rank_by == "capex" else "power_kw"
     out = table.copy()
-    usable = out[key].notna() & out.get("fits", True).fillna(False).astype(bool)
+    fits = out.get("fits", pd.Series(True, index=out.index)).fillna(False).astype(bool)
+    priced = out[key].notna()
+    usable = priced & fits
+    out["unranked"] = ""
+    out.loc[~priced, "unranked"] = "no_price" if rank_by == "capex" else "no_power"
+    out.loc[~fits, "unranked"] = "does_not_fit"
     out["rank"] = math.nan
     for _, idx in out[usable].groupby("workload", sort=False).groups.items():
         order = out.loc[idx].sort_values([key, "gpus"]).index

@@ -45,6 +45,7 @@ def run_selection(
     table = rank(pd.DataFrame(rows), selection.rank_by) if rows else pd.DataFrame()
     findings = _plan_findings(workload, pools, catalog, training)
     findings += _winner_findings(table, pools, catalog, selection.rank_by)
+    findings += _unranked_findings(table)
     tables_out = {"candidates": table, "compute_claims": compute_claims(names, catalog)}
     return StageResult(tables_out, tuple(findings))
 
@@ -85,6 +86,18 @@ def _winner_findings(table: pd.DataFrame, pools: Pools, catalog: Catalog,
                                  {"winner": w["candidate"], "chosen": chosen,
                                   "winner_value": w[key], "chosen_value": mine[key].iloc[0],
                                   "gpus": int(w["gpus"])}))  # fmt: skip
+    return found
+
+
+def _unranked_findings(table: pd.DataFrame) -> list[Finding]:
+    """One info finding per workload naming the candidates that could not be ranked."""
+    if table.empty:
+        return []
+    found = []
+    for workload, grp in table[table["unranked"] != ""].groupby("workload", sort=False):
+        for reason, names in grp.groupby("unranked", sort=False)["candidate"]:
+            found.append(Finding("info", "accelerator", str(workload), f"unranked_{reason}",
+                                 {"candidates": ", ".join(names)}))  # fmt: skip
     return found
 
 
