@@ -3,8 +3,6 @@
 Expected values are worked by hand from catalogue figures (sources in data/accelerators.csv).
 """
 
-import math
-
 import pytest
 
 import hubplan
@@ -63,12 +61,15 @@ def test_training_comparison_numbers(plan):
     assert mi["capex_usd"] == pytest.approx(3_120_000)
 
 
-def test_l40s_cannot_hold_the_70b_layout(plan):
+def test_l40s_holds_the_70b_layout_only_when_memory_binds(plan):
     l40s = cand(plan, TRAIN, "L40S 48GB")
-    # TP 8, ZeRO-1 over 45 replicas: 17.5 + 17.5 + 12·70e9/8/45 (2.33) + 11.41 = 48.7 GB > 48
-    assert l40s["state_per_gpu_gb"] == pytest.approx(48.74, abs=0.01)
-    assert not l40s["fits"]
-    assert math.isnan(l40s["rank"])  # an unfit card is never ranked
+    # TP 8, ZeRO-1: per GPU 17.5 (BF16 weights / 8) + 17.5 (gradients) + 11.4085
+    # (activations, 80 × 34 × 4096 × 8192 / 8 B) + 12·70e9 / 8 / DP GB. At the compute-bound
+    # 45 replicas that is 48.74 GB > 48 GB; it first fits at DP ≥ 105 / (48 − 46.4085)
+    # = 65.97 → 66 replicas = 528 GPUs (47.999 GB): the L40S plan is memory-bound.
+    assert l40s["gpus"] == 528 and l40s["binding"] == "memory"
+    assert l40s["state_per_gpu_gb"] == pytest.approx(47.9994, abs=0.001)
+    assert l40s["fits"]
     assert l40s["interconnect"] == "tp_beyond_scaleup"  # PCIe-only card, TP 8
 
 
@@ -188,9 +189,22 @@ def test_unpriced_candidates_are_shown_unranked_not_dropped(default):
     assert ascend["unranked"] == "no_price" and ascend["rank"] != ascend["rank"]
     # 5.25e22 FLOP / (294.9e12 BF16 × 0.45 × 0.9 × 86 400 × 15/1.3) = 440.9 → 441 → 448 GPUs
     assert ascend["gpus"] == 448
-    # L40S cannot hold the 70 B layout: unranked for that reason, not for price
-    assert c.loc[(TRAIN, "L40S 48GB"), "unranked"] == "does_not_fit"
+    assert c.loc[(TRAIN, "L40S 48GB"), "unranked"] == ""  # memory-bound at 528 GPUs, priced
     assert c.loc[(TRAIN, "H100 SXM5 80GB"), "unranked"] == ""
     found = findings_table(plan.findings)
     msg = found.loc[found["code"] == "unranked_no_price", "message"].iloc[0]
     assert "no public price: Ascend 910B 64GB" in msg
+
+
+def test_a_layout_that_cannot_fit_is_unranked_with_the_reason(default):
+    # QLoRA at TP 1 needs ~128 GB per GPU on any card below that (see test_workload):
+    # H100 and L40S cannot hold it; MI300X (192 GB) can.
+    s = default.with_changes({
+        "workload.training.0.method": "qlora", "workload.training.0.tensor_parallel": 1,
+        "accelerator.candidates": ["H100 SXM5 80GB", "L40S 48GB", "MI300X 192GB"],
+    })  # fmt: skip
+    c = hubplan.build_plan(s)["candidates"]
+    c = c[c["workload"] == TRAIN].set_index("candidate")
+    assert c.loc["H100 SXM5 80GB", "unranked"] == "does_not_fit"
+    assert c.loc["L40S 48GB", "unranked"] == "does_not_fit"
+    assert c.loc["MI300X 192GB", "unranked"] == "" and c.loc["MI300X 192GB", "rank"] == 1

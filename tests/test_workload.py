@@ -327,3 +327,34 @@ def test_token_model_against_nvidia_nim_benchmark(catalog):
     assert row["ttft_s"] == pytest.approx(0.3565, abs=1e-4)
     assert row["decode_step_ms"] == pytest.approx(18.58, rel=0.05)  # published ITL
     assert row["ttft_s"] == pytest.approx(0.40677, rel=0.15)  # published TTFT
+
+
+def test_gpu_count_rounds_to_whole_layout_groups_and_servers(default):
+    # TP 4 × PP 3 = 12-GPU replicas in 8-GPU servers: the pool grows in lcm(12, 8) = 24.
+    # The deadline needs 132 GPUs (worked example) → ⌈132 / 24⌉ × 24 = 144 GPUs, i.e.
+    # 12 data-parallel replicas in 18 servers (whole servers alone would give 136).
+    s = default.with_changes(
+        {"workload.training.0.tensor_parallel": 4, "workload.training.0.pipeline_parallel": 3}
+    )
+    row = hubplan.build_plan(s)["training"].iloc[0]
+    assert row["layout_step_gpus"] == 24
+    assert row["gpus"] == 144 and row["servers"] == 18
+
+
+def test_memory_binding_counts_the_layout_not_only_the_state(default):
+    # QLoRA on the 70 B model, TP 1: the NF4 base is 70e9 × 4.127 / 8 = 36.1 GB and the
+    # "state × headroom" rule needs 1 GPU, but one GPU of the layout also holds the
+    # activations of 80 layers at s = 4096 without tensor parallelism (Korthikanti Eq. 2 with
+    # selective recompute: 34 · s · b · h = 34 × 4096 × 8192 B = 1.14 GB per layer,
+    # 91.3 GB in all): 128 GB per GPU whatever the data parallelism, more than 80 GB.
+    # That is an error, not "memory needs 1 GPU".
+    s = default.with_changes(
+        {"workload.training.0.method": "qlora", "workload.training.0.tensor_parallel": 1}
+    )
+    plan = hubplan.build_plan(s)
+    mem = plan["training_memory"].iloc[0]
+    assert 127 < mem["total_gb"] < 130 and not mem["fits"]
+    errors = set(plan.errors["code"])
+    assert "layout_cannot_fit" in errors
+    # The default layout (TP 8) fits at its compute-bound size: no such error there.
+    assert "layout_cannot_fit" not in set(hubplan.build_plan(default).findings["code"])

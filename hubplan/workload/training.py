@@ -12,7 +12,7 @@ import pandas as pd
 from ..core.catalog import Catalog, peak_tflops
 from ..core.errors import HubplanError, InputError, check_range
 from ..core.findings import Finding
-from ..pools import PoolSpec, whole_servers
+from ..pools import PoolSpec
 from .model import GB, ModelShape, resolve_model
 from .section import TrainingJob
 
@@ -306,9 +306,14 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
     state = st["frozen"] * st["frozen_bpp"] + st["trainable"] * (st["wb"] + st["gb"] + st["ob"])
     vram = float(acc["vram_gb"])
     hold_gpus = memory_bound_gpu_count(state, vram, 1.0)
-    memory_gpus = memory_bound_gpu_count(state, vram, job.memory_headroom)
+    rule_gpus = memory_bound_gpu_count(state, vram, job.memory_headroom)
+    step = layout_step(job.tensor_parallel, job.pipeline_parallel, pool.gpus_per_server)
+    layout_gpus = layout_memory_gpu_count(job, pool, catalog, step)
+    # The memory bound is the larger of the planning rule (state × headroom) and what the
+    # parallel layout really needs per GPU (states per ZeRO stage + activations).
+    memory_gpus = max(rule_gpus, layout_gpus or 0)
     required = max(compute_gpus, memory_gpus)
-    gpus = whole_servers(required, pool.gpus_per_server)
+    gpus = math.ceil(required / step) * step
     binding = "compute" if compute_gpus >= memory_gpus else "memory"
     days_to_finish = training_days(flops, gpus, peak, job.mfu, job.goodput)
     row = {
@@ -319,12 +324,13 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
         "days_available": job.days / (1 + job.time_margin), "gpu_days": gpu_days,
         "compute_bound_gpus": compute_gpus, "model_state_gb": state / GB,
         "gpus_to_hold_state": hold_gpus, "memory_headroom": job.memory_headroom,
-        "memory_bound_gpus": memory_gpus, "gpus_required": required, "gpus": gpus,
+        "memory_bound_gpus": rule_gpus, "layout_memory_gpus": layout_gpus or math.nan,
+        "layout_step_gpus": step, "gpus_required": required, "gpus": gpus,
         "servers": gpus // pool.gpus_per_server, "binding": binding,
         "days_to_finish": days_to_finish,
         "tokens_per_s": tokens / (days_to_finish * SECONDS_PER_DAY),
         "days_on_memory_bound": training_days(
-            flops, whole_servers(memory_gpus, pool.gpus_per_server), peak, job.mfu, job.goodput
+            flops, math.ceil(rule_gpus / step) * step, peak, job.mfu, job.goodput
         ),
     }  # fmt: skip
 
@@ -341,6 +347,12 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
             found.append(Finding("warning", "workload", subj, "params_override",
                                  {"params_b": job.params / 1e9, "model": shape.name,
                                   "catalog_b": shape.total_params / 1e9}))  # fmt: skip
+    if layout_gpus is None:
+        mem, _ = training_memory(job, pool, catalog, LAYOUT_SEARCH_LIMIT_GPUS)
+        found.append(Finding("error", "workload", subj, "layout_cannot_fit",
+                             {"total": mem["total_gb"], "vram": vram, "tp": job.tensor_parallel,
+                              "pp": job.pipeline_parallel, "zero": job.zero_stage,
+                              "accelerator": acc["name"]}))  # fmt: skip
     found.append(
         Finding(
             "info",
@@ -358,6 +370,53 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
         )
     )
     return row, found
+
+
+#: The largest cluster the layout search tries before calling a layout infeasible: four
+#: times the 16 384-GPU Llama 3 run (arXiv 2407.21783).
+LAYOUT_SEARCH_LIMIT_GPUS = 65_536
+
+
+def layout_step(tensor_parallel: int, pipeline_parallel: int, gpus_per_server: int) -> int:
+    """The GPU count a training pool grows by: whole model-parallel groups (TP × PP, one
+    data-parallel replica each) that also fill whole servers. [GPUs]
+
+    Notes
+    -----
+    lcm(TP × PP, GPUs per server): a data-parallel replica spans TP × PP GPUs (Megatron-LM,
+    Narayanan et al. 2021, arXiv 2104.04473 §2), and servers come whole.
+
+    >>> layout_step(8, 1, 8), layout_step(4, 3, 8), layout_step(1, 1, 8)
+    (8, 24, 8)
+    """
+    return math.lcm(tensor_parallel * pipeline_parallel, gpus_per_server)
+
+
+def layout_memory_gpu_count(
+    job: TrainingJob, pool: PoolSpec, catalog: Catalog, step: int
+) -> int | None:
+    """Fewest GPUs, in whole layout steps, at which the job's parallel layout fits in
+    VRAM (model states per ZeRO stage plus activations, :func:`training_memory`); None
+    when it does not fit even at :data:`LAYOUT_SEARCH_LIMIT_GPUS`. [GPUs]
+
+    Per-GPU memory only falls as data parallelism grows (ZeRO shards by it), so the
+    search doubles, then bisects.
+    """
+
+    def fits(n_steps: int) -> bool:
+        return bool(training_memory(job, pool, catalog, n_steps * step)[0]["fits"])
+
+    limit = max(LAYOUT_SEARCH_LIMIT_GPUS // step, 1)
+    if not fits(limit):
+        return None
+    hi = 1
+    while not fits(hi):
+        hi *= 2
+    lo = hi // 2  # does not fit (or 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    return hi * step
 
 
 def training_on_gpus(
