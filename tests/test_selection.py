@@ -208,3 +208,12 @@ def test_a_layout_that_cannot_fit_is_unranked_with_the_reason(default):
     assert c.loc["H100 SXM5 80GB", "unranked"] == "does_not_fit"
     assert c.loc["L40S 48GB", "unranked"] == "does_not_fit"
     assert c.loc["MI300X 192GB", "unranked"] == "" and c.loc["MI300X 192GB", "rank"] == 1
+
+
+def test_over_budget_candidates_are_flagged(default):
+    # US$5 M budget (default scenario): H100 needs 136 × 30 000 × 1.3 = 5 304 000 USD (over),
+    # B200 64 × 40 000 × 1.3 = 3 328 000 USD (within).
+    s = default.with_changes({"accelerator.candidates": ["H100 SXM5 80GB", "B200 180GB"]})
+    c = hubplan.build_plan(s)["candidates"].set_index(["workload", "candidate"])
+    assert bool(c.loc[(TRAIN, "H100 SXM5 80GB"), "over_budget"])
+    assert not bool(c.loc[(TRAIN, "B200 180GB"), "over_budget"])

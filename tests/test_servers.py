@@ -145,3 +145,31 @@ def test_server_catalogue_names_real_accelerators(catalog):
         catalog.accelerator(name)
     assert (catalog.servers["gpus"] >= 1).all()
     assert catalog.servers["source"].str.len().gt(10).all()
+
+
+def test_owned_servers_are_subtracted_and_priced_from_the_catalogue(default):
+    # Training needs 17 + 1 spare = 18 DGX H100; the client owns 5 → 13 to buy at the
+    # catalogue's DGX H100 price (US$270 000 in data/servers.csv): 3 510 000 USD.
+    # Power: 18 × 10.2 kW (DGX H100 user guide, maximum system power) = 183.6 kW.
+    s = default.with_changes(
+        {"pools.training.existing_servers": [{"server": "DGX H100", "count": 5}]}
+    )
+    pools = hubplan.build_plan(s)["pools"].set_index("pool")
+    t = pools.loc["training"]
+    assert t[["total_servers", "owned_servers", "new_servers"]].tolist() == [18, 5, 13]
+    assert t["price_basis"] == "server" and t["capex_usd"] == 13 * 270_000
+    assert t["max_power_kw"] == pytest.approx(183.6)
+    # No priced server in the development pool: card price × 1.3 × 8 GPUs, said so.
+    d = pools.loc["development"]
+    assert d["price_basis"] == "card_overhead"
+
+
+def test_owning_more_than_needed_is_flagged(default):
+    s = default.with_changes(
+        {"pools.inference.existing_servers": [{"server": "DGX H100", "count": 4}]}
+    )
+    plan = hubplan.build_plan(s)
+    row = plan["pools"].set_index("pool").loc["inference"]
+    assert row["new_servers"] == 0  # needs 1 + 1 spare, owns 4
+    assert "owned_exceeds_need" in set(plan.findings["code"])
+    assert "owned_exceeds_need" not in set(hubplan.build_plan(default).findings["code"])

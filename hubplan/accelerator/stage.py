@@ -43,6 +43,9 @@ def run_selection(
     for svc in workload.inference:
         rows += compare_inference(svc, pools.inference, selection, names, catalog)
     table = rank(pd.DataFrame(rows), selection.rank_by) if rows else pd.DataFrame()
+    if not table.empty:
+        budget = selection.budget_usd
+        table["over_budget"] = (table["capex_usd"] > budget) if budget is not None else False
     findings = _plan_findings(workload, pools, catalog, training)
     findings += _winner_findings(table, pools, catalog, selection.rank_by)
     findings += _unranked_findings(table)

@@ -117,7 +117,8 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "interconnect": "interconnect", "status": "status", "check": "checkname",
                  "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
                  "level": "choice.level", "policy": "choice.policy",
-                 "severity": "severity", "unranked": "unranked"}  # fmt: skip
+                 "severity": "severity", "unranked": "unranked",
+                 "price_basis": "choice.price_basis"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

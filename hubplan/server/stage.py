@@ -4,8 +4,11 @@ servers, spares, scheduler partitions and quotas (the fleet from
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
+from ..accelerator import Selection, gpu_cost_usd
 from ..core.catalog import Catalog
 from ..core.errors import HubplanError
 from ..core.findings import Finding
@@ -16,7 +19,11 @@ from .section import ServerPolicy
 
 POOL_COLUMNS = ["level", "pool", "policy", "partition", "accelerator", "generation", "server",
                 "gpus_per_server", "gpus_required", "servers", "spare_servers", "total_servers",
-                "total_gpus", "existing_gpus", "quota", "max_gpus_per_user"]  # fmt: skip
+                "total_gpus", "existing_gpus", "owned_servers", "new_servers",
+                "server_price_usd", "price_basis", "capex_usd", "max_power_kw", "quota",
+                "max_gpus_per_user"]  # fmt: skip
+#: Columns the fleet rows add up from their pools.
+SUMMED = ["owned_servers", "new_servers", "existing_gpus", "capex_usd", "max_power_kw"]
 
 
 def _existing_generation_findings(kind: str, spec: PoolSpec, catalog: Catalog) -> list[Finding]:
@@ -49,8 +56,26 @@ def _check_findings(kind: str, table: pd.DataFrame) -> list[Finding]:
     return found
 
 
+def server_price(chosen, acc: pd.Series, gpus_per_server: int,
+                 platform_overhead: float) -> tuple[float, str]:  # fmt: skip
+    """Price of one server and where it comes from: the chosen server's catalogue (or
+    custom) price; with no priced server, the card price × (1 + platform overhead) ×
+    GPUs per server, said so in the basis; 'none' when neither is known. [USD]"""
+    if chosen is not None and not math.isnan(chosen.price_usd):
+        return chosen.price_usd, "server"
+    card = gpu_cost_usd(acc, platform_overhead)
+    if not math.isnan(card):
+        return card * gpus_per_server, "card_overhead"
+    return math.nan, "none"
+
+
 def run_servers(
-    *, catalog: Catalog, tables: dict[str, pd.DataFrame], pools: Pools, server: ServerPolicy
+    *,
+    catalog: Catalog,
+    tables: dict[str, pd.DataFrame],
+    pools: Pools,
+    server: ServerPolicy,
+    accelerator: Selection,
 ) -> StageResult:
     """Balance checks per pool server, and the pool table with servers and spares.
 
@@ -88,6 +113,14 @@ def run_servers(
         )
         n = int(need["servers"])
         spares = spare_servers(n, spec.spare_ratio)
+        owned = sum(e.count for e in spec.existing_servers)
+        new = max(n + spares - owned, 0)
+        if owned > n + spares:
+            params = {"pool": kind, "owned": owned, "need": n + spares}
+            findings.append(Finding("warning", "server", kind, "owned_exceeds_need", params))
+        price, basis = server_price(chosen, acc, spec.gpus_per_server,
+                                    accelerator.platform_overhead)  # fmt: skip
+        power = chosen.max_power_kw if chosen is not None else math.nan
         rows.append({
             "level": "pool", "pool": kind, "policy": need["policy"],
             "partition": spec.partition or kind, "accelerator": acc["name"],
@@ -95,7 +128,9 @@ def run_servers(
             "gpus_per_server": spec.gpus_per_server, "gpus_required": int(need["gpus_required"]),
             "servers": n, "spare_servers": spares, "total_servers": n + spares,
             "total_gpus": (n + spares) * spec.gpus_per_server,
-            "existing_gpus": existing, "quota": spec.quota,
+            "existing_gpus": existing, "owned_servers": owned, "new_servers": new,
+            "server_price_usd": price, "price_basis": basis, "capex_usd": new * price,
+            "max_power_kw": (n + spares) * power, "quota": spec.quota,
             "max_gpus_per_user": spec.max_gpus_per_user, "coincidence": need["coincidence"],
             "spare_ratio": spec.spare_ratio,
         })  # fmt: skip
@@ -105,10 +140,9 @@ def run_servers(
         fleet["generation"] = fleet["accelerator"].map(
             dict(zip(pool_df["accelerator"], pool_df["generation"], strict=True))
         )
-        existing = pool_df.groupby(FLEET_KEY, sort=False)["existing_gpus"].sum()
-        fleet["existing_gpus"] = [
-            int(existing[k]) for k in fleet[FLEET_KEY].itertuples(index=False, name=None)
-        ]
+        # min_count=1: a sum over unknown prices or powers stays unknown, never 0.
+        sums = pool_df.groupby(FLEET_KEY, sort=False)[SUMMED].sum(min_count=1)
+        fleet = fleet.join(sums, on=FLEET_KEY)
         pool_df = pd.concat([pool_df, fleet], ignore_index=True)
     pool_df = pool_df.reindex(columns=POOL_COLUMNS).fillna({"partition": "", "quota": ""})
     check_df = (
@@ -119,7 +153,7 @@ def run_servers(
 
 STAGE = Stage(
     name="server",
-    sections=("pools", "server"),
+    sections=("pools", "server", "accelerator"),
     needs=("pool_demand",),
     provides=("pools", "server_checks"),
     run=run_servers,
