@@ -77,7 +77,7 @@ class Scenario(Section):
                 [("(file)", "is empty; start from templates/scenarios/default.yaml")], source
             )
         try:
-            data = yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+            data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
         except yaml.YAMLError as exc:
             problem, mark = getattr(exc, "problem", None), getattr(exc, "problem_mark", None)
             if problem and mark is not None and "duplicate key" not in problem:

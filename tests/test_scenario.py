@@ -245,7 +245,7 @@ def test_duplicate_yaml_keys_are_an_error():
 
 def test_job_and_service_names_are_unique(default):
     job = default.workload.training[0].model_dump(mode="json")
-    with pytest.raises(ScenarioError, match="training names must be unique.*'industry-70b"):
+    with pytest.raises(ScenarioError, match=r"training names must be unique.*'industry-70b"):
         default.with_changes({"workload.training": [job, job]})
     svc = default.workload.inference[0].model_dump(mode="json")
     with pytest.raises(ScenarioError, match="inference names must be unique"):
@@ -257,22 +257,22 @@ def test_job_and_service_names_are_unique(default):
 def test_unreadable_files_are_named_errors(tmp_path):
     latin = tmp_path / "latin1.yaml"
     latin.write_bytes("name: Zürich\n".encode("latin-1"))
-    with pytest.raises(ScenarioError, match="latin1.yaml.*not UTF-8"):
+    with pytest.raises(ScenarioError, match=r"latin1.yaml.*not UTF-8"):
         hubplan.load_scenario(latin)
     empty = tmp_path / "empty.yaml"
     empty.write_text("  \n")
-    with pytest.raises(ScenarioError, match="empty.yaml.*is empty"):
+    with pytest.raises(ScenarioError, match=r"empty.yaml.*is empty"):
         hubplan.load_scenario(empty)
 
 
 def test_unreadable_catalogue_files_are_named_errors(tmp_path):
     bad = tmp_path / "acc.csv"
     bad.write_bytes(b"name,vendor\n\xff\xfe,x\n")
-    with pytest.raises(hubplan.CatalogError, match="acc.csv: not UTF-8"):
+    with pytest.raises(hubplan.CatalogError, match=r"acc.csv: not UTF-8"):
         hubplan.load_catalog(accelerators=bad)
     empty = tmp_path / "empty.csv"
     empty.write_text("")
-    with pytest.raises(hubplan.CatalogError, match="empty.csv: is empty"):
+    with pytest.raises(hubplan.CatalogError, match=r"empty.csv: is empty"):
         hubplan.load_catalog(accelerators=empty)
 
 

@@ -357,7 +357,7 @@ def test_kv_cache_that_never_fits_names_the_cause(catalog):
     # (TP capped at 1): weights 16.06 GB, usable 24 × 0.9 = 21.6 GB, free 5.54 GB;
     # one request needs 120 256 × 131 072 B = 15.76 GB of KV cache.
     svc = InferenceService(model="Llama-3.1-8B", prompt_tokens=120_000, tensor_parallel=1)
-    row, findings = size_inference(svc, PoolSpec(accelerator="L4 24GB"), catalog)
+    _, findings = size_inference(svc, PoolSpec(accelerator="L4 24GB"), catalog)
     f = next(f for f in findings if f.code == "kv_does_not_fit")
     assert f.severity == "error"
     assert f.params["seq_gb"] == pytest.approx(15.76, abs=0.01)

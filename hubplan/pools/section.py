@@ -96,7 +96,6 @@ class Pools(Section):
     inference: PoolSpec = Field(default_factory=PoolSpec)
     development: PoolSpec = Field(default_factory=PoolSpec)
 
-
     @model_validator(mode="before")
     @classmethod
     def _training_exclusive(cls, data: object) -> object:

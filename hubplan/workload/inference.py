@@ -177,15 +177,15 @@ def size_inference(
     window = context_window(service, catalog)
     tokens = service.prompt_tokens + service.output_tokens
     if window is not None and tokens > window:
-        found.append(Finding("error", "workload", service.name, "context_exceeds_window",
-                             {"tokens": tokens, "model": service.model, "window": window}))  # fmt: skip
+        data = {"tokens": tokens, "model": service.model, "window": window}
+        found.append(Finding("error", "workload", service.name, "context_exceeds_window", data))
     viable = options[options["fits"]]
     if viable.empty:
         largest = options.loc[options["tensor_parallel"].idxmax()]
         weights, tp = float(largest["weights_gb"]), int(largest["tensor_parallel"])
         if float(largest["kv_free_gb"]) <= 0:
-            found.append(Finding("error", "workload", service.name, "weights_do_not_fit",
-                                 {"weights": weights, "tp": tp, "accelerator": acc["name"]}))  # fmt: skip
+            data = {"weights": weights, "tp": tp, "accelerator": acc["name"]}
+            found.append(Finding("error", "workload", service.name, "weights_do_not_fit", data))
         else:  # the weights fit, but not even one request's KV cache beside them
             seq_gb = float(largest["kv_cache_bytes_per_token"]) * tokens / GB
             found.append(Finding("error", "workload", service.name, "kv_does_not_fit",
