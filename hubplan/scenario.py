@@ -72,11 +72,21 @@ class Scenario(Section):
 
     @classmethod
     def from_yaml(cls, text: str, source: str | None = None) -> Scenario:
+        if not text.strip():
+            raise ScenarioError(
+                [("(file)", "is empty; start from templates/scenarios/default.yaml")], source
+            )
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
         except yaml.YAMLError as exc:
-            raise ScenarioError([("(file)", f"not valid YAML: {exc}")], source) from None
-        return cls.from_dict(data if data is not None else {}, source)
+            problem, mark = getattr(exc, "problem", None), getattr(exc, "problem_mark", None)
+            if problem and mark is not None and "duplicate key" not in problem:
+                problem = f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+            one_line = " ".join(str(problem or exc).split())
+            raise ScenarioError([("(file)", f"not valid YAML: {one_line}")], source) from None
+        if data is None:  # only comments
+            data = {}
+        return cls.from_dict(data, source)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, defaults included, as plain YAML-safe values."""
@@ -112,15 +122,57 @@ class Scenario(Section):
         data = self.to_dict()
         for dotted, value in changes.items():
             node: Any = data
-            keys = dotted.split(".")
-            for key in keys[:-1]:
-                node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
-            last = keys[-1]
-            if isinstance(node, list):
-                node[int(last)] = value
-            else:
-                node[last] = value
+            keys = str(dotted).split(".")
+            try:
+                for key in keys[:-1]:
+                    if isinstance(node, list):
+                        node = node[_index(key, len(node))]
+                    elif isinstance(node, dict):
+                        node = node.setdefault(key, {})
+                    else:
+                        raise TypeError
+                last = keys[-1]
+                if isinstance(node, list):
+                    node[_index(last, len(node))] = value
+                elif isinstance(node, dict):
+                    node[last] = value
+                else:
+                    raise TypeError
+            except (IndexError, ValueError, TypeError):
+                raise ScenarioError(
+                    [(str(dotted), "no such field in the scenario (write a dotted path such "
+                      "as workload.training.0.days; list items by index from 0)")]
+                ) from None  # fmt: skip
         return Scenario.from_dict(data)
+
+
+def _index(key: str, length: int) -> int:
+    i = int(key)
+    if not 0 <= i < length:
+        raise IndexError(key)
+    return i
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses a key written twice in one mapping (YAML keeps the last
+    one silently, so a second ``days:`` would quietly win)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key; the base class reports it
+                continue
+            if first is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} on line {line} (first on line "
+                    f"{first})", key_node.start_mark,
+                )  # fmt: skip
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -148,6 +200,10 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     except OSError as exc:
         raise ScenarioError(
             [("(file)", f"cannot read {path}: {exc.strerror}")], str(path)
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            [("(file)", f"not UTF-8 text (byte {exc.start}); save it as UTF-8")], str(path)
         ) from None
     return Scenario.from_yaml(text, source=str(path))
 
@@ -202,8 +258,13 @@ def _allowed(owner: type[BaseModel] | None, field: str) -> str:
             (Le, "le", "<="),
         ):
             if isinstance(m, kind):
-                bounds.append(f"{sym} {getattr(m, attr)}")
+                bounds.append(f"{sym} {_bound(getattr(m, attr))}")
     return f" (allowed: {field} {' and '.join(bounds)})" if bounds else ""
+
+
+def _bound(value: Any) -> str:
+    """A bound as text: 1e+14 rather than 100000000000000.0, 3650 rather than 3650.0."""
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
 def _problems(exc: ValidationError, cls: type[BaseModel]) -> list[tuple[str, str]]:

@@ -1,11 +1,17 @@
 """The command line: numbers, --json, catalogues, one-line errors with exit status 2."""
 
 import json
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import hubplan
 from hubplan.cli import main
 
 
@@ -154,3 +160,263 @@ def test_catalog_servers(capsys):
     rows = json.loads(run(capsys, "catalog", "servers", "--json"))
     dgx = next(r for r in rows if r["name"] == "DGX H100")
     assert (dgx["gpus"], dgx["ram_gb"], dgx["cpu_cores_total"]) == (8, 2048, 112)
+
+
+# -- the CLI reads the Plan; flags come from the scenario's fields ---------------------------
+
+
+def fail(capsys, *args):
+    """Run the CLI; returns (exit status, stdout, stderr) whatever happens."""
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_scenario_field_is_a_flag():
+    from hubplan.cli.main import build_parser
+    from hubplan.scenario import InferenceService, PoolSpec, TrainingJob
+
+    def options(*path):
+        p = build_parser()
+        for name in path:
+            p = next(a for a in p._actions if a.dest in ("command", "what")).choices[name]
+        return {s for a in p._actions for s in a.option_strings}
+
+    train = options("size", "training")
+    for field in set(TrainingJob.model_fields) - {"name", "architecture"}:
+        assert "--" + field.replace("_", "-") in train, field
+    for field in set(PoolSpec.model_fields) - {"custom_server", "existing_servers"}:
+        assert "--" + field.replace("_", "-") in train, field
+    served = options("size", "inference")
+    for field in set(InferenceService.model_fields) - {"name", "architecture"}:
+        assert "--" + field.replace("_", "-") in served, field
+    # The README's short names stay, beside the derived ones.
+    assert {"--qps", "--latency-s", "--concurrency", "--context-tokens"} <= served
+    assert {"--headroom", "--gpus", "--days"} <= train
+    assert {"--candidates", "--budget-usd", "--rank-by", "--mfu-scaling"} <= options("compare")
+
+
+def test_derived_flag_sets_the_field(capsys):
+    # --micro-batch was never a hand-written flag; it comes from TrainingJob.micro_batch.
+    out = run(capsys, "size", "training", "--micro-batch", "2", "--json")
+    assert json.loads(out)["inputs"]["micro_batch"] == 2
+    out = run(capsys, "size", "training", "--quota", "preemptible", "--json")
+    assert json.loads(out)["inputs"]["quota"] == "preemptible"
+
+
+def test_help_shows_choices_and_ranges(capsys):
+    code, out, _ = fail(capsys, "size", "training", "--help")
+    assert code == 0
+    assert "{full,lora,qlora}" in out and "> 0, <= 1" in out  # method; mfu's range
+
+
+def test_readme_commands_work_as_written(capsys):
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### Command line", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line.split("#", 1)[0]) for line in block.splitlines()
+                if line.startswith("hubplan ")]  # fmt: skip
+    assert len(commands) >= 9
+    for cmd in commands:
+        if "my_client.yaml" in cmd:
+            continue  # the reader's own file
+        code, out, err = fail(capsys, *cmd[1:])
+        assert code == 0, (cmd, err)
+        assert out.strip()
+
+
+# -- infeasible plans say so and exit 1 -------------------------------------------------------
+
+
+def test_context_beyond_the_window_exits_1(capsys):
+    code, out, err = fail(capsys, "size", "inference", "--model", "Llama-2-70B",
+                          "--context-tokens", "10M")  # fmt: skip
+    assert code == 1
+    assert "exceeds Llama-2-70B's 4,096-token context window" in out
+    assert err.startswith("hubplan: the plan has 2 error(s)") and err.count("\n") == 1
+    assert "nan" not in out.lower()
+
+
+def test_feasible_plan_exits_0_and_plan_with_errors_exits_1(capsys, tmp_path):
+    assert fail(capsys, "plan")[0] == 0
+    s = hubplan.default_scenario().with_changes({"workload.inference.0.prompt_tokens": 10_000})
+    path = s.save(tmp_path / "long.yaml")  # Llama-2-70B: 10 256 tokens > 4 096
+    code, _, err = fail(capsys, "plan", "--scenario", str(path))
+    assert code == 1 and "context window" in err
+    assert fail(capsys, "compare", "--scenario", str(path))[0] == 1
+
+
+def test_gpus_that_miss_the_deadline_warn(capsys):
+    out = run(capsys, "size", "training", "--gpus", "32")
+    assert "[warning]" in out and "past its 15-day deadline" in out
+    out = run(capsys, "size", "training", "--gpus", "136")
+    assert "[warning]" not in out
+
+
+def test_json_is_strict_json_even_with_nan(capsys):
+    code, out, _ = fail(capsys, "size", "inference", "--model", "Llama-3.1-405B",
+                        "--accelerator", "L40S", "--json")  # fmt: skip
+    assert code == 1
+    data = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+    assert data["results"]["token_gpus"] is None
+
+
+# -- inputs that slip through ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["size", "training", "--params", "70GB"], "--params = '70GB': is a count, not bytes"),
+        (["size", "training", "--params", "-70B"], "--params = -70000000000.0: Input should be "
+         "greater than 0"),
+        (["size", "training", "--tokens", "1e40"], "--tokens = 1e+40"),
+        (["size", "inference", "--qps", "1e9"], "--qps = 1000000000.0"),
+        (["compare", "--budget-usd", "1e15"], "--budget-usd = 1000000000000000.0"),
+        (["size", "inference", "--context-tokens", "2.5k5"], "--context-tokens"),
+        (["size", "training", "--zero-stage", "7"], "invalid choice"),
+        (["size", "training", "--mfu", "0.7"], "--mfu-justification"),
+    ],
+)  # fmt: skip
+def test_flag_errors_name_the_flag(capsys, args, match):
+    code, _, err = fail(capsys, *args)
+    assert code == 2
+    assert match in err and err.count("\n") == 1, err
+    assert "workload." not in err  # a flag, not the scenario path
+
+
+def test_integer_flags_take_suffixes(capsys):
+    out = run(capsys, "size", "inference", "--context-tokens", "2k", "--json")
+    assert json.loads(out)["inputs"]["prompt_tokens"] == 2000
+
+
+def test_changing_model_rederives_from_it(capsys):
+    # The default job overrides params to 70e9 for Llama-2-70B; --model must drop that.
+    out = run(capsys, "size", "training", "--model", "Llama-3.1-8B", "--json")
+    data = json.loads(out)
+    assert data["inputs"]["params"] is None and data["results"]["model"] == "Llama-3.1-8B"
+    assert data["results"]["params"] == 8_030_261_248
+    text = run(capsys, "size", "training", "--model", "Llama-3.1-8B")
+    assert "Llama-3.1-8B" in text.splitlines()[0] and "TP " in text.splitlines()[1]
+
+
+def test_yaml_boolean_in_scenario_is_exit_2(capsys, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("workload:\n  training:\n    - model: Llama-2-70B\n      tokens: 1T\n"
+                    "      days: yes\n")  # fmt: skip
+    code, _, err = fail(capsys, "size", "training", "--scenario", str(path))
+    assert code == 2 and "not true/false" in err
+
+
+# -- Chinese all the way ----------------------------------------------------------------------
+
+
+def test_chinese_severity_yes_no_and_values(capsys):
+    out = run(capsys, "size", "training", "--gpus", "32", "--lang", "zh")
+    assert "[警告]" in out and "满足工期" in out
+    assert "False" not in out and "否" in out
+    assert "给定数量" in out  # binding 'given'
+
+
+def test_chinese_errors_and_help(capsys):
+    code, _, err = fail(capsys, "size", "training", "--mfu", "1.5", "--lang", "zh")
+    assert code == 2 and "错误" in err and "应小于或等于 1" in err
+    assert "Input should" not in err
+    code, out, _ = fail(capsys, "size", "inference", "--help", "--lang", "zh")
+    assert code == 0 and out.startswith("用法：") and "选项" in out
+    assert "峰值每秒请求数" in out and "show this help" not in out
+    code, _, err = fail(capsys, "size", "training", "--zero-stage", "7", "--lang", "zh")
+    assert code == 2 and "无效选项" in err
+
+
+def test_chinese_tables_align_by_display_width(capsys):
+    from hubplan.cli.main import _width
+
+    out = run(capsys, "catalog", "accelerators", "--lang", "zh")
+    lines = out.splitlines()
+    assert len({_width(line) for line in lines}) == 1, "columns drift with CJK headers"
+
+
+# -- no traceback, whatever the input ---------------------------------------------------------
+
+_VALUES = st.one_of(
+    st.sampled_from(["-1", "0", "1e40", "nan", "inf", "-inf", "70GB", "yes", "2k", "1.5", "",
+                     "Llama-9", "H100", "10M", "-70B", "1e-300", "abc", "0x10", "１０"]),
+    st.text(max_size=8),
+)  # fmt: skip
+_FLAGS = ["--params", "--tokens", "--data-bytes", "--days", "--gpus", "--mfu", "--goodput",
+          "--model", "--accelerator", "--gpus-per-server", "--zero-stage", "--epochs",
+          "--tensor-parallel", "--headroom", "--method", "--micro-batch", "--seq-len-tokens"]  # fmt: skip
+_INF_FLAGS = ["--qps", "--latency-s", "--concurrency", "--context-tokens", "--output-tokens",
+              "--model", "--accelerator", "--params", "--layers", "--kv-heads", "--max-batch",
+              "--tensor-parallel", "--gpu-memory-utilization"]  # fmt: skip
+
+
+def _check_no_traceback(capsys, args):
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2), (args, code)
+    assert "Traceback" not in err
+    if code == 2:
+        assert err.count("\n") == 1, (args, err)
+    if "--json" in args and code in (0, 1):
+        data = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+        findings = data.get("findings", [])
+        if any(f["severity"] == "error" for f in findings):
+            assert code == 1, args  # never exit 0 with an error finding
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    kind=st.sampled_from(["training", "inference"]),
+    picks=st.lists(st.tuples(st.integers(0, 100), _VALUES), min_size=1, max_size=4),
+    as_json=st.booleans(),
+    lang=st.sampled_from(["en", "zh"]),
+)
+def test_random_flags_never_traceback(capsys, kind, picks, as_json, lang):
+    flags = _FLAGS if kind == "training" else _INF_FLAGS
+    args = ["size", kind, "--lang", lang]
+    for i, value in picks:
+        args += [flags[i % len(flags)], value]
+    if as_json:
+        args.append("--json")
+    _check_no_traceback(capsys, args)
+
+
+_YAML_VALUES = st.one_of(
+    st.sampled_from(["yes", "no", "~", "-1", "1e40", ".nan", ".inf", "[]", "{}", "70GB",
+                     "'x'", "0", "2k", "[1, 2]"]),
+    st.integers(-10, 10**16).map(str),
+)  # fmt: skip
+_PATHS = ["workload.training.0.days", "workload.training.0.params",
+          "workload.training.0.tokens", "workload.training.0.mfu",
+          "workload.inference.0.peak_qps", "workload.inference.0.prompt_tokens",
+          "workload.development.developers", "pools.training.gpus_per_server",
+          "pools.inference.accelerator", "accelerator.budget_usd", "server.ram_to_gpu_memory",
+          "workload.overlap.policy"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    edits=st.lists(st.tuples(st.sampled_from(_PATHS), _YAML_VALUES), min_size=1, max_size=3),
+    command=st.sampled_from([["plan"], ["compare"], ["size", "training"],
+                             ["size", "inference"]]),
+)  # fmt: skip
+def test_random_scenarios_never_traceback(capsys, tmp_path_factory, edits, command):
+    data = hubplan.default_scenario().to_dict()
+    for dotted, value in edits:
+        node = data
+        *head, last = dotted.split(".")
+        for key in head:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node[last] = yaml.safe_load(value)
+    path = tmp_path_factory.mktemp("s") / "s.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    _check_no_traceback(capsys, [*command, "--scenario", str(path), "--json"])

@@ -1,5 +1,7 @@
 """Scenario validation, error messages and lossless YAML round-trip."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -197,3 +199,118 @@ def test_round_trip_keeps_awkward_text(default, text):
     # (found by the property test above); the dumper double-quotes them instead.
     s = default.with_changes({"name": text, "description": text})
     assert Scenario.from_yaml(s.to_yaml()) == s
+
+
+# -- inputs that used to slip through ------------------------------------------------------
+
+
+def _yaml_job(extra: str) -> str:
+    return ("workload:\n  training:\n    - name: a\n      model: Llama-2-70B\n"
+            "      tokens: 1T\n" + extra)  # fmt: skip
+
+
+@pytest.mark.parametrize("word", ["yes", "no", "on", "true"])
+def test_yaml_booleans_are_not_numbers(word):
+    # YAML 1.1 reads `days: yes` as True; pydantic would make it 1 day.
+    with pytest.raises(ScenarioError, match=r"days = True|days = False") as err:
+        Scenario.from_yaml(_yaml_job(f"      days: {word}\n"))
+    assert "not true/false" in str(err.value)
+
+
+def test_booleans_refused_by_int_and_choice_fields(default):
+    for path in ("workload.training.0.zero_stage", "workload.training.0.tensor_parallel",
+                 "workload.development.developers", "pools.training.gpus_per_server"):  # fmt: skip
+        with pytest.raises(ScenarioError, match="not true/false"):
+            default.with_changes({path: True})
+    # A real boolean field still takes one.
+    assert default.with_changes({"workload.training.0.sequence_parallel": False})
+
+
+def test_counts_refuse_byte_units(default):
+    with pytest.raises(ScenarioError, match="params = '70GB': is a count, not bytes"):
+        default.with_changes({"workload.training.0.params": "70GB"})
+    with pytest.raises(ScenarioError, match="tokens = '2TB': is a count"):
+        default.with_changes({"workload.training.0.tokens": "2TB",
+                              "workload.training.0.data_bytes": None})  # fmt: skip
+    # 70B is seventy billion parameters; 500GB of text is 5e11 bytes.
+    job = default.with_changes({"workload.training.0.params": "70B"}).workload.training[0]
+    assert (job.params, job.data_bytes) == (70e9, 500e9)
+
+
+def test_duplicate_yaml_keys_are_an_error():
+    text = _yaml_job("      days: 10\n      days: 20\n")
+    with pytest.raises(ScenarioError, match=r"duplicate key 'days' on line 7 \(first on line 6\)"):
+        Scenario.from_yaml(text)
+
+
+def test_job_and_service_names_are_unique(default):
+    job = default.workload.training[0].model_dump(mode="json")
+    with pytest.raises(ScenarioError, match=r"training names must be unique.*'industry-70b"):
+        default.with_changes({"workload.training": [job, job]})
+    svc = default.workload.inference[0].model_dump(mode="json")
+    with pytest.raises(ScenarioError, match="inference names must be unique"):
+        default.with_changes({"workload.inference": [svc, {**svc}]})
+    renamed = {**job, "name": "second"}
+    assert len(default.with_changes({"workload.training": [job, renamed]}).workload.training) == 2
+
+
+def test_unreadable_files_are_named_errors(tmp_path):
+    latin = tmp_path / "latin1.yaml"
+    latin.write_bytes("name: Zürich\n".encode("latin-1"))
+    with pytest.raises(ScenarioError, match=r"latin1.yaml.*not UTF-8"):
+        hubplan.load_scenario(latin)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("  \n")
+    with pytest.raises(ScenarioError, match=r"empty.yaml.*is empty"):
+        hubplan.load_scenario(empty)
+
+
+def test_unreadable_catalogue_files_are_named_errors(tmp_path):
+    bad = tmp_path / "acc.csv"
+    bad.write_bytes(b"name,vendor\n\xff\xfe,x\n")
+    with pytest.raises(hubplan.CatalogError, match=r"acc.csv: not UTF-8"):
+        hubplan.load_catalog(accelerators=bad)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(hubplan.CatalogError, match=r"empty.csv: is empty"):
+        hubplan.load_catalog(accelerators=empty)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["workload.training.5.days", "workload.training.x.days", "name.x",
+     "workload.training.0.days.x"],
+)  # fmt: skip
+def test_with_changes_bad_paths_are_named(default, path):
+    with pytest.raises(ScenarioError, match=rf"{path}: no such field"):
+        default.with_changes({path: 1})
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "bound"),
+    [
+        ("workload.training.0.params", 1.5e40, "<= 1e+14"),
+        ("workload.inference.0.peak_qps", 1e9, "<= 1e+07"),
+        ("workload.development.developers", 10**7, "<= 1e+06"),
+        ("accelerator.budget_usd", 1e15, "<= 1e+12"),
+    ],
+)
+def test_plausibility_bounds(default, path, value, bound):
+    with pytest.raises(ScenarioError, match=f"allowed: .*{re.escape(bound)}"):
+        default.with_changes({path: value})
+
+
+def test_plausible_largest_values_pass(default):
+    # Kimi-K2 has 1.04e12 parameters and Llama 3 saw 15.6e12 tokens: far inside the bounds.
+    s = default.with_changes({"workload.training.0.params": 1.04e12,
+                              "workload.training.0.data_bytes": None,
+                              "workload.training.0.tokens": 15.6e12})  # fmt: skip
+    assert s.workload.training[0].tokens == 15.6e12
+
+
+def test_training_pool_stays_exclusive_when_one_field_is_written():
+    s = Scenario.from_yaml("pools:\n  training:\n    spare_ratio: 0.1\n")
+    assert (s.pools.training.quota, s.pools.training.spare_ratio) == ("exclusive", 0.1)
+    assert s.pools.inference.quota == "fair_share"
+    written = Scenario.from_yaml("pools:\n  training:\n    quota: preemptible\n")
+    assert written.pools.training.quota == "preemptible"

@@ -245,12 +245,14 @@ def test_token_model_default_service(default, catalog):
 
 def test_weights_that_never_fit(catalog):
     # Llama-3.1-405B in BF16 is 2 × 405.85e9 = 811.7 GB; a whole 8 × L40S server offers
-    # 8 × 48 × 0.9 = 345.6 GB: nothing fits → an error finding, the rule still shown.
+    # 8 × 48 × 0.9 = 345.6 GB: nothing fits → an error finding, the rule still shown,
+    # but the binding says "no fit" rather than passing the rule off as the plan.
     svc = InferenceService(model="Llama-3.1-405B")
     row, findings = size_inference(svc, PoolSpec(accelerator="L40S 48GB"), catalog)
     assert any(f.code == "weights_do_not_fit" and f.severity == "error" for f in findings)
     assert math.isnan(row["token_gpus"])
-    assert row["binding"] == "planning_rule"
+    assert row["binding"] == "no_fit"
+    assert not any(f.code == "inference_planning_rule" for f in findings)
 
 
 def test_custom_architecture(catalog):
@@ -358,3 +360,45 @@ def test_memory_binding_counts_the_layout_not_only_the_state(default):
     assert "layout_cannot_fit" in errors
     # The default layout (TP 8) fits at its compute-bound size: no such error there.
     assert "layout_cannot_fit" not in set(hubplan.build_plan(default).findings["code"])
+def test_context_longer_than_the_window_is_an_error(catalog):
+    # Llama-2-70B's config.json: max_position_embeddings 4096. 10 000 000 + 256 tokens > 4096.
+    svc = InferenceService(model="Llama-2-70B", prompt_tokens=10_000_000)
+    row, findings = size_inference(svc, H100, catalog)
+    by_code = {f.code: f for f in findings}
+    err = by_code["context_exceeds_window"]
+    assert err.severity == "error"
+    assert (err.params["tokens"], err.params["window"]) == (10_000_256, 4096)
+    # One request's KV cache: 10 000 256 × 327 680 B = 3 276.9 GB; beside 140 GB of BF16
+    # weights (2 × 68.98e9 = 137.96 GB) 8 × 80 × 0.9 − 137.96 = 438.0 GB is left.
+    assert by_code["kv_does_not_fit"].params["seq_gb"] == pytest.approx(3276.9, abs=0.1)
+    assert row["binding"] == "no_fit" and math.isnan(row["token_gpus"])
+
+
+def test_context_within_the_window_is_not_flagged(catalog):
+    # 3 840 + 256 = 4 096 tokens: exactly Llama-2-70B's window.
+    svc = InferenceService(model="Llama-2-70B", prompt_tokens=3840)
+    _, findings = size_inference(svc, H100, catalog)
+    assert not any(f.severity == "error" for f in findings)
+
+
+def test_kv_cache_that_never_fits_names_the_cause(catalog):
+    # Llama-3.1-8B (131 072-token window) with a 120 000-token prompt on one L4 24GB
+    # (TP capped at 1): weights 16.06 GB, usable 24 × 0.9 = 21.6 GB, free 5.54 GB;
+    # one request needs 120 256 × 131 072 B = 15.76 GB of KV cache.
+    svc = InferenceService(model="Llama-3.1-8B", prompt_tokens=120_000, tensor_parallel=1)
+    _, findings = size_inference(svc, PoolSpec(accelerator="L4 24GB"), catalog)
+    f = next(f for f in findings if f.code == "kv_does_not_fit")
+    assert f.severity == "error"
+    assert f.params["seq_gb"] == pytest.approx(15.76, abs=0.01)
+    assert f.params["free_gb"] == pytest.approx(5.54, abs=0.01)
+    assert not any(f.code == "weights_do_not_fit" for f in findings)
+
+
+def test_missed_deadline_on_given_gpus_is_a_warning(default, catalog):
+    # 1 516.3 GPU-days / 32 = 47.4 days, × 1.3 = 61.6 > 15: warned, naming the 136 needed.
+    _, findings = training_on_gpus(default.workload.training[0], H100, catalog, 32)
+    f = next(f for f in findings if f.code == "deadline_missed")
+    assert f.severity == "warning" and f.params["needed"] == 136
+    # 1 516.3 / 136 × 1.3 = 14.5 days ≤ 15: met, no warning.
+    _, findings = training_on_gpus(default.workload.training[0], H100, catalog, 136)
+    assert not any(f.code == "deadline_missed" for f in findings)

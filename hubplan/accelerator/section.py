@@ -18,7 +18,12 @@ class Selection(Section):
         description="Accelerators to compare (a workshop picks 3-6); empty = the pools' own.",
     )
     budget_usd: float | None = Field(
-        None, gt=0, description="Fixed hardware budget for 'training days on budget'. [USD]"
+        None,
+        gt=0,
+        le=1e12,
+        description="Fixed hardware budget for 'training days on budget'. At most 1e12 "
+        "(plausibility: above the largest announced AI build-outs, ~US$1e11), so a typo is "
+        "refused rather than sized. [USD]",
     )
     platform_overhead: float = Field(
         0.3,

@@ -1,8 +1,14 @@
-"""Command line: ``hubplan size training|inference``, ``hubplan catalog ...``, ``hubplan plan``.
+"""Command line: ``hubplan size training|inference``, ``hubplan catalog ...``,
+``hubplan compare``, ``hubplan plan``.
 
-Application code: it parses flags into a Scenario change, calls the calculators and
-prints. Errors exit with status 2 and one line naming the flag, the value and what is
-allowed.
+Application code: it turns flags into a Scenario change (``Scenario.with_changes``),
+builds the Plan (``hubplan.build_plan(..., until=<stage>)``) and prints rows of its
+tables and its findings. The flags are derived from the scenario sections' fields
+(name, type, choices, range and help); a few short aliases the README documents
+(``--qps``, ``--latency-s``, ...) override the derived names.
+
+Exit status: 0 the plan is feasible; 1 the plan has error findings (a one-line summary
+goes to stderr); 2 bad input (one line naming the flag, the value and what is allowed).
 """
 
 from __future__ import annotations
@@ -10,62 +16,280 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
+import types
+import typing
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic.fields import FieldInfo
 
-from ..core.catalog import load_catalog
+import hubplan
+
 from ..core.errors import HubplanError, ScenarioError
 from ..core.findings import findings_frame
+from ..core.labels import catalog as label_catalog
 from ..core.labels import display_frame, format_value, label, localize
+from ..core.section import Bytes, Quantity
 from ..core.units import parse_number
-from ..plan import build_plan
 from ..scenario import (
+    Architecture,
     InferenceService,
+    PoolSpec,
     Scenario,
+    Selection,
     TrainingJob,
     default_scenario,
     load_scenario,
 )
 from ..views.render import findings_table
-from ..workload import inference_token_model, size_inference, size_training, training_on_gpus
+from ..workload import inference_token_model, training_on_gpus
 
-#: Scenario field -> the flag that sets it (error messages name the flag).
-_TRAINING_FLAGS = {
-    "model": "--model", "params": "--params", "active_params": "--active-params",
-    "tokens": "--tokens", "data_bytes": "--data-bytes", "bytes_per_token": "--bytes-per-token",
-    "epochs": "--epochs", "method": "--method", "precision": "--precision",
-    "mfu": "--mfu", "mfu_justification": "--mfu-justification", "goodput": "--goodput",
-    "time_margin": "--time-margin", "days": "--days", "memory_headroom": "--headroom",
-    "zero_stage": "--zero-stage", "tensor_parallel": "--tensor-parallel",
-    "pipeline_parallel": "--pipeline-parallel", "optimizer": "--optimizer",
-}  # fmt: skip
-_INFERENCE_FLAGS = {
-    "model": "--model", "params": "--params", "peak_qps": "--qps",
-    "mean_latency_s": "--latency-s", "concurrency_per_gpu": "--concurrency",
-    "prompt_tokens": "--context-tokens", "output_tokens": "--output-tokens",
-    "weight_precision": "--weight-precision", "kv_precision": "--kv-precision",
-    "compute_precision": "--precision", "tensor_parallel": "--tensor-parallel",
-    "architecture": "--layers/--hidden-size/--attention-heads/--kv-heads/--head-dim",
-}  # fmt: skip
-_POOL_FLAGS = {"accelerator": "--accelerator", "gpus_per_server": "--gpus-per-server"}
+# -- flags from the scenario's fields ------------------------------------------------------
+
+#: Short names the README documents; they override the derived ``--kebab-case`` name
+#: (which still works as a second spelling).
+ALIASES: dict[tuple[str, str], str] = {
+    ("training", "memory_headroom"): "--headroom",
+    ("inference", "peak_qps"): "--qps",
+    ("inference", "mean_latency_s"): "--latency-s",
+    ("inference", "concurrency_per_gpu"): "--concurrency",
+    ("inference", "prompt_tokens"): "--context-tokens",
+    ("inference", "compute_precision"): "--precision",
+}
+
+#: Fields that are not flags: ``name`` picks the item (--job / --service); nested
+#: sections have their own flags (architecture) or are YAML-only (servers).
+_SKIP = {"name", "architecture", "custom_server", "existing_servers", "total_params"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line flag derived from one scenario field."""
+
+    target: str  # "item", "arch", "pool" or "selection"
+    field: str
+    names: tuple[str, ...]  # option strings; the first is the one errors name
+    info: FieldInfo
+
+    @property
+    def dest(self) -> str:
+        return f"{self.target}__{self.field}"
+
+
+def _kebab(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def _flags(kind: str) -> list[Flag]:
+    """The flags of ``size training`` / ``size inference`` / ``compare``."""
+    if kind == "compare":
+        return [Flag("selection", f, (_kebab(f),), i) for f, i in Selection.model_fields.items()]
+    item_cls = TrainingJob if kind == "training" else InferenceService
+    out = []
+    for f, info in item_cls.model_fields.items():
+        if f in _SKIP:
+            continue
+        alias = ALIASES.get((kind, f))
+        names = (alias, _kebab(f)) if alias else (_kebab(f),)
+        out.append(Flag("item", f, names, info))
+    item_fields = set(item_cls.model_fields)
+    for f, info in Architecture.model_fields.items():
+        if f not in _SKIP and f not in item_fields:
+            out.append(Flag("arch", f, (_kebab(f),), info))
+    for f, info in PoolSpec.model_fields.items():
+        if f not in _SKIP:
+            out.append(Flag("pool", f, (_kebab(f),), info))
+    return out
+
+
+def _core(annotation: Any) -> Any:
+    """The annotation without ``| None``."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        kinds = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return kinds[0] if len(kinds) == 1 else annotation
+    return annotation
+
+
+def _bounds(info: FieldInfo) -> str:
+    parts = []
+    for m in info.metadata:
+        for kind, attr, sym in ((Gt, "gt", ">"), (Ge, "ge", ">="), (Lt, "lt", "<"),
+                                (Le, "le", "<=")):  # fmt: skip
+            if isinstance(m, kind):
+                parts.append(f"{sym} {getattr(m, attr):g}")
+    return ", ".join(parts)
+
+
+def _number_type(flag: str, kind: str, integer: bool, lang: str):
+    def parse(text: str) -> float | int:
+        try:
+            value = parse_number(text, flag, kind=kind)
+        except HubplanError as exc:
+            raise argparse.ArgumentTypeError(translate(str(exc), lang)) from None
+        if integer:
+            if not math.isfinite(value) or value != int(value):
+                raise argparse.ArgumentTypeError(
+                    translate(f"{flag} = {text}: must be a whole number", lang)
+                )
+            return int(value)
+        return value
+
+    return parse
+
+
+def _choice_text(field: str, value: object, lang: str) -> str:
+    key = f"choice.{field}.{value}"
+    if lang == "zh" and key in label_catalog().index:
+        return f"{value}（{label(key, 'zh')}）"
+    return str(value)
+
+
+def _help(field: str, info: FieldInfo, lang: str, choices: Sequence | None = None) -> str:
+    key = f"help.{field}"
+    if lang == "zh" and key in label_catalog().index:
+        text = label(key, "zh")
+    else:
+        text = (info.description or label(key, "en")).replace("%", "%%")
+    extra = []
+    if choices:
+        shown = ", ".join(_choice_text(field, c, lang) for c in choices)
+        extra.append(f"{label('cli.choices', lang)}: {shown}")
+    bounds = _bounds(info)
+    if bounds:
+        extra.append(f"{label('cli.allowed', lang)}: {bounds}")
+    default = info.default if info.default_factory is None else None
+    if default is not None and not isinstance(default, tuple | bool) and not info.is_required():
+        extra.append(f"default {default}" if lang == "en" else f"默认 {default}")
+    return f"{text} ({'; '.join(extra)})" if extra else text
+
+
+def _add_flag(p: argparse.ArgumentParser, flag: Flag, lang: str, kind: str) -> None:
+    ann = _core(flag.info.annotation)
+    common: dict[str, Any] = {"dest": flag.dest, "default": None,
+                              "metavar": flag.field.upper()}  # fmt: skip
+    choices = None
+    if ann is bool:
+        p.add_argument(*flag.names, action=argparse.BooleanOptionalAction,
+                       help=_help(flag.field, flag.info, lang), **common)  # fmt: skip
+        return
+    if typing.get_origin(ann) is Literal:
+        choices = list(typing.get_args(ann))
+        convert = int if isinstance(choices[0], int) else str
+        common.update(
+            type=convert, choices=choices, metavar="{" + ",".join(map(str, choices)) + "}"
+        )
+    elif ann is int:
+        common["type"] = _number_type(flag.names[0], "count", True, lang)
+    elif ann is Quantity:
+        common["type"] = _number_type(flag.names[0], "count", False, lang)
+    elif ann is Bytes or ann is float:
+        common["type"] = _number_type(flag.names[0], "any", False, lang)
+    elif typing.get_origin(ann) is tuple:  # candidates: comma-separated
+        common["type"] = lambda text: tuple(c.strip() for c in text.split(",") if c.strip())
+    if kind == "training" and flag.field in ("tokens", "data_bytes", "days"):
+        return  # added in their mutually exclusive groups
+    p.add_argument(*flag.names, help=_help(flag.field, flag.info, lang, choices), **common)
+
+
+# -- building the scenario -----------------------------------------------------------------
 
 
 class CliError(HubplanError):
     """A flag's value is not acceptable."""
 
 
-def _num(flag: str):
-    def parse(text: str) -> float:
-        try:
-            return parse_number(text, flag)
-        except HubplanError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
+def _given(args: argparse.Namespace, flags: list[Flag], target: str) -> dict[str, Any]:
+    return {f.field: getattr(args, f.dest) for f in flags
+            if f.target == target and getattr(args, f.dest, None) is not None}  # fmt: skip
 
-    return parse
+
+def _pick(items: tuple, name: str | None, what: str) -> int:
+    if name is None:
+        return 0 if items else -1
+    names = [it.name for it in items]
+    if name not in names:
+        raise CliError(f"--{what} = {name!r}: not in the scenario; use one of {names}")
+    return names.index(name)
+
+
+def _item_scenario(
+    scenario: Scenario, kind: str, index: int, args: argparse.Namespace, flags: list[Flag]
+) -> tuple[Scenario, int]:
+    """The scenario with the flags given applied to one workload item and its pool."""
+    changes = _given(args, flags, "item")
+    arch = _given(args, flags, "arch")
+    items = [it.model_dump(mode="json") for it in getattr(scenario.workload, kind)]
+    cls = TrainingJob if kind == "training" else InferenceService
+    if index < 0:
+        items.append(cls.model_construct().model_dump(mode="json"))
+        index = len(items) - 1
+    base = dict(items[index])
+    if "tokens" in changes:
+        base["data_bytes"] = None
+    if "data_bytes" in changes:
+        base["tokens"] = None
+    if arch:
+        if "params" not in changes:
+            raise CliError("--params: required with the architecture flags (--layers ...)")
+        changes["architecture"] = {"total_params": changes["params"], **arch}
+    if any(k in changes for k in ("model", "architecture", "params")):
+        # A new model replaces the scenario's one: what came from the old model goes
+        # (its params override, shape, MoE share), so the rest is re-derived.
+        base.update(model=None, architecture=None, params=None)
+        if kind == "training" and "active_params" not in changes:
+            base["active_params"] = None
+    base.update(changes)
+    items[index] = base
+    dotted: dict[str, Any] = {f"workload.{kind}": items}
+    dotted.update({f"pools.{kind}.{k}": v for k, v in _given(args, flags, "pool").items()})
+    try:
+        return scenario.with_changes(dotted), index
+    except ScenarioError as exc:
+        raise _flag_error(exc, flags) from None
+
+
+def _flag_error(exc: ScenarioError, flags: list[Flag]) -> CliError:
+    """Rename scenario field paths in an error to the flags a CLI user typed."""
+    by_target = {(f.target, f.field): f.names[0] for f in flags}
+    prefix = {"architecture": "arch", "pools": "pool", "accelerator": "selection"}
+    lines = []
+    for path, msg in exc.problems:
+        where, _, value = path.partition(" = ")
+        parts = [p for p in re.split(r"[.\[\]]+", where) if p]
+        target = "arch" if "architecture" in parts[:-1] else prefix.get(parts[0], "item")
+        flag = by_target.get((target, parts[-1]))
+        msg = _fields_to_flags(msg, flags)
+        if flag and value:
+            lines.append(f"{flag} = {value}: {msg}")
+        elif flag:
+            lines.append(f"{flag}: {msg}")
+        elif target == "item" and not value and len(parts) <= 3:
+            lines.append(msg)  # a rule over several fields: the message names their flags
+        else:
+            lines.append(f"{path}: {msg}")
+    return CliError("; ".join(lines))
+
+
+def _fields_to_flags(msg: str, flags: list[Flag]) -> str:
+    """Field names inside a whole-item message (``mfu_justification``) as flags."""
+    names = {f.field: f.names[0] for f in flags if f.target == "item"}
+    for field in sorted(names, key=len, reverse=True):
+        msg = re.sub(rf"(?<![\w-]){field}(?![\w])", names[field], msg)
+    msg = msg.replace("allowed: --", "allowed: ")  # keep '(allowed: mfu > 0 ...)'
+    # "set --force-marketing-figure: true" reads as YAML; say it as a flag and as YAML.
+    return re.sub(r"set --([\w-]+): true",
+                  lambda m: f"add --{m[1]} ({m[1].replace('-', '_')}: true in a scenario file)",
+                  msg)  # fmt: skip
+
+
+# -- output --------------------------------------------------------------------------------
 
 
 def _jsonable(value: Any) -> Any:
@@ -75,86 +299,17 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if hasattr(value, "item"):  # numpy scalar
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN or Infinity
     return value
+
+
+def _dumps(payload: Any) -> str:
+    return json.dumps(_jsonable(payload), ensure_ascii=False, indent=2, allow_nan=False)
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [_jsonable(r) for r in df.to_dict(orient="records")]
-
-
-def _scenario(args: argparse.Namespace) -> Scenario:
-    return load_scenario(args.scenario) if args.scenario else default_scenario()
-
-
-def _pick(items: tuple, name: str | None, what: str) -> int:
-    if not items:
-        return -1
-    if name is None:
-        return 0
-    names = [it.name for it in items]
-    if name not in names:
-        raise CliError(f"--{what} = {name!r}: not in the scenario; use one of {names}")
-    return names.index(name)
-
-
-def _apply(
-    scenario: Scenario,
-    section: str,
-    index: int,
-    item_cls,
-    fields: dict,
-    args: argparse.Namespace,
-    flags: dict[str, str],
-) -> Scenario:
-    """Apply the flags given (None = not given) to one workload item and its pool.
-
-    Validated as a whole scenario; errors name the flags a CLI user typed.
-    """
-    changes = {k: v for k, v in fields.items() if v is not None}
-    data = scenario.to_dict()
-    items = data["workload"][section]
-    base: dict[str, Any] = items[index] if index >= 0 else item_cls().model_dump(mode="json")
-    if changes.get("tokens") is not None:
-        base["data_bytes"] = None
-    if changes.get("data_bytes") is not None:
-        base["tokens"] = None
-    if any(k in changes for k in ("model", "architecture", "params")):
-        # A new model replaces the scenario's one: its params override, shape and name go.
-        base["params"] = None
-        base["architecture"] = None
-        base["model"] = None
-    base.update(changes)
-    if index >= 0:
-        items[index] = base
-    else:
-        items.append(base)
-    data["pools"][section].update(_pool_changes(args))
-    try:
-        return Scenario.from_dict(data)
-    except ScenarioError as exc:
-        raise _flag_error(exc, flags) from None
-
-
-def _flag_error(exc: ScenarioError, flags: dict[str, str]) -> CliError:
-    """Rename scenario field paths in an error to the flags a CLI user typed."""
-    lines = []
-    for path, msg in exc.problems:
-        field = path.split(" = ")[0].rsplit(".", 1)[-1]
-        flag = flags.get(field) or _POOL_FLAGS.get(field)
-        if flag and " = " in path:
-            lines.append(f"{flag} = {path.split(' = ', 1)[1]}: {msg}")
-        elif flag:
-            lines.append(f"{flag}: {msg}")
-        else:
-            lines.append(f"{path}: {msg}")
-    return CliError("; ".join(lines))
-
-
-def _pool_changes(args: argparse.Namespace) -> dict[str, Any]:
-    given = {"accelerator": args.accelerator, "gpus_per_server": args.gpus_per_server}
-    return {k: v for k, v in given.items() if v is not None}
 
 
 def _width(text: str) -> int:
@@ -162,108 +317,151 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+def _cell(key: str, value: Any, lang: str) -> str:
+    if isinstance(value, bool | np.bool_):
+        return label("value.yes" if value else "value.no", lang)
+    return format_value(key, value)
+
+
 def _print_rows(row: dict, lang: str) -> None:
     shown = localize(pd.DataFrame([row]), lang).iloc[0]
-    width = max(_width(c) for c in shown.index)
-    for key, header in zip(row, shown.index, strict=True):
-        pad = " " * (width - _width(header))
-        print(f"{header}{pad}  {format_value(key, shown[header])}")
+    headers = [label(k, lang) if k.startswith("cli.") else h
+               for k, h in zip(row, shown.index, strict=True)]  # fmt: skip
+    width = max(_width(h) for h in headers)
+    for key, header, value in zip(row, headers, shown.to_numpy(), strict=True):
+        print(f"{header}{' ' * (width - _width(header))}  {_cell(key, value, lang)}")
 
 
-def _findings(findings, lang: str) -> pd.DataFrame:
-    """Findings (a Plan's frame or Finding objects) with message and fix in ``lang``."""
-    df = findings if isinstance(findings, pd.DataFrame) else findings_frame(list(findings))
-    return findings_table(df, lang).assign(data=df["data"].to_numpy())
+def _table(df: pd.DataFrame, lang: str) -> str:
+    with pd.option_context("display.width", 200, "display.max_columns", 30,
+                           "display.unicode.east_asian_width", True):  # fmt: skip
+        return display_frame(df, lang).to_string(index=False)
 
 
-def _print_findings(findings, lang: str) -> None:
+def _findings(findings: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """Findings with message and fix in ``lang``."""
+    return findings_table(findings, lang).assign(data=findings["data"].to_numpy())
+
+
+def _print_findings(findings: pd.DataFrame, lang: str) -> None:
     for f in _findings(findings, lang).to_dict(orient="records"):
-        print(f"[{f['severity']}] {f['subject']}: {f['message']}")
+        print(f"[{label('severity.' + f['severity'], lang)}] {f['subject']}: {f['message']}")
         print(f"    → {f['fix']}")
 
 
-def _emit(
-    args,
-    inputs: dict,
-    results: dict,
-    findings,
-    extra: dict | None = None,
-    json_only: dict | None = None,
-) -> None:
+class PlanHasErrors(Exception):
+    """The plan was built and printed, but it has error findings (exit status 1)."""
+
+
+def _finish(findings: pd.DataFrame, lang: str) -> None:
+    errors = findings[findings["severity"] == "error"]
+    if not errors.empty:
+        first = _findings(errors.head(1), lang).iloc[0]
+        raise PlanHasErrors(label("cli.plan_errors", lang, n=len(errors),
+                                  first=f"{first['subject']}: {first['message']}"))  # fmt: skip
+
+
+def _emit(args, inputs: dict, results: dict, findings: pd.DataFrame, extra=None) -> None:
     """Print results and findings; with --json, one object: inputs, results, findings."""
     if args.json:
-        payload = {
-            "inputs": inputs,
-            "results": {**results, **(json_only or {})},
-            "findings": _records(_findings(findings, args.lang)),
-            **(extra or {}),
-        }
-        print(json.dumps(_jsonable(payload), ensure_ascii=False, indent=2))
-        return
-    _print_rows(results, args.lang)
-    _print_findings(findings, args.lang)
+        rendered = _records(_findings(findings, args.lang))
+        print(_dumps({"inputs": inputs, "results": results, "findings": rendered,
+                      **(extra or {})}))  # fmt: skip
+    else:
+        _print_rows(results, args.lang)
+        _print_findings(findings, args.lang)
+    _finish(findings, args.lang)
 
 
 # -- commands ------------------------------------------------------------------------------
 
 
+def _scenario(args: argparse.Namespace) -> Scenario:
+    return load_scenario(args.scenario) if args.scenario else default_scenario()
+
+
+def _catalog(args: argparse.Namespace):
+    return hubplan.load_catalog(args.accelerators_csv, args.models_csv, args.servers_csv)
+
+
+def _named(exc: HubplanError, args: argparse.Namespace, flags: list[Flag]) -> HubplanError:
+    """A catalogue error about a field the user gave as a flag names that flag."""
+    text = str(exc)
+    for f in flags:
+        if getattr(args, f.dest, None) is not None and text.startswith(f"{f.field} = "):
+            return CliError(f"{f.names[0]}: {text}")
+    return exc
+
+
+def _model_text(item, lang: str) -> str:
+    if item.model is not None:
+        return item.model
+    params = item.params if item.params is not None else item.architecture.total_params
+    return label("cli.custom_model", lang, params=params)
+
+
 def cmd_size_training(args: argparse.Namespace) -> None:
+    flags = args.flags
     scenario = _scenario(args)
     index = _pick(scenario.workload.training, args.job, "job")
-    fields = {
-        "model": args.model, "params": args.params, "active_params": args.active_params,
-        "tokens": args.tokens, "data_bytes": args.data_bytes,
-        "bytes_per_token": args.bytes_per_token, "epochs": args.epochs, "method": args.method,
-        "precision": args.precision, "mfu": args.mfu, "mfu_justification": args.mfu_justification,
-        "goodput": args.goodput, "time_margin": args.time_margin, "days": args.days,
-        "memory_headroom": args.headroom, "zero_stage": args.zero_stage,
-        "tensor_parallel": args.tensor_parallel, "pipeline_parallel": args.pipeline_parallel,
-        "optimizer": args.optimizer,
-    }  # fmt: skip
-    scenario = _apply(scenario, "training", index, TrainingJob, fields, args, _TRAINING_FLAGS)
-    job = scenario.workload.training[index]
+    scenario, index = _item_scenario(scenario, "training", index, args, flags)
     catalog = _catalog(args)
+    try:
+        plan = hubplan.build_plan(scenario, catalog, until="workload")
+    except HubplanError as exc:
+        raise _named(exc, args, flags) from None
+    job = scenario.workload.training[index]
+    pool = scenario.pools.training
+    mine = plan.findings[plan.findings["subject"] == job.name]
     if args.gpus is not None:
-        if args.gpus < 1 or args.gpus != int(args.gpus):
-            raise CliError(f"--gpus = {args.gpus:g}: must be a whole number >= 1")
-        row, findings = training_on_gpus(job, scenario.pools.training, catalog, int(args.gpus))
+        # The workload stage sizes a job for its deadline; a fixed GPU count is the
+        # inverse question, which no plan table answers: ask the public calculator.
+        row, raw = training_on_gpus(job, pool, catalog, args.gpus)
+        mine = findings_frame(raw)
     else:
-        row, findings = size_training(job, scenario.pools.training, catalog)
-    inputs = {**job.model_dump(mode="json"), **scenario.pools.training.model_dump(mode="json"),
+        row = plan["training"].iloc[index].to_dict()
+    layout = label("cli.layout.training", args.lang, tp=job.tensor_parallel,
+                   pp=job.pipeline_parallel, zero=job.zero_stage)  # fmt: skip
+    results = {"cli.row.model": _model_text(job, args.lang), "cli.row.layout": layout, **row}
+    inputs = {**job.model_dump(mode="json"), **pool.model_dump(mode="json"),
               "accelerator": row["accelerator"], "gpus_given": args.gpus}  # fmt: skip
+    shown = {k: v for k, v in results.items() if not k.startswith("cli.")}
     # JSON readers get ``days`` (time to finish on ``gpus``) beside the table's columns.
-    _emit(args, inputs, row, findings, json_only={"days": row["days_to_finish"]})
+    json_results = {**shown, "model": job.model, "days": row["days_to_finish"]}
+    if args.json:
+        _emit(args, inputs, json_results, mine)
+    else:
+        _emit(args, inputs, results, mine)
 
 
 def cmd_size_inference(args: argparse.Namespace) -> None:
+    flags = args.flags
     scenario = _scenario(args)
     index = _pick(scenario.workload.inference, args.service, "service")
-    arch_flags = {"layers": args.layers, "hidden_size": args.hidden_size,
-                  "attention_heads": args.attention_heads, "kv_heads": args.kv_heads,
-                  "head_dim": args.head_dim}  # fmt: skip
-    fields: dict[str, Any] = {
-        "model": args.model, "params": args.params, "peak_qps": args.qps,
-        "mean_latency_s": args.latency_s, "concurrency_per_gpu": args.concurrency,
-        "prompt_tokens": args.context_tokens, "output_tokens": args.output_tokens,
-        "weight_precision": args.weight_precision, "kv_precision": args.kv_precision,
-        "compute_precision": args.precision, "tensor_parallel": args.tensor_parallel,
-    }  # fmt: skip
-    if any(v is not None for v in arch_flags.values()):
-        if args.params is None:
-            raise CliError("--params: required with the architecture flags (--layers ...)")
-        given = {k: v for k, v in arch_flags.items() if v is not None}
-        fields["architecture"] = {"total_params": args.params, **given}
-    scenario = _apply(
-        scenario, "inference", index, InferenceService, fields, args, _INFERENCE_FLAGS
-    )
-    service = scenario.workload.inference[index]
+    scenario, index = _item_scenario(scenario, "inference", index, args, flags)
     catalog = _catalog(args)
-    row, findings = size_inference(service, scenario.pools.inference, catalog)
-    options = inference_token_model(service, scenario.pools.inference, catalog)
-    inputs = {**service.model_dump(mode="json"),
-              **scenario.pools.inference.model_dump(mode="json"),
+    try:
+        plan = hubplan.build_plan(scenario, catalog, until="workload")
+    except HubplanError as exc:
+        raise _named(exc, args, flags) from None
+    service = scenario.workload.inference[index]
+    pool = scenario.pools.inference
+    row = plan["inference"].iloc[index].to_dict()
+    mine = plan.findings[plan.findings["subject"] == service.name]
+    tp = row.get("tensor_parallel")
+    layout = (label("cli.layout.inference", args.lang, tp=int(tp)) if tp == tp and tp is not None
+              else label("cli.layout.none", args.lang))  # fmt: skip
+    inputs = {**service.model_dump(mode="json"), **pool.model_dump(mode="json"),
               "accelerator": row["accelerator"]}  # fmt: skip
-    _emit(args, inputs, row, findings, extra={"tensor_parallel_options": _records(options)})
+    # The per-size alternatives are not a plan table: the token model lists them.
+    options = inference_token_model(service, pool, catalog)
+    extra = {"tensor_parallel_options": _records(options)}
+    if args.json:
+        _emit(args, inputs, {**row, "model": service.model}, mine, extra)
+    else:
+        results = {"cli.row.model": _model_text(service, args.lang), "cli.row.layout": layout,
+                   **row}  # fmt: skip
+        _emit(args, inputs, results, mine)
 
 
 #: Columns the text listing shows per catalogue (--json gives every column).
@@ -278,168 +476,216 @@ _CATALOG_COLUMNS = {
 }  # fmt: skip
 
 
-def _catalog(args: argparse.Namespace):
-    return load_catalog(args.accelerators_csv, args.models_csv, args.servers_csv)
-
-
 def cmd_catalog(args: argparse.Namespace) -> None:
     df = getattr(_catalog(args), args.table)
     if args.json:
-        print(json.dumps(_records(df), ensure_ascii=False, indent=2))
+        print(_dumps(_records(df)))
         return
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(display_frame(df[_CATALOG_COLUMNS[args.table]], args.lang).to_string(index=False))
+    print(_table(df[_CATALOG_COLUMNS[args.table]], args.lang))
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
+    flags = args.flags
     scenario = _scenario(args)
-    changes: dict[str, Any] = {}
-    if args.candidates:
-        changes["accelerator.candidates"] = [c.strip() for c in args.candidates.split(",")]
-    if args.budget_usd is not None:
-        changes["accelerator.budget_usd"] = args.budget_usd
-    if args.rank_by:
-        changes["accelerator.rank_by"] = args.rank_by
+    changes = {f"accelerator.{k}": v for k, v in _given(args, flags, "selection").items()}
     if changes:
         try:
             scenario = scenario.with_changes(changes)
         except ScenarioError as exc:
-            raise _flag_error(exc, {"candidates": "--candidates", "budget_usd": "--budget-usd",
-                                    "rank_by": "--rank-by"}) from None  # fmt: skip
-    plan = build_plan(scenario, _catalog(args))
+            raise _flag_error(exc, flags) from None
+    try:
+        plan = hubplan.build_plan(scenario, _catalog(args), until="accelerator")
+    except HubplanError as exc:
+        raise _named(exc, args, flags) from None
     table = plan["candidates"]
+    f = plan.findings
+    shown = f[(f["stage"] == "accelerator") | (f["severity"] == "error")]
     if args.json:
-        print(json.dumps({"candidates": _records(table),
-                          "compute_claims": _records(plan["compute_claims"]),
-                          "findings": _records(_findings(plan.findings, args.lang))},
-                         ensure_ascii=False, indent=2))  # fmt: skip
-        return
-    cols = ["workload", "rank", "candidate", "gpus", "binding", "capex_usd", "power_kw",
-            "interconnect"]  # fmt: skip
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        shown = table.sort_values(["workload", "rank"])[cols]
-        print(display_frame(shown, args.lang).to_string(index=False))
-    _print_findings([f for f in plan.raw_findings if f.stage == "accelerator"], args.lang)
+        print(_dumps({"candidates": _records(table),
+                      "compute_claims": _records(plan["compute_claims"]),
+                      "findings": _records(_findings(f, args.lang))}))  # fmt: skip
+    else:
+        cols = ["workload", "rank", "candidate", "gpus", "binding", "capex_usd", "power_kw",
+                "interconnect"]  # fmt: skip
+        print(_table(table.sort_values(["workload", "rank"])[cols], args.lang))
+        _print_findings(shown, args.lang)
+    _finish(f, args.lang)
 
 
 def cmd_plan(args: argparse.Namespace) -> None:
-    plan = build_plan(_scenario(args), _catalog(args))
+    plan = hubplan.build_plan(_scenario(args), _catalog(args))
     if args.json:
-        payload = {name: _records(df) for name, df in plan.tables.items()}
+        payload: dict[str, Any] = {name: _records(df) for name, df in plan.tables.items()}
         payload["findings"] = _records(_findings(plan.findings, args.lang))
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
-        return
-    print(plan.scenario.name)
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(display_frame(plan["pools"], args.lang).to_string(index=False))
-    _print_findings(plan.raw_findings, args.lang)
+        print(_dumps(payload))
+    else:
+        print(plan.scenario.name)
+        print(_table(plan["pools"], args.lang))
+        _print_findings(plan.findings, args.lang)
+    _finish(plan.findings, args.lang)
 
 
 # -- parser --------------------------------------------------------------------------------
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--scenario", metavar="FILE", help="scenario YAML for defaults")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--lang", default="en", choices=["en", "zh"], help="label language")
-    p.add_argument("--accelerators-csv", metavar="FILE", help="your own accelerator rows")
-    p.add_argument("--models-csv", metavar="FILE", help="your own model rows")
-    p.add_argument("--servers-csv", metavar="FILE", help="your own server rows")
+class _Formatter(argparse.HelpFormatter):
+    lang = "en"
+
+    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[override]
+        if prefix is None:
+            prefix = label("cli.usage", self.lang)
+        return super().add_usage(usage, actions, groups, prefix)
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2 (no usage dump)."""
+    """argparse, but a usage error is one line and exit status 2 (no usage dump), and
+    its own words (usage, group titles, errors) follow ``--lang``."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+    lang = "en"
+
+    def __init__(self, *a, **kw):
+        lang = kw.pop("lang", "en")
+        formatter = type("Formatter", (_Formatter,), {"lang": lang})
+        super().__init__(*a, formatter_class=formatter, add_help=False, **kw)
+        self.lang = lang
+        self._positionals.title = label("cli.positionals", lang)
+        self._optionals.title = label("cli.options", lang)
+        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
+                          help=label("help.help", lang))  # fmt: skip
+
+    def error(self, message: str) -> typing.NoReturn:  # type: ignore[override]
+        text = translate(message, self.lang)
+        print(f"{self.prog}: {label('cli.error', self.lang)}: {text} "
+              f"({label('cli.see_help', self.lang)})", file=sys.stderr)  # fmt: skip
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="hubplan", description=label("panel.workload.title"))
-    sub = parser.add_subparsers(dest="command", required=True)
+def _common(p: argparse.ArgumentParser, lang: str) -> None:
+    p.add_argument("--scenario", metavar="FILE", help=label("help.scenario", lang))
+    p.add_argument("--json", action="store_true", help=label("help.json", lang))
+    p.add_argument("--lang", default="en", choices=["en", "zh"], help=label("help.lang", lang))
+    for what in ("accelerators", "models", "servers"):
+        p.add_argument(f"--{what}-csv", metavar="FILE", help=label(f"help.{what}_csv", lang))
 
-    size = sub.add_parser("size", help="size one workload").add_subparsers(
-        dest="what", required=True
-    )
-    tr = size.add_parser("training", help="GPUs for a deadline, or days on a GPU count")
-    _common(tr)
-    tr.add_argument("--job", help="job name in the scenario (default: the first)")
-    tr.add_argument("--model", help="catalogue model name")
-    tr.add_argument("--params", type=_num("--params"), help="parameters, e.g. 70e9 or 70B")
-    tr.add_argument("--active-params", type=_num("--active-params"))
-    data = tr.add_mutually_exclusive_group()
-    data.add_argument("--tokens", type=_num("--tokens"), help="training tokens, e.g. 2T")
-    data.add_argument("--data-bytes", type=_num("--data-bytes"), help="text bytes, e.g. 500GB")
-    tr.add_argument("--bytes-per-token", type=_num("--bytes-per-token"))
-    tr.add_argument("--epochs", type=_num("--epochs"))
-    tr.add_argument("--method", help="full, lora or qlora")
-    tr.add_argument("--accelerator", help="catalogue accelerator name or alias")
-    tr.add_argument("--gpus-per-server", type=int)
-    tr.add_argument("--precision", help="bf16, fp16, fp8, tf32, fp32")
-    tr.add_argument("--mfu", type=_num("--mfu"))
-    tr.add_argument("--mfu-justification")
-    tr.add_argument("--goodput", type=_num("--goodput"))
-    tr.add_argument("--time-margin", type=_num("--time-margin"))
-    tr.add_argument("--headroom", type=_num("--headroom"), help="memory headroom factor")
-    tr.add_argument("--zero-stage", type=int)
-    tr.add_argument("--tensor-parallel", type=int)
-    tr.add_argument("--pipeline-parallel", type=int)
-    tr.add_argument("--optimizer")
-    solve = tr.add_mutually_exclusive_group()
-    solve.add_argument("--days", type=_num("--days"), help="deadline: solve for GPUs")
-    solve.add_argument("--gpus", type=_num("--gpus"), help="GPU count: solve for days")
-    tr.set_defaults(func=cmd_size_training)
 
-    inf = size.add_parser("inference", help="GPUs for an online service")
-    _common(inf)
-    inf.add_argument("--service", help="service name in the scenario (default: the first)")
-    inf.add_argument("--model", help="catalogue model name")
-    inf.add_argument("--params", type=_num("--params"))
-    for flag in ("--layers", "--hidden-size", "--attention-heads", "--kv-heads", "--head-dim"):
-        inf.add_argument(flag, type=int, help="architecture, for a model not in the catalogue")
-    inf.add_argument("--accelerator")
-    inf.add_argument("--gpus-per-server", type=int)
-    inf.add_argument("--qps", type=_num("--qps"), help="peak requests per second")
-    inf.add_argument("--latency-s", type=_num("--latency-s"), help="mean request latency [s]")
-    inf.add_argument("--concurrency", type=_num("--concurrency"), help="requests per GPU")
-    inf.add_argument("--context-tokens", type=int, help="prompt (context) tokens per request")
-    inf.add_argument("--output-tokens", type=int)
-    inf.add_argument("--weight-precision")
-    inf.add_argument("--kv-precision")
-    inf.add_argument("--precision", help="compute precision")
-    inf.add_argument("--tensor-parallel", type=int)
-    inf.set_defaults(func=cmd_size_inference)
+def _size_parser(size, kind: str, lang: str) -> None:
+    p = size.add_parser(kind, help=label(f"cli.size.{kind}", lang),
+                        description=label(f"cli.size.{kind}", lang), lang=lang)  # fmt: skip
+    _common(p, lang)
+    pick = "job" if kind == "training" else "service"
+    p.add_argument(f"--{pick}", help=label(f"help.{pick}", lang))
+    flags = _flags(kind)
+    for flag in flags:
+        _add_flag(p, flag, lang, kind)
+    if kind == "training":
+        by = {f.field: f for f in flags}
+        data = p.add_mutually_exclusive_group()
+        for field in ("tokens", "data_bytes"):
+            ann = _core(by[field].info.annotation)
+            parse = _number_type(by[field].names[0], "count" if ann is Quantity else "any",
+                                 False, lang)  # fmt: skip
+            data.add_argument(*by[field].names, dest=by[field].dest, type=parse,
+                              metavar=field.upper(),
+                              help=_help(field, by[field].info, lang))  # fmt: skip
+        solve = p.add_mutually_exclusive_group()
+        solve.add_argument("--days", dest=by["days"].dest, metavar="DAYS",
+                           type=_number_type("--days", "any", False, lang),
+                           help=_help("days", by["days"].info, lang))  # fmt: skip
+        solve.add_argument("--gpus", metavar="GPUS",
+                           type=_number_type("--gpus", "count", True, lang),
+                           help=label("help.gpus", lang))  # fmt: skip
+    p.set_defaults(func=cmd_size_training if kind == "training" else cmd_size_inference,
+                   flags=flags)  # fmt: skip
 
-    cat = sub.add_parser("catalog", help="list a catalogue")
-    cat.add_argument("table", choices=["accelerators", "models", "servers"])
-    _common(cat)
-    cat.set_defaults(func=cmd_catalog)
 
-    cmp_ = sub.add_parser("compare", help="compare candidate accelerators for every workload")
-    _common(cmp_)
-    cmp_.add_argument("--candidates", help="comma-separated accelerator names or aliases")
-    cmp_.add_argument("--budget-usd", type=_num("--budget-usd"), help="fixed hardware budget")
-    cmp_.add_argument("--rank-by", choices=["capex", "power"])
-    cmp_.set_defaults(func=cmd_compare)
+def build_parser(lang: str = "en") -> argparse.ArgumentParser:
+    parser = _Parser(prog="hubplan", description=label("cli.description", lang), lang=lang)
+    title = label("cli.commands", lang)
+    sub = parser.add_subparsers(dest="command", required=True, title=title,
+                                parser_class=_Parser)  # fmt: skip
 
-    pl = sub.add_parser("plan", help="build the whole plan for a scenario")
-    _common(pl)
-    pl.set_defaults(func=cmd_plan)
+    size_p = sub.add_parser("size", help=label("cli.size", lang), lang=lang)
+    size = size_p.add_subparsers(dest="what", required=True, title=label("cli.commands", lang),
+                                 parser_class=_Parser)  # fmt: skip
+    _size_parser(size, "training", lang)
+    _size_parser(size, "inference", lang)
+
+    cat = sub.add_parser("catalog", help=label("cli.catalog", lang), lang=lang)
+    cat.add_argument("table", choices=["accelerators", "models", "servers"],
+                     help=label("help.table", lang))  # fmt: skip
+    _common(cat, lang)
+    cat.set_defaults(func=cmd_catalog, flags=[])
+
+    cmp_ = sub.add_parser("compare", help=label("cli.compare", lang), lang=lang)
+    _common(cmp_, lang)
+    flags = _flags("compare")
+    for flag in flags:
+        _add_flag(cmp_, flag, lang, "compare")
+    cmp_.set_defaults(func=cmd_compare, flags=flags)
+
+    pl = sub.add_parser("plan", help=label("cli.plan", lang), lang=lang)
+    _common(pl, lang)
+    pl.set_defaults(func=cmd_plan, flags=[])
     return parser
 
 
+# -- language of fixed text ----------------------------------------------------------------
+
+
+def translate(text: str, lang: str) -> str:
+    """An error line's fixed phrases in ``lang`` (the values and flags stay as typed).
+
+    The phrases are ``cli.phrase.*`` rows of the label catalogue, longest first.
+    """
+    if lang != "zh":
+        return text
+    cat = label_catalog()
+    rows = cat[cat.index.str.startswith("cli.phrase.")]
+    for en, zh in sorted(zip(rows["en"], rows["zh"], strict=True), key=lambda p: -len(p[0])):
+        text = text.replace(en, zh)
+    return text
+
+
+def _language(argv: Sequence[str]) -> str:
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return "zh" if argv[i + 1] == "zh" else "en"
+        if arg.startswith("--lang="):
+            return "zh" if arg.split("=", 1)[1] == "zh" else "en"
+    return "en"
+
+
+_NEGATIVE = re.compile(r"^-(\d|\.\d)")
+
+
+def _join_negatives(argv: Sequence[str]) -> list[str]:
+    """``--params -70B`` → ``--params=-70B``: argparse would read -70B as a flag."""
+    out: list[str] = []
+    for arg in argv:
+        if out and _NEGATIVE.match(arg) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lang = _language(argv)
+    parser = build_parser(lang)
+    args = parser.parse_args(_join_negatives(argv))
     try:
         args.func(args)
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return 0
+    except PlanHasErrors as exc:
+        print(f"hubplan: {exc}", file=sys.stderr)
+        return 1
     except HubplanError as exc:
         one_line = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        print(f"hubplan: error: {one_line}", file=sys.stderr)
+        print(f"hubplan: {label('cli.error', lang)}: {translate(one_line, lang)}",
+              file=sys.stderr)  # fmt: skip
         return 2
     return 0
 

@@ -102,6 +102,12 @@ def read_table(path: str | os.PathLike[str], schema: dict[str, tuple[str, bool]]
             rows = list(reader)
     except OSError as exc:
         raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    except csv.Error as exc:
+        raise CatalogError(f"{path}: not a readable CSV ({exc})") from None
+    if not header:
+        raise CatalogError(f"{path}: is empty; it needs a header line with the columns")
     unknown = [c for c in header if c not in schema]
     if unknown:
         hints = [

@@ -13,11 +13,17 @@ _PATTERN = re.compile(
 )
 
 
-def parse_number(value: object, field: str = "value") -> float:
+#: Why a count refuses a byte unit (shown in the error; the CLI translates it).
+COUNT_NOT_BYTES = "is a count, not bytes: write it as 70B, 70e9 or 2T"
+
+
+def parse_number(value: object, field: str = "value", kind: str = "any") -> float:
     """Parse ``70e9``, ``70B`` (billion), ``2T``, ``500GB``, ``1.5k`` into a float.
 
     ``B`` alone means billion (parameter and token counts); a trailing ``B`` after a
     multiplier means bytes (``500GB`` = 5e11). Numbers pass through unchanged.
+    ``kind="count"`` (parameters, tokens) refuses byte units: ``70GB`` of parameters
+    is a slip, not 70e9 parameters.
 
     >>> parse_number("70B"), parse_number("70e9"), parse_number("500GB"), parse_number(8)
     (70000000000.0, 70000000000.0, 500000000000.0, 8.0)
@@ -25,6 +31,10 @@ def parse_number(value: object, field: str = "value") -> float:
     Traceback (most recent call last):
     ...
     hubplan.core.errors.InputError: params = 'seventy': must be a number such as 70e9, ...
+    >>> parse_number("70GB", "params", kind="count")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hubplan.core.errors.InputError: params = '70GB': is a count, not bytes: ...
     """
     if isinstance(value, bool):
         raise InputError(field, value, "must be a number, not true/false")
@@ -33,5 +43,8 @@ def parse_number(value: object, field: str = "value") -> float:
     if isinstance(value, str):
         m = _PATTERN.match(value.replace(",", "").replace("_", ""))
         if m:
+            unit = (m.group(3) or "").lower()
+            if kind == "count" and unit.startswith("b"):
+                raise InputError(field, value, COUNT_NOT_BYTES)
             return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
     raise InputError(field, value, "must be a number such as 70e9, 70B, 2T or 500GB")

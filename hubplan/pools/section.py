@@ -88,9 +88,22 @@ class PoolSpec(Section):
 class Pools(Section):
     """Accelerator-and-server stage: one pool per workload kind."""
 
-    training: PoolSpec = Field(default_factory=lambda: PoolSpec(quota="exclusive"))
+    training: PoolSpec = Field(
+        default_factory=lambda: PoolSpec(quota="exclusive"),
+        description="Training pool; its quota defaults to exclusive (a deadline-bound job "
+        "owns its GPUs) even when other fields are written.",
+    )
     inference: PoolSpec = Field(default_factory=PoolSpec)
     development: PoolSpec = Field(default_factory=PoolSpec)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _training_exclusive(cls, data: object) -> object:
+        # Writing one field of the training pool must not flip its quota to fair_share.
+        if isinstance(data, dict) and isinstance(data.get("training"), dict):
+            if "quota" not in data["training"]:
+                data = {**data, "training": {"quota": "exclusive", **data["training"]}}
+        return data
 
 
 def server_name(spec: PoolSpec, catalog: Catalog) -> str:

@@ -174,19 +174,34 @@ def size_inference(
                                         service.concurrency_per_gpu)  # fmt: skip
     options = inference_token_model(service, pool, catalog)
     found: list[Finding] = []
+    window = context_window(service, catalog)
+    tokens = service.prompt_tokens + service.output_tokens
+    if window is not None and tokens > window:
+        data = {"tokens": tokens, "model": service.model, "window": window}
+        found.append(Finding("error", "workload", service.name, "context_exceeds_window", data))
     viable = options[options["fits"]]
     if viable.empty:
-        weights = float(options["weights_gb"].iloc[0])
-        found.append(Finding("error", "workload", service.name, "weights_do_not_fit",
-                             {"weights": weights, "tp": int(options["tensor_parallel"].max()),
-                              "accelerator": acc["name"]}))  # fmt: skip
+        largest = options.loc[options["tensor_parallel"].idxmax()]
+        weights, tp = float(largest["weights_gb"]), int(largest["tensor_parallel"])
+        if float(largest["kv_free_gb"]) <= 0:
+            data = {"weights": weights, "tp": tp, "accelerator": acc["name"]}
+            found.append(Finding("error", "workload", service.name, "weights_do_not_fit", data))
+        else:  # the weights fit, but not even one request's KV cache beside them
+            seq_gb = float(largest["kv_cache_bytes_per_token"]) * tokens / GB
+            found.append(Finding("error", "workload", service.name, "kv_does_not_fit",
+                                 {"tokens": tokens, "seq_gb": seq_gb, "tp": tp,
+                                  "free_gb": float(largest["kv_free_gb"]),
+                                  "accelerator": acc["name"]}))  # fmt: skip
         best = None
         token_gpus = math.nan
     else:
         best = viable.sort_values(["gpus", "tensor_parallel"]).iloc[0]
         token_gpus = int(best["gpus"])
     required = rule if best is None else max(rule, token_gpus)
-    binding = "planning_rule" if best is None or rule >= token_gpus else "token_model"
+    if best is None:
+        binding = "no_fit"  # an error finding says why; the rule's count is not a plan
+    else:
+        binding = "planning_rule" if rule >= token_gpus else "token_model"
     gpus = whole_servers(required, pool.gpus_per_server)
     row = {
         "service": service.name, "accelerator": acc["name"], "peak_qps": service.peak_qps,
@@ -207,9 +222,26 @@ def size_inference(
             found.append(Finding("warning", "workload", service.name, "tp_across_servers",
                                  {"tp": int(best["tensor_parallel"]),
                                   "per_server": pool.gpus_per_server}))  # fmt: skip
-    found.append(Finding("info", "workload", service.name, f"inference_{binding}",
-                         {"rule": rule, "token": token_gpus, "gpus": gpus}))  # fmt: skip
+    if best is not None:
+        found.append(Finding("info", "workload", service.name, f"inference_{binding}",
+                             {"rule": rule, "token": token_gpus, "gpus": gpus}))  # fmt: skip
     return row, found
+
+
+def context_window(service: InferenceService, catalog: Catalog) -> int | None:
+    """The catalogue model's context window [tokens], or None when unknown or custom.
+
+    From ``context_tokens`` in ``data/models.csv`` (each model's config.json
+    ``max_position_embeddings``).
+
+    >>> import hubplan
+    >>> context_window(InferenceService(model="Llama-2-70B"), hubplan.load_catalog())
+    4096
+    """
+    if service.model is None or service.architecture is not None:
+        return None
+    window = catalog.model(service.model)["context_tokens"]
+    return None if window != window else int(window)
 
 
 # -- development and pools ---------------------------------------------------------------

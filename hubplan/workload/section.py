@@ -6,7 +6,16 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..core.section import Quantity, Section
+from ..core.section import Bytes, Quantity, Section
+
+#: Plausibility ceilings: far above anything built, low enough that a typo (a missing
+#: "e9" turned into "e19") is refused instead of sized into 1e40 GPUs.
+#: 1e14 parameters is ~50x the largest published model (Kimi-K2, 1.04e12; data/models.csv);
+#: 1e15 tokens is ~60x Llama 3's 15.6e12 training tokens (arXiv 2407.21783 §3.1);
+#: 1e7 requests/s is ~100x the ~1e5 QPS of the largest public search front ends.
+MAX_PARAMS = 1e14
+MAX_TOKENS = 1e15
+MAX_QPS = 1e7
 
 TrainingPrecision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8"]
 WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -15,9 +24,14 @@ WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 class Architecture(Section):
     """A transformer's shape, for models not in ``data/models.csv``."""
 
-    total_params: Quantity = Field(gt=0, description="All parameters. [count]")
+    total_params: Quantity = Field(
+        gt=0, le=MAX_PARAMS, description="All parameters; at most 1e14 (plausibility). [count]"
+    )
     active_params: Quantity | None = Field(
-        None, gt=0, description="Parameters active per token (MoE); empty = total. [count]"
+        None,
+        gt=0,
+        le=MAX_PARAMS,
+        description="Parameters active per token (MoE); empty = total. [count]",
     )
     layers: int = Field(gt=0, description="Transformer layers.")
     hidden_size: int = Field(gt=0, description="Model width h.")
@@ -42,11 +56,16 @@ class TrainingJob(Section):
     params: Quantity | None = Field(
         None,
         gt=0,
+        le=MAX_PARAMS,
         description="Total parameters N; overrides the catalogue figure (e.g. the round "
-        "70e9 of a planning brief). [count]",
+        "70e9 of a planning brief). At most 1e14, ~50x the largest published model, so a "
+        "typo is refused rather than sized. [count]",
     )
     active_params: Quantity | None = Field(
-        None, gt=0, description="Activated parameters per token for MoE; empty = N. [count]"
+        None,
+        gt=0,
+        le=MAX_PARAMS,
+        description="Activated parameters per token for MoE; empty = N. [count]",
     )
     method: Literal["full", "lora", "qlora"] = Field(
         "full",
@@ -54,9 +73,19 @@ class TrainingJob(Section):
         "frozen BF16 base + adapters (Hu et al. 2021); qlora: 4-bit NF4 base (Dettmers et "
         "al. 2023).",
     )
-    tokens: Quantity | None = Field(None, gt=0, description="Training tokens D per epoch.")
-    data_bytes: Quantity | None = Field(
-        None, gt=0, description="Training text in bytes, when tokens are not known. [B]"
+    tokens: Quantity | None = Field(
+        None,
+        gt=0,
+        le=MAX_TOKENS,
+        description="Training tokens D per epoch. At most 1e15, ~60x Llama 3's 15.6T "
+        "(arXiv 2407.21783 §3.1), so a typo is refused rather than sized. [tokens]",
+    )
+    data_bytes: Bytes | None = Field(
+        None,
+        gt=0,
+        le=MAX_TOKENS * 64,
+        description="Training text in bytes, when tokens are not known; at most 1e15 tokens "
+        "at the 64 B/token ceiling of bytes_per_token. [B]",
     )
     bytes_per_token: float = Field(
         4.0,
@@ -162,8 +191,16 @@ class InferenceService(Section):
     name: str = Field("inference", min_length=1, description="Shown in tables.")
     model: str | None = Field(None, description="A model in data/models.csv.")
     architecture: Architecture | None = Field(None, description="Shape when not catalogued.")
-    params: Quantity | None = Field(None, gt=0, description="Overrides catalogue N. [count]")
-    peak_qps: float = Field(10.0, gt=0, description="Peak requests per second. [1/s]")
+    params: Quantity | None = Field(
+        None, gt=0, le=MAX_PARAMS, description="Overrides catalogue N; at most 1e14. [count]"
+    )
+    peak_qps: float = Field(
+        10.0,
+        gt=0,
+        le=MAX_QPS,
+        description="Peak requests per second. At most 1e7, ~100x the largest public web "
+        "front ends, so a typo is refused rather than sized. [1/s]",
+    )
     mean_latency_s: float = Field(
         10.0, gt=0, description="Mean end-to-end request time at peak (planning rule). [s]"
     )
@@ -220,7 +257,13 @@ class InferenceService(Section):
 class DevelopmentPool(Section):
     """Interactive development and debugging GPUs."""
 
-    developers: int = Field(16, ge=0, description="People who need GPUs for development.")
+    developers: int = Field(
+        16,
+        ge=0,
+        le=1_000_000,
+        description="People who need GPUs for development; at most 1e6 (plausibility: more "
+        "than the engineering staff of any company).",
+    )
     gpus_per_developer: float = Field(1.0, gt=0, le=64, description="GPUs each uses when active.")
     peak_active_share: float = Field(
         0.5,
@@ -254,3 +297,15 @@ class Workload(Section):
     inference: tuple[InferenceService, ...] = Field(default=(), description="Online services.")
     development: DevelopmentPool | None = Field(None, description="Development pool.")
     overlap: Overlap = Field(default_factory=Overlap, description="Peak-overlap policy.")
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Workload:
+        for kind, items in (("training", self.training), ("inference", self.inference)):
+            names = [item.name for item in items]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(
+                    f"{kind} names must be unique (tables and findings key on them): "
+                    f"{', '.join(repr(d) for d in dupes)} appears more than once"
+                )
+        return self

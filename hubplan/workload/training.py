@@ -425,13 +425,15 @@ def training_on_gpus(
     """Solve for time instead of count: days the job takes on ``gpus`` accelerators.
 
     Returns the :func:`size_training` row with ``gpus`` fixed, ``days_to_finish`` (no
-    margin), ``days_with_margin`` (× (1 + margin)) and ``meets_deadline``; a finding
-    when ``gpus`` cannot even hold the model state.
+    margin), ``days_with_margin`` (× (1 + margin)) and ``meets_deadline``; an error
+    finding when ``gpus`` cannot even hold the model state, a warning when the job
+    misses its deadline on them.
     """
     check_range("gpus", gpus, ge=1)
     row, found = size_training(job, pool, catalog)
     peak, flops = row["peak_tflops"], row["flops"]
     days = training_days(flops, gpus, peak, job.mfu, job.goodput)
+    needed = row["gpus"]  # the deadline's count, before ``gpus`` is fixed
     row.update(
         gpus=gpus,
         servers=math.ceil(gpus / pool.gpus_per_server),
@@ -448,6 +450,10 @@ def training_on_gpus(
     elif gpus < row["memory_bound_gpus"]:
         found.append(Finding("warning", "workload", job.name, "below_memory_headroom",
                              {"gpus": gpus, "memory": row["memory_bound_gpus"]}))  # fmt: skip
+    if not row["meets_deadline"]:
+        found.append(Finding("warning", "workload", job.name, "deadline_missed",
+                             {"gpus": gpus, "days": row["days_with_margin"],
+                              "deadline": job.days, "needed": needed}))  # fmt: skip
     return row, found
 
 
