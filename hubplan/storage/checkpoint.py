@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-HOURS_PER_YEAR = 8766.0  # 365.25 days
+HOURS_PER_YEAR = 8760.0  # 365 days, as the per-GPU-year rate is counted
 
 
 def job_mtbf_hours(gpus: float, interruptions_per_gpu_year: float) -> float:
@@ -16,7 +16,7 @@ def job_mtbf_hours(gpus: float, interruptions_per_gpu_year: float) -> float:
 
     Notes
     -----
-    M = 8 766 h / (rate per GPU-year × GPUs): interruptions are taken as independent per
+    M = 8 760 h / (rate per GPU-year × GPUs): interruptions are taken as independent per
     GPU, so the job's rate is the sum.
 
     References

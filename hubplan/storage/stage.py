@@ -287,8 +287,10 @@ def run_storage(
     # -- checkpoint interval, goodput, bursts --------------------------------------------
     for j in jobs:
         clients = client_gb_s(j["servers"], train_usable_gbps)
-        limited_by = "clients" if clients < hot_write else "tier"
-        rate = min(hot_write, clients) if math.isfinite(clients) else hot_write
+        # no storage NICs (0) or unknown: the compute fabric carries it (a finding below)
+        usable = math.isfinite(clients) and clients > 0
+        limited_by = "clients" if usable and clients < hot_write else "tier"
+        rate = min(hot_write, clients) if usable else hot_write
         write_s = j["checkpoint_tb"] * 1000 / rate
         mtbf_s = j["mtbf_hours"] * 3600
         tau = checkpoint_interval_s(write_s, mtbf_s)
