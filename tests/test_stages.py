@@ -75,8 +75,12 @@ def test_a_new_catalogue_invalidates_the_cache(default, tmp_path):
     rows.to_csv(extra, index=False)
     cheaper = hubplan.load_catalog(accelerators=extra)
     assert cheaper.fingerprint != base.fingerprint
-    assert build_plan(default, cheaper).stages_run == ("workload", "accelerator", "server",
-                                                       "storage")
+    assert build_plan(default, cheaper).stages_run == (
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+    )
 
 
 def test_tables_hold_data_not_sentences(default):

@@ -97,17 +97,27 @@ def test_pretrain_16k_names_storage_nodes_and_write_bandwidth(big):
     assert (hot["sized_by"], hot["nodes"]) == ("read", 87)
     assert hot["nodes_for_write"] == 37
     nodes = big["storage_nodes"]
-    assert list(nodes.columns) == ["tier", "role", "model", "nodes", "rack_units",
-                                   "max_power_kw", "typical_power_kw", "price_usd",
-                                   "nic_ports", "nic_gbps"]
+    assert list(nodes.columns) == [
+        "tier",
+        "role",
+        "model",
+        "nodes",
+        "rack_units",
+        "max_power_kw",
+        "typical_power_kw",
+        "price_usd",
+        "nic_ports",
+        "nic_gbps",
+    ]
     assert set(nodes["tier"]) == {"hot", "warm", "cold"}
     assert nodes.loc[nodes["role"] == "mds", "nodes"].item() == 2
     assert ck["expected_goodput"] >= 0.9
 
 
 def test_hot_tier_fill_finding_when_checkpoints_stay(big):
-    s = hubplan.load_scenario(PRETRAIN).with_changes({"storage.checkpoint_offload": False,
-                                                      "storage.hot_nodes": 4})
+    s = hubplan.load_scenario(PRETRAIN).with_changes(
+        {"storage.checkpoint_offload": False, "storage.hot_nodes": 4}
+    )
     p = hubplan.build_plan(s)
     f = codes(p, "hot_tier_fills")
     assert len(f) == 1 and f.iloc[0]["severity"] == "error"
@@ -159,7 +169,9 @@ def test_storage_on_compute_fabric(plan, tmp_path):
     path = tmp_path / "servers.csv"
     pd.DataFrame([dgx]).to_csv(path, index=False)
     cat = hubplan.load_catalog(servers=path)
-    s = hubplan.default_scenario().with_changes({"pools.training.server": "DGX H100 no storage NIC"})
+    s = hubplan.default_scenario().with_changes(
+        {"pools.training.server": "DGX H100 no storage NIC"}
+    )
     f = codes(hubplan.build_plan(s, cat), "storage_on_compute_fabric")
     assert f["subject"].tolist() == ["training"]
 
@@ -187,12 +199,17 @@ def test_dr_link_too_slow():
 
 def test_bad_storage_model_names_the_field():
     s = hubplan.default_scenario().with_changes({"storage.hot_model": "Lustre OSS"})
-    with pytest.raises(hubplan.CatalogError, match=r"storage.hot_model = 'Lustre OSS': not in data/storage.csv; closest"):
+    with pytest.raises(
+        hubplan.CatalogError,
+        match=r"storage.hot_model = 'Lustre OSS': not in data/storage.csv; closest",
+    ):
         hubplan.build_plan(s)
-    s = hubplan.default_scenario().with_changes({"storage.hot_model": "HDD capacity node 60x24TB 2x100G"})
+    s = hubplan.default_scenario().with_changes(
+        {"storage.hot_model": "HDD capacity node 60x24TB 2x100G"}
+    )
     with pytest.raises(hubplan.HubplanError, match="not the hot tier"):
         hubplan.build_plan(s)
-    with pytest.raises(hubplan.ScenarioError, match="storage.fill_ceiling"):
+    with pytest.raises(hubplan.ScenarioError, match=r"storage\.fill_ceiling"):
         hubplan.default_scenario().with_changes({"storage.fill_ceiling": 1.5})
 
 
@@ -201,7 +218,9 @@ def test_storage_catalogue_provenance():
     assert (cat["source"].str.len() > 20).all()
     assert cat["confidence"].isin(["high", "medium", "low"]).all()
     # MinIO: 325 GiB/s over 32 nodes = 10.16 GiB/s = 10.9 GB/s
-    assert storage_model("minio-nvme", "x")["read_gb_s"] == pytest.approx(325 / 32 * 1.073741824, abs=0.01)
+    assert storage_model("minio-nvme", "x")["read_gb_s"] == pytest.approx(
+        325 / 32 * 1.073741824, abs=0.01
+    )
     assert not math.isnan(storage_model("DDN AI400X2T", "x")["read_gb_s"])
 
 

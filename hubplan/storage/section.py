@@ -187,9 +187,7 @@ class Storage(Section):
         "site each backup window; warm_standby replicates continuously; none keeps no "
         "off-site copy of checkpoints (a finding).",
     )
-    dr_link_gbps: float = Field(
-        100.0, gt=0, description="Link to the second site. [Gb/s]"
-    )
+    dr_link_gbps: float = Field(100.0, gt=0, description="Link to the second site. [Gb/s]")
     backup_window_hours: float = Field(
         8.0,
         gt=0,

@@ -393,7 +393,14 @@ STAGE = Stage(
     name="storage",
     sections=("storage", "workload"),
     needs=("pools", "training"),
-    provides=("storage_content", "storage_tiers", "storage_bandwidth", "checkpoint_plan",
-              "hot_fill", "storage_dr", "storage_nodes"),
+    provides=(
+        "storage_content",
+        "storage_tiers",
+        "storage_bandwidth",
+        "checkpoint_plan",
+        "hot_fill",
+        "storage_dr",
+        "storage_nodes",
+    ),
     run=run_storage,
 )
