@@ -228,3 +228,23 @@ def test_existing_scenarios_load_unchanged(default):
     assert default.storage == hubplan.Scenario().storage
     again = hubplan.Scenario.from_yaml(hubplan.load_scenario(PRETRAIN).to_yaml())
     assert again == hubplan.load_scenario(PRETRAIN)
+
+
+def test_storage_panel_headless():
+    from hubplan.views import StoragePanel
+
+    p = StoragePanel()
+    assert "2 × Lustre OSS" in p.summary.value and "84.0 GB/s" in p.summary.value
+    # keep every checkpoint on the hot tier, alert at 50 %
+    p.controls["offload"].value = False
+    p.controls["alert"].value = 0.5  # 590 TB: 16.78 + 232 × 0.98 = 244 TB never reaches it
+    assert "hot_tier_alert" not in p.result.findings["code"].tolist()
+    p.controls["dr"].value = "none"
+    assert "No off-site copy of checkpoints" in p.findings.value
+    p.language.value = "zh"
+    assert "热层" in p.summary.value and "检查点无异地副本" in p.findings.value
+    spec = p.fill_chart.chart.to_dict()
+    assert spec["layer"][1]["mark"]["type"] == "rule"
+    p.controls["hot_model"].value = "DDN AI400X2T"
+    nodes = p.result["storage_nodes"]
+    assert "mds" not in nodes["role"].tolist() and p.error is None
