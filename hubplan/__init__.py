@@ -7,8 +7,10 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
-['candidates', 'compute_claims', 'inference', 'pool_demand', 'pools', 'server_checks',
- 'training', 'training_curve', 'training_memory']
+['candidates', 'checkpoint_plan', 'compute_claims', 'hot_fill', 'inference',
+ 'pool_demand', 'pools', 'server_checks', 'storage_bandwidth', 'storage_content',
+ 'storage_dr', 'storage_nodes', 'storage_tiers', 'training', 'training_curve',
+ 'training_memory']
 """
 
 from .core.catalog import Catalog, load_catalog, peak_tflops

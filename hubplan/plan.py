@@ -27,6 +27,7 @@ from .core.labels import localize
 from .core.stage import Stage, StageResult
 from .scenario import Scenario
 from .server.stage import STAGE as SERVER
+from .storage.stage import STAGE as STORAGE
 from .workload.stage import STAGE as WORKLOAD
 
 #: The stages in planning order; adding a stage is one package and one line here.
@@ -34,6 +35,7 @@ STAGES: tuple[Stage, ...] = (
     WORKLOAD,
     ACCELERATOR,
     SERVER,
+    STORAGE,
 )
 
 #: How many past results each stage keeps (a workshop flips between a few settings).

@@ -28,6 +28,7 @@ from .core.paths import templates_dir
 from .core.section import Section
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
 from .server.section import ServerPolicy
+from .storage.section import Storage
 from .workload.section import (
     Architecture,
     DevelopmentPool,
@@ -42,7 +43,7 @@ SCHEMA_VERSION = 1
 __all__ = [
     "SCHEMA_VERSION", "Architecture", "DevelopmentPool", "ExistingServers",
     "InferenceService", "Overlap", "PoolSpec", "Pools", "Scenario", "Selection",
-    "ServerPolicy", "ServerSpec", "TrainingJob", "Workload", "default_scenario",
+    "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
     "load_scenario",
 ]  # fmt: skip
 
@@ -58,6 +59,7 @@ class Scenario(Section):
     pools: Pools = Field(default_factory=Pools)
     accelerator: Selection = Field(default_factory=Selection)
     server: ServerPolicy = Field(default_factory=ServerPolicy)
+    storage: Storage = Field(default_factory=Storage)
 
     # -- construction ----------------------------------------------------------------
     @classmethod

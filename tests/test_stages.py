@@ -10,9 +10,9 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    assert [s.name for s in STAGES] == ["workload", "accelerator", "server"]
+    assert [s.name for s in STAGES] == ["workload", "accelerator", "server", "storage"]
     plan = build_plan(default, cache=False)
-    assert plan.stages_run == ("workload", "accelerator", "server")
+    assert plan.stages_run == ("workload", "accelerator", "server", "storage")
     declared = {t for s in STAGES for t in s.provides}
     assert set(plan.tables) == declared
     # every stage reads only tables that an earlier stage provides
@@ -47,14 +47,15 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     assert build_plan(s).stages_run == ("server",)
     # MFU 0.45 -> 0.451 keeps the fine-tune at 132 -> 136 GPUs (5.25e22 FLOP /
     # (989.5e12 × 0.451 × 0.9 × 86 400 × 15/1.3) = 131.7), so pool_demand is unchanged and
-    # the server stage is reused; the workload and accelerator stages read the section.
+    # the server stage is reused; the workload, accelerator and storage stages read the
+    # section (storage: the jobs' data sizes).
     s = default.with_changes({"workload.training.0.mfu": 0.451})
     plan = build_plan(s)
-    assert plan.stages_run == ("workload", "accelerator")
+    assert plan.stages_run == ("workload", "accelerator", "storage")
     assert int(plan["training"].loc[0, "gpus"]) == 136
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
-    assert build_plan(s).stages_run == ("workload", "accelerator", "server")
+    assert build_plan(s).stages_run == ("workload", "accelerator", "server", "storage")
 
 
 def test_cached_plan_equals_a_fresh_one(default):
@@ -74,7 +75,12 @@ def test_a_new_catalogue_invalidates_the_cache(default, tmp_path):
     rows.to_csv(extra, index=False)
     cheaper = hubplan.load_catalog(accelerators=extra)
     assert cheaper.fingerprint != base.fingerprint
-    assert build_plan(default, cheaper).stages_run == ("workload", "accelerator", "server")
+    assert build_plan(default, cheaper).stages_run == (
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+    )
 
 
 def test_tables_hold_data_not_sentences(default):

@@ -12,7 +12,8 @@ from typing import Any
 
 _LAZY = {
     "AcceleratorPanel": ".panels", "PlanPanel": ".panels", "ServerPanel": ".panels",
-    "WorkloadPanel": ".panels", "setup": ".notebook", "charts": ".charts",
+    "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
+    "charts": ".charts",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY)

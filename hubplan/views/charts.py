@@ -162,3 +162,54 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
         title=f"{label('chart.cost_vs_time.title', lang)} — {workload}"
     )
     return _style(chart)
+
+
+def storage_capacity(content: pd.DataFrame, lang: str = "en") -> alt.Chart:
+    """Content per tier, stacked by what it is, from the Plan's ``storage_content`` table."""
+    lang = normalize_language(lang)
+    df = content.assign(what=[label(f"storage.content.{c}", lang) for c in content["content"]])
+    chart = alt.Chart(df).mark_bar().encode(
+        x=alt.X("tier:N", title=label("tier", lang), sort=["hot", "warm", "cold"]),
+        y=alt.Y("sum(tb):Q", title=f"{label('tb', lang)} [TB]"),
+        color=alt.Color("what:N", title=label("content", lang)),
+        tooltip=["tier:N", "what:N", alt.Tooltip("tb:Q", format=",.2f")],
+    ).properties(title=label("chart.storage_capacity.title", lang))  # fmt: skip
+    return _style(chart, width=300, height=260)
+
+
+def storage_bandwidth(bandwidth: pd.DataFrame, lang: str = "en") -> alt.Chart:
+    """Read and write demand against the hot tier's supply, from ``storage_bandwidth``."""
+    lang = normalize_language(lang)
+    total = bandwidth[bandwidth["pool"] == "total"].iloc[0]
+    demand, supply = label("chart.demand", lang), label("chart.supply", lang)
+    read, write = label("read_gb_s", lang), label("write_gb_s", lang)
+    df = pd.DataFrame([
+        {"what": read, "side": demand, "gb_s": float(total["read_demand_gb_s"])},
+        {"what": read, "side": supply, "gb_s": float(total["supply_read_gb_s"])},
+        {"what": write, "side": demand, "gb_s": float(total["write_demand_gb_s"])},
+        {"what": write, "side": supply, "gb_s": float(total["supply_write_gb_s"])},
+    ])  # fmt: skip
+    chart = alt.Chart(df).mark_bar().encode(
+        y=alt.Y("what:N", title="", sort=[read, write]),
+        yOffset=alt.YOffset("side:N", sort=[demand, supply]),
+        x=alt.X("gb_s:Q", title="GB/s"),
+        color=alt.Color("side:N", title="", sort=[demand, supply]),
+        tooltip=["what:N", "side:N", alt.Tooltip("gb_s:Q", format=",.1f")],
+    ).properties(title=label("chart.storage_bandwidth.title", lang))  # fmt: skip
+    return _style(chart, width=300, height=160)
+
+
+def hot_fill(curve: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Hot-tier fill over the run with the alert line, from the Plan's ``hot_fill`` table."""
+    lang = normalize_language(lang)
+    x = alt.X("day:Q", title=f"{label('day', lang)} [d]")
+    line = alt.Chart(curve).mark_line(interpolate="step-after").encode(
+        x=x, y=alt.Y("fill:Q", title=label("fill", lang), axis=alt.Axis(format="%")),
+        tooltip=[alt.Tooltip("day:Q", format=".2f"), alt.Tooltip("used_tb:Q", format=",.1f"),
+                 alt.Tooltip("fill:Q", format=".1%")],
+    )  # fmt: skip
+    alert = alt.Chart(curve.head(1)).mark_rule(color="#b00020", strokeDash=[6, 4]).encode(
+        y="alert_fill:Q", tooltip=[alt.Tooltip("alert_fill:Q", title=label("alert_fill", lang),
+                                               format=".0%")])  # fmt: skip
+    chart = alt.layer(line, alert).properties(title=label("chart.hot_fill.title", lang))
+    return _style(chart, width=420, height=260)

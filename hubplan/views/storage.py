@@ -1,0 +1,113 @@
+"""The storage panel: checkpoints kept, read rule, hot-tier building block and DR, live."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import altair as alt
+import ipywidgets as w
+
+from ..core.catalog import Catalog
+from ..core.labels import label
+from ..scenario import Scenario
+from ..storage import storage_catalog
+from . import charts
+from .panels import PlanPanel, _form, _table_html
+
+
+class StoragePanel(PlanPanel):
+    """Storage per tier, bandwidth demand against supply, and the hot-tier fill over the run.
+
+    Parameters
+    ----------
+    scenario : Scenario, optional
+        Starting assumptions; default :func:`~hubplan.default_scenario`.
+    catalog : Catalog, optional
+    lang : str
+        ``"en"`` or ``"zh"``.
+    """
+
+    title_key = "panel.storage.title"
+    stages = ("storage",)
+    until = "storage"
+
+    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
+                 lang: str = "en"):  # fmt: skip
+        super().__init__(scenario, catalog, lang)
+        st = self.base.storage
+        cat = storage_catalog()
+        hot = cat.loc[cat["tiers"].str.split(";").apply(lambda t: "hot" in t)
+                      & (cat["role"] != "mds"), "name"].tolist()  # fmt: skip
+        slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
+        self.controls = {
+            "keep_last": w.IntSlider(value=st.checkpoint_keep_last, min=1, max=50, **slider),
+            "offload": w.Checkbox(value=st.checkpoint_offload, indent=False),
+            "read_per_gpu": w.FloatSlider(value=st.read_gb_s_per_gpu, min=0.0, max=5.0,
+                                          step=0.1, **slider),
+            "alert": w.FloatSlider(value=st.alert_fill, min=0.5, max=1.0, step=0.01, **slider),
+            "hot_model": w.Dropdown(options=hot, value=st.hot_model,
+                                    layout=w.Layout(width="280px")),
+            "dr": w.Dropdown(options=["none", "offsite_backup", "warm_standby"], value=st.dr,
+                             layout=w.Layout(width="180px")),
+        }  # fmt: skip
+        self.choices = {"dr": "choice.dr"}
+        self.labels = {name: w.Label() for name in self.controls}
+        self.units = {"read_per_gpu": "GB/s"}
+        self.summary = w.HTML()
+        self.table = w.HTML()
+        self.checkpoints = w.HTML()
+        self.capacity_chart = alt.JupyterChart(charts.storage_capacity(
+            self.result["storage_content"], self.lang))  # fmt: skip
+        self.bandwidth_chart = alt.JupyterChart(charts.storage_bandwidth(
+            self.result["storage_bandwidth"], self.lang))  # fmt: skip
+        self.fill_chart = alt.JupyterChart(charts.hot_fill(self.result["hot_fill"], self.lang))
+        self.widget = w.VBox([
+            w.HBox([self.title, self.language]),
+            w.HBox([w.VBox([_form(self.labels, self.controls)],
+                           layout=w.Layout(min_width="420px")),
+                    w.VBox([self.summary, self.message, self.findings])]),
+            w.HBox([self.capacity_chart, self.bandwidth_chart]),
+            self.fill_chart, self.table, self.checkpoints,
+        ])  # fmt: skip
+        self._start()
+
+    def scenario(self) -> Scenario:
+        """The Scenario the controls describe (raises ScenarioError when invalid)."""
+        c = self.controls
+        hot_model = c["hot_model"].value
+        role = storage_catalog().set_index("name").loc[hot_model, "role"]
+        changes: dict[str, Any] = {
+            "storage.checkpoint_keep_last": c["keep_last"].value,
+            "storage.checkpoint_offload": c["offload"].value,
+            "storage.read_gb_s_per_gpu": c["read_per_gpu"].value,
+            "storage.alert_fill": c["alert"].value,
+            "storage.hot_model": hot_model,
+            "storage.dr": c["dr"].value,
+        }
+        if role != "oss":  # appliances carry their own metadata, and have their own scheme
+            changes["storage.metadata_model"] = None
+            changes["storage.hot_protection"] = "appliance"
+        else:
+            changes["storage.metadata_model"] = self.base.storage.metadata_model
+            changes["storage.hot_protection"] = self.base.storage.hot_protection
+        return self.base.with_changes(changes)
+
+    def _render_body(self) -> None:
+        lang, plan = self.lang, self.result
+        hot = plan["storage_tiers"].set_index("tier").loc["hot"]
+        total = plan["storage_bandwidth"].set_index("pool").loc["total"]
+        ck = plan["checkpoint_plan"]
+        interval = float(ck["interval_min"].min()) if not ck.empty else float("nan")
+        good = float(ck["expected_goodput"].min()) if not ck.empty else float("nan")
+        text = label("panel.storage.summary", lang, hot_nodes=int(hot["nodes"]),
+                     hot_model=hot["model"], hot_usable=float(hot["usable_tb"]),
+                     sized_by=hot["sized_by"], read=float(total["read_demand_gb_s"]),
+                     write=float(total["write_demand_gb_s"]), interval=interval,
+                     goodput=good)  # fmt: skip
+        self.summary.value = f'<p id="hubplan-storage-summary"><b>{html.escape(text)}</b></p>'
+        self.table.value = _table_html(plan["storage_tiers"], lang, "hubplan-storage-tiers")
+        self.checkpoints.value = _table_html(ck, lang, "hubplan-checkpoints")
+        self.capacity_chart.chart = charts.storage_capacity(plan["storage_content"], lang)
+        self.bandwidth_chart.chart = charts.storage_bandwidth(plan["storage_bandwidth"], lang)
+        self.fill_chart.chart = charts.hot_fill(plan["hot_fill"], lang)
