@@ -7,8 +7,9 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
-['candidates', 'compute_claims', 'inference', 'pool_demand', 'pools', 'server_checks',
- 'training', 'training_curve', 'training_memory']
+['candidates', 'compute_claims', 'fabric', 'inference', 'ip_plan', 'latency_budget',
+ 'pool_demand', 'pools', 'port_map', 'port_use', 'rdma_settings', 'server_checks',
+ 'switches', 'training', 'training_curve', 'training_memory', 'transceivers']
 """
 
 from .core.catalog import Catalog, load_catalog, peak_tflops
