@@ -117,6 +117,9 @@ def size_fabric(
     radix: int,
     oversubscription: float = 1.0,
     servers_per_unit: int | None = None,
+    *,
+    leaf: tuple[int, int] | None = None,
+    spine_radix: int | None = None,
 ) -> Fabric:
     """Size a rail-optimised fabric for ``servers`` with ``rails`` NICs each.
 
@@ -132,6 +135,11 @@ def size_fabric(
         Leaf downlink : uplink (1 = 1:1).
     servers_per_unit : int, optional
         Scalable-unit size; default one leaf's downlinks.
+    leaf : (int, int), optional
+        A leaf's (downlinks, uplinks) when fixed by the switch (a 48 × 1 GbE BMC switch
+        with 4 uplinks); default from ``radix`` and ``oversubscription``.
+    spine_radix : int, optional
+        Spine and core ports at the uplink speed; default ``radix``.
 
     Returns
     -------
@@ -161,12 +169,13 @@ def size_fabric(
     """
     check_range("servers", servers, ge=1)
     check_range("rails", rails, ge=1)
-    down, up = leaf_ports(radix, oversubscription)
+    down, up = leaf if leaf is not None else leaf_ports(radix, oversubscription)
+    leaf_radix, radix = radix, spine_radix or radix
     spu = servers_per_unit or down
     if spu > down:
         raise HubplanError(
             f"network.servers_per_unit = {spu}: a leaf has only {down} downlinks at "
-            f"{oversubscription:g}:1 on a {radix}-port switch; use at most {down}"
+            f"{oversubscription:g}:1 on a {leaf_radix}-port switch; use at most {down}"
         )
     units = math.ceil(servers / spu)
     leaves = units * rails

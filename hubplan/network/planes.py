@@ -8,30 +8,15 @@ tiers at the plane's oversubscription.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from ..core.errors import HubplanError
-from .fabric import leaf_ports, two_tier_spines
+from .fabric import Fabric, size_fabric
 
 #: The storage stage's node table, as this stage reads it.
 STORAGE_NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
                         "typical_power_kw", "price_usd", "nic_ports", "nic_gbps"]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Plane:
-    """Switch counts of one non-compute plane."""
-
-    name: str
-    endpoints: int
-    leaves: int
-    leaf_down: int
-    leaf_up: int
-    spines: int
 
 
 def size_plane(
@@ -42,8 +27,8 @@ def size_plane(
     *,
     uplink_ports: int = 0,
     spine_radix: int | None = None,
-) -> Plane:
-    """Leaves and spines for ``endpoints`` ports on ``radix``-port switches.
+) -> Fabric:
+    """Leaves, spines (and cores) for ``endpoints`` ports on ``radix``-port switches.
 
     Parameters
     ----------
@@ -55,9 +40,8 @@ def size_plane(
 
     Notes
     -----
-    One switch while endpoints ≤ radix (no uplinks). Else leaves = ⌈endpoints / down⌉
-    with down, up from :func:`~hubplan.network.fabric.leaf_ports` (or radix, uplink_ports)
-    and spines from :func:`~hubplan.network.fabric.two_tier_spines`.
+    One switch while endpoints ≤ radix (no uplinks). Else the fabric of
+    :func:`~hubplan.network.fabric.size_fabric` with one "rail" and one leaf per unit.
 
     Examples
     --------
@@ -73,21 +57,18 @@ def size_plane(
     (3, 48, 4, 1)
     """
     if endpoints <= 0:
-        return Plane(name, 0, 0, 0, 0, 0)
+        return Fabric(0, 1, 0, 0, 0, radix, 0, 0, 0, 0, (0,), 0, 0, 0, 0)
     if endpoints <= radix:
-        return Plane(name, endpoints, 1, radix, 0, 0)
-    if uplink_ports:
-        down, up = radix, uplink_ports
-    else:
-        down, up = leaf_ports(radix, oversubscription)
-    leaves = math.ceil(endpoints / down)
-    spines = two_tier_spines(leaves, up, spine_radix or radix)
-    if spines is None:
+        return Fabric(endpoints, 1, radix, 1, 1, radix, radix, 0, 1, 1, (0,), 0, 0, 0, 0)
+    leaf = (radix, uplink_ports) if uplink_ports else None
+    try:
+        return size_fabric(endpoints, 1, radix, oversubscription, leaf=leaf,
+                           spine_radix=spine_radix)  # fmt: skip
+    except HubplanError:
         raise HubplanError(
-            f"network: the {name} plane's {endpoints:,} ports need more than two tiers of "
+            f"network: the {name} plane's {endpoints:,} ports need more than three tiers of "
             f"{radix}-port switches; choose a switch with more ports for network.{name}_switch"
-        )
-    return Plane(name, endpoints, leaves, down, up, spines)
+        ) from None
 
 
 def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:

@@ -12,7 +12,6 @@ import pandas as pd
 
 from ..core.errors import HubplanError
 from .fabric import Fabric
-from .planes import Plane
 
 PORT_MAP_COLUMNS = [
     "link_id",
@@ -99,6 +98,94 @@ def _ports(n: np.ndarray) -> pd.Series:
     return "p" + pd.Series(np.asarray(n)).astype(str)
 
 
+def tree_links(
+    fabric: Fabric,
+    plane: str,
+    ends: tuple[np.ndarray, pd.Series, np.ndarray, np.ndarray],
+    purpose,
+    speed_gbps: float,
+    vlan,
+    reach: tuple[float, float, float],
+    *,
+    uplink_gbps: float | None = None,
+    segment: str = "server-leaf",
+) -> list[pd.DataFrame]:
+    """Endpoint–leaf, leaf–spine and spine–core links of one leaf/spine(/core) tree.
+
+    ``ends`` = (device names, device ports, leaf index, leaf port) per endpoint link.
+    Leaf uplink j goes to spine j mod S of its pod (each spine gets up / S links from
+    every leaf of the pod); spine uplink m goes to core m mod c of the spine's group.
+    """
+    dev, dport, leaf, lport = ends
+    lw, sw = width(fabric.leaves), width(max(fabric.spines, 1))
+    uplink = uplink_gbps or speed_gbps
+    groups = [
+        _group(
+            plane,
+            segment,
+            reach[0],
+            speed_gbps,
+            dev,
+            dport,
+            names(f"{plane}-leaf-", leaf, lw),
+            _ports(lport),
+            vlan,
+            purpose,
+        )
+    ]
+    if fabric.spines == 0:
+        return groups
+    up, down, L = fabric.leaf_up, fabric.leaf_down, fabric.leaves
+    lf = np.repeat(np.arange(L), up)
+    j = np.tile(np.arange(up), L)
+    pod_leaves = fabric.units_per_pod * (L // fabric.units) if fabric.tiers == 3 else L
+    pod = lf // pod_leaves
+    sp = np.asarray(fabric.pod_spines)
+    offset = np.concatenate([[0], np.cumsum(sp)[:-1]])
+    S_p = sp[pod]
+    spine = offset[pod] + j % S_p
+    sport = (lf % pod_leaves) * (up // S_p) + j // S_p + 1
+    vlan0 = vlan if np.isscalar(vlan) else int(np.min(vlan))
+    groups.append(
+        _group(
+            plane,
+            "leaf-spine",
+            reach[1],
+            uplink,
+            names(f"{plane}-leaf-", lf, lw),
+            _ports(down + j + 1),
+            names(f"{plane}-spine-", spine, sw),
+            _ports(sport),
+            vlan0,
+            "leaf-spine",
+        )
+    )
+    if fabric.tiers == 3:
+        g = np.arange(fabric.spines)
+        pod_of = np.repeat(np.arange(len(sp)), sp)
+        local = g - offset[pod_of]
+        su, c = fabric.spine_up, fabric.cores_per_group
+        gg = np.repeat(g, su)
+        m = np.tile(np.arange(su), len(g))
+        core = np.repeat(local, su) * c + m % c
+        cport = np.repeat(pod_of, su) * (su // c) + m // c + 1
+        groups.append(
+            _group(
+                plane,
+                "spine-core",
+                reach[2],
+                uplink,
+                names(f"{plane}-spine-", gg, sw),
+                _ports(fabric.spine_down + m + 1),
+                names(f"{plane}-core-", core, width(fabric.cores)),
+                _ports(cport),
+                vlan0,
+                "spine-core",
+            )
+        )
+    return groups
+
+
 def compute_links(
     fabric: Fabric,
     servers: pd.Series,
@@ -108,141 +195,52 @@ def compute_links(
 ) -> list[pd.DataFrame]:
     """Server–leaf, leaf–spine and spine–core links of the compute fabric.
 
-    Rail k of server s lands on leaf k of its unit, port (s mod SU) + 1; leaf uplink j
-    goes to spine j mod S (each spine gets up / S links from every leaf); spine uplink m
-    goes to core m mod c of the spine's core group.
+    Rail k of server s lands on leaf k of its unit, port (s mod SU) + 1.
     """
-    R, spu, L = fabric.rails, fabric.servers_per_unit, fabric.leaves
+    R, spu = fabric.rails, fabric.servers_per_unit
     n = len(servers)
     s = np.repeat(np.arange(n), R)
     r = np.tile(np.arange(R), n)
-    leaf = (s // spu) * R + r
-    lw, sw = width(L), width(fabric.spines)
     vlan = (vlan_base + r) if vlan_base is not None else 0
     rail = pd.Series(r + 1).astype(str)
-    groups = [
-        _group(
-            "compute",
-            "server-leaf",
-            reach[0],
-            speed_gbps,
-            servers.to_numpy()[s],
-            "rail" + rail,
-            names("compute-leaf-", leaf, lw),
-            _ports(s % spu + 1),
-            vlan,
-            "compute rail " + rail,
-        )
-    ]
-    up, down = fabric.leaf_up, fabric.leaf_down
-    lf = np.repeat(np.arange(L), up)
-    j = np.tile(np.arange(up), L)
-    if fabric.tiers == 2:
-        S = fabric.spines
-        spine = j % S
-        sport = lf * (up // S) + j // S + 1
-    else:
-        pod_leaves = fabric.units_per_pod * R
-        pod = lf // pod_leaves
-        sp = np.asarray(fabric.pod_spines)
-        offset = np.concatenate([[0], np.cumsum(sp)[:-1]])
-        S_p = sp[pod]
-        spine = offset[pod] + j % S_p
-        sport = (lf % pod_leaves) * (up // S_p) + j // S_p + 1
-    groups.append(
-        _group(
-            "compute",
-            "leaf-spine",
-            reach[1],
-            speed_gbps,
-            names("compute-leaf-", lf, lw),
-            _ports(down + j + 1),
-            names("compute-spine-", spine, sw),
-            _ports(sport),
-            vlan_base or 0,
-            "leaf-spine",
-        )
-    )
-    if fabric.tiers == 3:
-        sp = np.asarray(fabric.pod_spines)
-        g = np.arange(fabric.spines)
-        pod_of = np.repeat(np.arange(len(sp)), sp)
-        local = g - np.concatenate([[0], np.cumsum(sp)[:-1]])[pod_of]
-        su, c = fabric.spine_up, fabric.cores_per_group
-        gg = np.repeat(g, su)
-        m = np.tile(np.arange(su), len(g))
-        core = np.repeat(local, su) * c + m % c
-        cport = np.repeat(pod_of, su) * (su // c) + m // c + 1
-        groups.append(
-            _group(
-                "compute",
-                "spine-core",
-                reach[2],
-                speed_gbps,
-                names("compute-spine-", gg, sw),
-                _ports(fabric.spine_down + m + 1),
-                names("compute-core-", core, width(fabric.cores)),
-                _ports(cport),
-                vlan_base or 0,
-                "spine-core",
-            )
-        )
-    return groups
+    ends = (servers.to_numpy()[s], "rail" + rail, (s // spu) * R + r, s % spu + 1)
+    return tree_links(fabric, "compute", ends, "compute rail " + rail, speed_gbps, vlan, reach)
 
 
 def plane_links(
-    plane: Plane,
+    plane: str,
+    fabric: Fabric,
     ends: pd.DataFrame,
     speed_gbps: float,
     vlan: int,
-    reach: tuple[float, float],
+    reach: tuple[float, float, float],
     *,
     uplink_gbps: float | None = None,
 ) -> list[pd.DataFrame]:
-    """Endpoint–leaf and leaf–spine links of a storage, in-band or BMC plane.
+    """Endpoint–leaf and uplinks of a storage, in-band or BMC plane.
 
-    Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1; leaf uplinks spread over
-    the spines as in the compute fabric.
+    Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
     """
-    name = plane.name
-    if plane.endpoints == 0:
+    if fabric.servers == 0:
         return []
     i = np.arange(len(ends))
-    leaf = i // plane.leaf_down
-    lw = width(plane.leaves)
-    groups = [
-        _group(
-            name,
-            "node-leaf",
-            reach[0],
-            speed_gbps,
-            ends["device"].to_numpy(),
-            ends["interface"].to_numpy(),
-            names(f"{name}-leaf-", leaf, lw),
-            _ports(i % plane.leaf_down + 1),
-            vlan,
-            name,
-        )
-    ]
-    if plane.spines:
-        up, S = plane.leaf_up, plane.spines
-        lf = np.repeat(np.arange(plane.leaves), up)
-        j = np.tile(np.arange(up), plane.leaves)
-        groups.append(
-            _group(
-                name,
-                "leaf-spine",
-                reach[1],
-                uplink_gbps or speed_gbps,
-                names(f"{name}-leaf-", lf, lw),
-                _ports(plane.leaf_down + j + 1),
-                names(f"{name}-spine-", j % S, width(S)),
-                _ports(lf * (up // S) + j // S + 1),
-                vlan,
-                "leaf-spine",
-            )
-        )
-    return groups
+    e = (
+        ends["device"].to_numpy(),
+        ends["interface"].to_numpy(),
+        i // fabric.leaf_down,
+        i % fabric.leaf_down + 1,
+    )
+    return tree_links(
+        fabric,
+        plane,
+        e,
+        plane,
+        speed_gbps,
+        vlan,
+        reach,
+        uplink_gbps=uplink_gbps,
+        segment="node-leaf",
+    )
 
 
 def port_map(groups: list[pd.DataFrame]) -> pd.DataFrame:

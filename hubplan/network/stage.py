@@ -24,7 +24,7 @@ from .addressing import (
 )
 from .fabric import Fabric, max_two_tier_servers, size_fabric
 from .latency import latency_budget
-from .planes import STORAGE_NODE_COLUMNS, Plane, endpoints, size_plane, storage_node_names
+from .planes import STORAGE_NODE_COLUMNS, endpoints, size_plane, storage_node_names
 from .ports import compute_links, names, plane_links, port_map, port_use, transceivers, width
 from .rdma import rdma_settings
 from .section import Network
@@ -335,7 +335,7 @@ def run_network(
     stor_speeds = [s["storage_nic_gbps"] for s in servers if not math.isnan(s["storage_nic_gbps"])]
     stor_speeds += nodes["nic_gbps"].astype(float).tolist() if len(nodes) else []
     stor_gbps = max(stor_speeds) if stor_speeds else 400.0
-    planes: dict[str, Plane] = {}
+    planes: dict[str, Fabric] = {}
     models = {
         "storage": network.storage_switch,
         "inband": network.inband_switch,
@@ -394,28 +394,30 @@ def run_network(
         pl = planes[p]
         uplink = _num(bsw["uplink_gbps"]) if p == "bmc" and up_ports else None
         groups += plane_links(
+            p,
             pl,
             plane_ends[p],
             speeds[p],
             vlans[p],
-            (network.rack_reach_m, network.leaf_spine_reach_m),
+            (network.rack_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
             uplink_gbps=uplink,
         )
         switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
         spine_sw = sws["inband"] if p == "bmc" else sws[p]
         switch_rows += _switch_rows(p, "spine", spine_sw, pl.spines, speeds[p])
-        if pl.endpoints:
+        switch_rows += _switch_rows(p, "core", spine_sw, pl.cores, speeds[p])
+        if pl.servers:
             fabric_rows.append(
                 {
                     "plane": p,
                     "model": sws[p]["name"],
-                    "tiers": 2 if pl.spines else 1,
-                    "endpoints": pl.endpoints,
+                    "tiers": pl.tiers,
+                    "endpoints": pl.servers,
                     "servers_per_unit": np.nan,
                     "units": np.nan,
                     "leaves": pl.leaves,
                     "spines": pl.spines,
-                    "cores": 0,
+                    "cores": pl.cores,
                     "oversubscription": pl.leaf_down / pl.leaf_up if pl.leaf_up else np.nan,
                     "port_gbps": speeds[p],
                 }
@@ -460,10 +462,13 @@ def run_network(
         )
     for p in ("storage", "inband", "bmc"):
         pl, ends = planes[p], plane_ends[p]
-        if not pl.endpoints:
+        if not pl.servers:
             continue
         prefix = subnet_prefix(pl.leaf_down)
-        extra = 1  # one subnet for the BMC plane's own switches (bmc plane only)
+        # The BMC plane's own switches get their management addresses after the leaves.
+        own = _plane_switch_names(pl, "bmc") if p == "bmc" else []
+        per = 2 ** (32 - prefix) - 3
+        extra = -(-len(own) // per)
         fit = fit_supernet(
             f"network.{p}_cidr",
             getattr(network, f"{p}_cidr"),
@@ -487,16 +492,8 @@ def run_network(
             )
         )
         if p == "bmc":
-            own = [*names("bmc-leaf-", np.arange(pl.leaves), width(pl.leaves))]
-            own += [*names("bmc-spine-", np.arange(pl.spines), width(max(pl.spines, 1)))]
-            own = own[: pl.leaves + pl.spines]
-            if len(own) > 2 ** (32 - prefix) - 3:
-                raise HubplanError(
-                    f"network.bmc_cidr: {len(own)} BMC switches exceed one /{prefix}"
-                )
-            addr, gw = interface_addresses(
-                fit, np.zeros(len(own), int), np.arange(len(own)), offset=pl.leaves
-            )
+            k = np.arange(len(own))
+            addr, gw = interface_addresses(fit, k // per, k % per, offset=pl.leaves)
             ip_parts.append(
                 _ip_frame(
                     np.asarray(own, dtype=object),
@@ -555,7 +552,9 @@ def run_network(
     for p in ("storage", "inband", "bmc"):
         pl = planes[p]
         cap[(p, "leaf")] = pl.leaf_down + pl.leaf_up
-        cap[(p, "spine")] = spine_radix if p == "bmc" and spine_radix else radix[p]
+        cap[(p, "spine")] = cap[(p, "core")] = (
+            spine_radix if p == "bmc" and spine_radix else radix[p]
+        )
     use["ports"] = [cap.get(k, 0) for k in zip(use["plane"], use["role"], strict=True)]
     use = use[PORT_USE_COLUMNS].reset_index(drop=True)
 
@@ -587,14 +586,16 @@ def run_network(
     )
 
 
-def _plane_switch_names(pl: Plane, plane: str) -> list[str]:
+def _plane_switch_names(pl: Fabric, plane: str) -> list[str]:
     out = [*names(f"{plane}-leaf-", np.arange(pl.leaves), width(pl.leaves))] if pl.leaves else []
     if pl.spines:
         out += [*names(f"{plane}-spine-", np.arange(pl.spines), width(pl.spines))]
+    if pl.cores:
+        out += [*names(f"{plane}-core-", np.arange(pl.cores), width(pl.cores))]
     return out
 
 
-def _switch_names(fabric: Fabric | None, planes: dict[str, Plane]) -> list[str]:
+def _switch_names(fabric: Fabric | None, planes: dict[str, Fabric]) -> list[str]:
     """Compute, storage and in-band switch names (their mgmt0 ports join the BMC plane)."""
     out: list[str] = []
     if fabric is not None:
