@@ -26,6 +26,7 @@ from .accelerator.section import Selection
 from .core.errors import ScenarioError
 from .core.paths import templates_dir
 from .core.section import Section
+from .network.section import Network
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
 from .server.section import ServerPolicy
 from .storage.section import Storage
@@ -42,7 +43,7 @@ SCHEMA_VERSION = 1
 
 __all__ = [
     "SCHEMA_VERSION", "Architecture", "DevelopmentPool", "ExistingServers",
-    "InferenceService", "Overlap", "PoolSpec", "Pools", "Scenario", "Selection",
+    "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "Scenario", "Selection",
     "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
     "load_scenario",
 ]  # fmt: skip
@@ -60,6 +61,7 @@ class Scenario(Section):
     accelerator: Selection = Field(default_factory=Selection)
     server: ServerPolicy = Field(default_factory=ServerPolicy)
     storage: Storage = Field(default_factory=Storage)
+    network: Network = Field(default_factory=Network)
 
     # -- construction ----------------------------------------------------------------
     @classmethod

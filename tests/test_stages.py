@@ -10,9 +10,9 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    assert [s.name for s in STAGES] == ["workload", "accelerator", "server", "storage"]
+    assert [s.name for s in STAGES] == ["workload", "accelerator", "server", "storage", "network"]
     plan = build_plan(default, cache=False)
-    assert plan.stages_run == ("workload", "accelerator", "server", "storage")
+    assert plan.stages_run == ("workload", "accelerator", "server", "storage", "network")
     declared = {t for s in STAGES for t in s.provides}
     assert set(plan.tables) == declared
     # every stage reads only tables that an earlier stage provides
@@ -55,7 +55,7 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     assert int(plan["training"].loc[0, "gpus"]) == 136
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
-    assert build_plan(s).stages_run == ("workload", "accelerator", "server", "storage")
+    assert build_plan(s).stages_run == ("workload", "accelerator", "server", "storage", "network")
 
 
 def test_cached_plan_equals_a_fresh_one(default):
@@ -80,6 +80,7 @@ def test_a_new_catalogue_invalidates_the_cache(default, tmp_path):
         "accelerator",
         "server",
         "storage",
+        "network",
     )
 
 

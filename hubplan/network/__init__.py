@@ -1,0 +1,32 @@
+"""Network stage: compute fabric, storage and management planes, IP plan and port map.
+
+A rail-optimised leaf/spine(/core) compute fabric sized in scalable units from a switch
+catalogue (``data/switches.csv``), separate storage, in-band and BMC planes, an IP plan
+per interface, a port map per link, the optics bill, the RDMA / NCCL settings and a
+latency budget for real-time users.
+"""
+
+from .addressing import check_no_overlap, dotted, fit_supernet, interface_addresses, subnet_prefix
+from .fabric import (
+    Fabric,
+    divisor_at_least,
+    leaf_ports,
+    max_two_tier_servers,
+    size_fabric,
+    two_tier_spines,
+)
+from .latency import FIBRE_MS_PER_KM, latency_budget, service_radius_km
+from .planes import STORAGE_NODE_COLUMNS, size_plane, storage_node_names
+from .ports import MEDIA_BY_REACH, link_media
+from .rdma import ib_timeout_s, rdma_settings
+from .section import Network
+from .switches import SWITCH_SCHEMA, find_switch, load_switches, ports_at
+
+__all__ = [
+    "FIBRE_MS_PER_KM", "MEDIA_BY_REACH", "STORAGE_NODE_COLUMNS", "SWITCH_SCHEMA", "Fabric",
+    "Network", "check_no_overlap", "divisor_at_least", "dotted", "find_switch",
+    "fit_supernet", "ib_timeout_s", "interface_addresses", "latency_budget", "leaf_ports",
+    "link_media", "load_switches", "max_two_tier_servers", "ports_at", "rdma_settings",
+    "service_radius_km", "size_fabric", "size_plane", "storage_node_names", "subnet_prefix",
+    "two_tier_spines",
+]  # fmt: skip

@@ -1,0 +1,112 @@
+"""Storage, in-band and out-of-band planes: their endpoints and their switches.
+
+Each plane has its own switches and speed (DGX SuperPOD RA-11333-001: a storage fabric,
+an in-band Ethernet network and an out-of-band 1 GbE network, apart from the compute
+fabric). A plane is one switch while its endpoints fit one, else a leaf/spine pair of
+tiers at the plane's oversubscription.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import HubplanError
+from .fabric import Fabric, size_fabric
+
+#: The storage stage's node table, as this stage reads it.
+STORAGE_NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
+                        "typical_power_kw", "price_usd", "nic_ports", "nic_gbps"]  # fmt: skip
+
+
+def size_plane(
+    name: str,
+    endpoints: int,
+    radix: int,
+    oversubscription: float,
+    *,
+    uplink_ports: int = 0,
+    spine_radix: int | None = None,
+) -> Fabric:
+    """Leaves, spines (and cores) for ``endpoints`` ports on ``radix``-port switches.
+
+    Parameters
+    ----------
+    uplink_ports : int
+        Dedicated uplink ports (a 48 × 1 GbE BMC switch has 4 × 100 GbE): all ``radix``
+        ports serve endpoints and these go up.
+    spine_radix : int, optional
+        Spine ports at the uplink speed (default ``radix``).
+
+    Notes
+    -----
+    One switch while endpoints ≤ radix (no uplinks). Else the fabric of
+    :func:`~hubplan.network.fabric.size_fabric` with one "rail" and one leaf per unit.
+
+    Examples
+    --------
+    64 storage ports on QM9700: one switch. 260 at 1:1: 9 leaves of 32 down, 32 up; 9 × 32
+    uplinks need ⌈288 / 64⌉ = 5 spines, rounded to a divisor of 32: 8. 100 BMC ports on
+    48-port switches with 4 uplinks: 3 leaves, 1 spine:
+
+    >>> p = size_plane("storage", 260, 64, 1.0)
+    >>> p.leaves, p.leaf_down, p.spines, size_plane("storage", 64, 64, 1.0).leaves
+    (9, 32, 8, 1)
+    >>> b = size_plane("bmc", 100, 48, 1.0, uplink_ports=4, spine_radix=64)
+    >>> b.leaves, b.leaf_down, b.leaf_up, b.spines
+    (3, 48, 4, 1)
+    """
+    if endpoints <= 0:
+        return Fabric(0, 1, 0, 0, 0, radix, 0, 0, 0, 0, (0,), 0, 0, 0, 0)
+    if endpoints <= radix:
+        return Fabric(endpoints, 1, radix, 1, 1, radix, radix, 0, 1, 1, (0,), 0, 0, 0, 0)
+    leaf = (radix, uplink_ports) if uplink_ports else None
+    try:
+        return size_fabric(endpoints, 1, radix, oversubscription, leaf=leaf,
+                           spine_radix=spine_radix)  # fmt: skip
+    except HubplanError:
+        raise HubplanError(
+            f"network: the {name} plane's {endpoints:,} ports need more than three tiers of "
+            f"{radix}-port switches; choose a switch with more ports for network.{name}_switch"
+        ) from None
+
+
+def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:
+    """One row per storage node, named ``stor-<tier>-<role>-<nn>``, with its NIC ports.
+
+    >>> nodes = pd.DataFrame({"tier": ["hot"], "role": ["data"], "nodes": [2],
+    ...                       "nic_ports": [2], "nic_gbps": [400.0]})
+    >>> storage_node_names(nodes)["device"].tolist()
+    ['stor-hot-data-01', 'stor-hot-data-02']
+    """
+    missing = [c for c in ("tier", "role", "nodes", "nic_ports", "nic_gbps")
+               if c not in storage_nodes.columns]  # fmt: skip
+    if missing:
+        raise HubplanError(f"table storage_nodes: missing column(s) {missing}")
+    if storage_nodes.empty:
+        return pd.DataFrame(columns=["device", "nic_ports", "nic_gbps"])
+    counts = storage_nodes["nodes"].astype(int).to_numpy()
+    rows = storage_nodes.loc[storage_nodes.index.repeat(counts)].reset_index(drop=True)
+    number = np.concatenate([np.arange(1, n + 1) for n in counts]) if counts.sum() else []
+    width = max(2, len(str(int(counts.max())))) if len(counts) else 2
+    rows["device"] = ("stor-" + rows["tier"].astype(str) + "-" + rows["role"].astype(str) + "-"
+                      + pd.Series(number).astype(str).str.zfill(width))  # fmt: skip
+    return rows[["device", "nic_ports", "nic_gbps"]]
+
+
+def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> pd.DataFrame:
+    """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major.
+
+    >>> endpoints(pd.Series(["a", "b"]), np.array([2, 1]), "stor", "gpu_server")
+    ...     # doctest: +NORMALIZE_WHITESPACE
+      device device_role interface
+    0      a  gpu_server     stor1
+    1      a  gpu_server     stor2
+    2      b  gpu_server     stor1
+    """
+    ports = np.asarray(ports, dtype=np.int64)
+    dev = devices.reset_index(drop=True).repeat(ports).reset_index(drop=True)
+    starts = np.repeat(np.cumsum(ports) - ports, ports)
+    k = np.arange(int(ports.sum())) - starts + 1
+    return pd.DataFrame({"device": dev, "device_role": role,
+                         "interface": prefix + pd.Series(k).astype(str)})  # fmt: skip

@@ -1,0 +1,656 @@
+"""The network stage entry: compute fabric, storage / in-band / BMC planes, switches,
+port map, IP plan, optics, RDMA settings and the latency budget."""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..core.catalog import Catalog
+from ..core.errors import HubplanError
+from ..core.findings import Finding
+from ..core.stage import Stage, StageResult
+from ..pools import Pools
+from .addressing import (
+    IP_COLUMNS,
+    check_no_overlap,
+    dotted,
+    fit_supernet,
+    interface_addresses,
+    subnet_prefix,
+)
+from .fabric import Fabric, max_two_tier_servers, size_fabric
+from .latency import latency_budget
+from .planes import endpoints, size_plane, storage_node_names
+from .ports import compute_links, names, plane_links, port_map, port_use, transceivers, width
+from .rdma import rdma_settings
+from .section import Network
+from .switches import find_switch, load_switches, ports_at
+
+SWITCH_COLUMNS = [
+    "plane",
+    "role",
+    "model",
+    "count",
+    "ports",
+    "port_gbps",
+    "rack_units",
+    "max_power_kw",
+    "typical_power_kw",
+    "price_usd",
+    "unit",
+]
+FABRIC_COLUMNS = [
+    "plane",
+    "model",
+    "tiers",
+    "endpoints",
+    "servers_per_unit",
+    "units",
+    "leaves",
+    "spines",
+    "cores",
+    "oversubscription",
+    "port_gbps",
+]
+PORT_USE_COLUMNS = ["device", "plane", "role", "ports", "used"]
+
+
+def _num(v) -> float:
+    return math.nan if v is None or v == "" else float(v)
+
+
+def _server_nics(spec, catalog: Catalog) -> dict[str, float]:
+    fields = (
+        "compute_nics",
+        "compute_nic_gbps",
+        "storage_nics",
+        "storage_nic_gbps",
+        "inband_nics",
+        "bmc_nics",
+    )
+    if spec.custom_server is not None:
+        return {f: _num(getattr(spec.custom_server, f)) for f in fields}
+    if spec.server is not None:
+        row = catalog.server(spec.server)
+        return {f: _num(row[f]) for f in fields}
+    return dict.fromkeys(fields, math.nan)
+
+
+def _count(v: float, default: int = 0) -> int:
+    return default if math.isnan(v) else int(v)
+
+
+def server_names(partition: str, count: int) -> pd.Series:
+    """GPU server names ``<partition>-<nnnn>``, numbered from 1.
+
+    >>> server_names("train", 2).tolist()
+    ['train-0001', 'train-0002']
+    """
+    return names(f"{partition}-", np.arange(count), max(4, len(str(count))))
+
+
+def _switch_rows(plane, role, sw, count, port_gbps, units=None) -> list[dict]:
+    base = {
+        "plane": plane,
+        "role": role,
+        "model": sw["name"],
+        "ports": int(sw["ports"]),
+        "port_gbps": float(sw["port_gbps"]),
+        "rack_units": sw["rack_units"],
+        "max_power_kw": sw["max_power_kw"],
+        "typical_power_kw": sw["typical_power_kw"],
+        "price_usd": sw["price_usd"],
+    }
+    if count <= 0:
+        return []
+    if units:
+        return [base | {"count": per, "unit": str(u)} for u, per in units]
+    return [base | {"count": int(count), "unit": ""}]
+
+
+def run_network(
+    *, catalog: Catalog, tables: dict[str, pd.DataFrame], network: Network, pools: Pools
+) -> StageResult:
+    """Size the planes and build the switch list, port map, IP plan and optics bill.
+
+    Reads the server stage's ``pools`` table (per-pool rows) and, when the storage stage
+    provides it, ``storage_nodes``.
+    """
+    switches_cat = load_switches()
+    findings: list[Finding] = []
+    pool_rows = tables["pools"]
+    pool_rows = pool_rows[pool_rows["level"] == "pool"]
+    storage_nodes = tables["storage_nodes"]
+
+    check_no_overlap(
+        {
+            f"network.{p}_cidr": getattr(network, f"{p}_cidr")
+            for p in ("compute", "storage", "inband", "bmc", "loopback")
+        }
+    )
+
+    # -- servers of every pool, named <partition>-<nnnn> ------------------------------
+    servers = []
+    for row in pool_rows.to_dict(orient="records"):
+        spec = getattr(pools, row["pool"])
+        nics = _server_nics(spec, catalog)
+        n = int(row["total_servers"])
+        if n == 0:
+            continue
+        servers.append(
+            {
+                "pool": row["pool"],
+                "names": server_names(str(row["partition"]), n),
+                "gpus_per_server": int(row["gpus_per_server"]),
+                **nics,
+            }
+        )
+
+    # -- compute fabric ------------------------------------------------------------------
+    comp_sw = find_switch(switches_cat, network.compute_switch, "network.compute_switch")
+    transport = comp_sw["technology"]
+    fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
+    groups: list[pd.DataFrame] = []
+    switch_rows: list[dict] = []
+    fabric_rows: list[dict] = []
+    fabric: Fabric | None = None
+    compute_names = pd.Series(dtype=str)
+    nic_gbps = math.nan
+    rails = 0
+    for s in fab_servers:
+        nics, gpus = s["compute_nics"], s["gpus_per_server"]
+        if math.isnan(nics) or nics < gpus:
+            findings.append(
+                Finding(
+                    "warning",
+                    "network",
+                    s["pool"],
+                    "fewer_nics_than_gpus",
+                    {"pool": s["pool"], "nics": 0 if math.isnan(nics) else nics, "gpus": gpus},
+                )
+            )
+    fab_servers = [s for s in fab_servers if _count(s["compute_nics"]) > 0]
+    if fab_servers:
+        rails = _count(fab_servers[0]["compute_nics"])
+        nic_gbps = fab_servers[0]["compute_nic_gbps"]
+        for s in fab_servers[1:]:
+            if _count(s["compute_nics"]) != rails or s["compute_nic_gbps"] != nic_gbps:
+                raise HubplanError(
+                    f"network.compute_pools = {list(network.compute_pools)}: pools "
+                    f"{fab_servers[0]['pool']!r} and {s['pool']!r} have different compute NICs "
+                    f"({rails} × {nic_gbps:g} and {_count(s['compute_nics'])} × "
+                    f"{s['compute_nic_gbps']:g} Gb/s); give one fabric one kind of server"
+                )
+        compute_names = pd.concat([s["names"] for s in fab_servers], ignore_index=True)
+    if len(compute_names) == 1:
+        findings.append(
+            Finding(
+                "info",
+                "network",
+                "compute",
+                "single_server_no_fabric",
+                {"gpus": fab_servers[0]["gpus_per_server"]},
+            )
+        )
+    elif len(compute_names) > 1:
+        if math.isnan(nic_gbps):
+            raise HubplanError(
+                f"pools.{fab_servers[0]['pool']}: the server's compute_nic_gbps is unknown; "
+                "give the NIC speed in a custom server"
+            )
+        radix = ports_at(comp_sw["ports"], comp_sw["port_gbps"], comp_sw["max_breakout"], nic_gbps)
+        if radix == 0:
+            raise HubplanError(
+                f"network.compute_switch = {network.compute_switch!r}: its ports run at "
+                f"{comp_sw['port_gbps']:g} Gb/s, below the {nic_gbps:g} Gb/s compute NICs"
+            )
+        fabric = size_fabric(
+            len(compute_names), rails, radix, network.oversubscription, network.servers_per_unit
+        )
+        if (
+            fabric.oversubscription > network.max_training_oversubscription
+            and "training" in network.compute_pools
+        ):
+            findings.append(
+                Finding(
+                    "warning",
+                    "network",
+                    "compute",
+                    "oversubscription_above_policy",
+                    {
+                        "ratio": fabric.oversubscription,
+                        "limit": network.max_training_oversubscription,
+                    },
+                )
+            )
+        if fabric.tiers == 3:
+            same = switches_cat[switches_cat["technology"] == transport]
+            for _, alt in same.iterrows():
+                k = ports_at(alt["ports"], alt["port_gbps"], alt["max_breakout"], nic_gbps)
+                if k > radix and max_two_tier_servers(k, rails, network.oversubscription) >= len(
+                    compute_names
+                ):
+                    findings.append(
+                        Finding(
+                            "warning",
+                            "network",
+                            "compute",
+                            "third_tier_early",
+                            {
+                                "switch": comp_sw["name"],
+                                "radix": radix,
+                                "other": alt["name"],
+                                "other_radix": k,
+                                "servers": len(compute_names),
+                            },
+                        )
+                    )
+                    break
+        groups += compute_links(
+            fabric,
+            compute_names,
+            nic_gbps,
+            network.compute_vlan if transport == "ethernet" else None,
+            (network.server_leaf_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
+        )
+        switch_rows += _switch_rows(
+            "compute",
+            "leaf",
+            comp_sw,
+            fabric.leaves,
+            nic_gbps,
+            [(u + 1, rails) for u in range(fabric.units)],
+        )
+        switch_rows += _switch_rows("compute", "spine", comp_sw, fabric.spines, nic_gbps)
+        switch_rows += _switch_rows("compute", "core", comp_sw, fabric.cores, nic_gbps)
+        fabric_rows.append(
+            {
+                "plane": "compute",
+                "model": comp_sw["name"],
+                "tiers": fabric.tiers,
+                "endpoints": len(compute_names) * rails,
+                "servers_per_unit": fabric.servers_per_unit,
+                "units": fabric.units,
+                "leaves": fabric.leaves,
+                "spines": fabric.spines,
+                "cores": fabric.cores,
+                "oversubscription": fabric.oversubscription,
+                "port_gbps": nic_gbps,
+            }
+        )
+    if transport == "ethernet" and fabric is not None and not (network.pfc and network.ecn):
+        findings.append(
+            Finding(
+                "error",
+                "network",
+                "compute",
+                "roce_without_lossless",
+                {"pfc": network.pfc, "ecn": network.ecn},
+            )
+        )
+
+    # -- storage, in-band and BMC planes -------------------------------------------------
+    nodes = storage_node_names(storage_nodes)
+    plane_ends: dict[str, pd.DataFrame] = {}
+    stor_parts, inb_parts, bmc_parts = [], [], []
+    for s in servers:
+        k_st = min(network.storage_ports_per_server, _count(s["storage_nics"]))
+        if k_st == 0 and s["pool"] in ("training", "inference"):
+            findings.append(
+                Finding("warning", "network", s["pool"], "storage_on_compute", {"pool": s["pool"]})
+            )
+        stor_parts.append(
+            endpoints(s["names"], np.full(len(s["names"]), k_st), "stor", "gpu_server")
+        )
+        k_in = min(network.inband_ports_per_server, _count(s["inband_nics"], 1))
+        inb_parts.append(
+            endpoints(s["names"], np.full(len(s["names"]), k_in), "mgmt", "gpu_server")
+        )
+        bmc_parts.append(endpoints(s["names"], np.full(len(s["names"]), 1), "bmc", "gpu_server"))
+    if network.storage_plane == "compute":
+        findings.append(
+            Finding("warning", "network", "storage", "storage_on_compute", {"pool": "all"})
+        )
+        stor_parts = []
+    if len(nodes):
+        stor_parts.append(
+            endpoints(
+                nodes["device"], nodes["nic_ports"].astype(int).to_numpy(), "data", "storage_node"
+            )
+        )
+        inb_parts.append(
+            endpoints(nodes["device"], np.ones(len(nodes), int), "mgmt", "storage_node")
+        )
+        bmc_parts.append(
+            endpoints(nodes["device"], np.ones(len(nodes), int), "bmc", "storage_node")
+        )
+    empty = pd.DataFrame(columns=["device", "device_role", "interface"])
+    plane_ends["storage"] = pd.concat(stor_parts, ignore_index=True) if stor_parts else empty
+    plane_ends["inband"] = pd.concat(inb_parts, ignore_index=True) if inb_parts else empty
+
+    stor_speeds = [s["storage_nic_gbps"] for s in servers if not math.isnan(s["storage_nic_gbps"])]
+    stor_speeds += nodes["nic_gbps"].astype(float).tolist() if len(nodes) else []
+    stor_gbps = max(stor_speeds) if stor_speeds else 400.0
+    planes: dict[str, Fabric] = {}
+    models = {
+        "storage": network.storage_switch,
+        "inband": network.inband_switch,
+        "bmc": network.bmc_switch,
+    }
+    speeds = {"storage": stor_gbps, "inband": network.inband_gbps, "bmc": 1.0}
+    oversub = {
+        "storage": network.storage_oversubscription,
+        "inband": network.management_oversubscription,
+        "bmc": 1.0,
+    }
+    vlans = {
+        "storage": network.storage_vlan,
+        "inband": network.inband_vlan,
+        "bmc": network.bmc_vlan,
+    }
+    sws = {p: find_switch(switches_cat, m, f"network.{p}_switch") for p, m in models.items()}
+    radix = {}
+    for p in ("storage", "inband", "bmc"):
+        sw = sws[p]
+        radix[p] = ports_at(sw["ports"], sw["port_gbps"], sw["max_breakout"], speeds[p])
+        if radix[p] == 0:
+            raise HubplanError(
+                f"network.{p}_switch = {models[p]!r}: its ports run at {sw['port_gbps']:g} "
+                f"Gb/s, below the plane's {speeds[p]:g} Gb/s links"
+            )
+    for p in ("storage", "inband"):
+        planes[p] = size_plane(p, len(plane_ends[p]), radix[p], oversub[p])
+    # Every switch's management port joins the BMC plane.
+    mgmt_devices = _switch_names(fabric, planes)
+    bmc_parts.append(
+        pd.DataFrame({"device": mgmt_devices, "device_role": "switch", "interface": "mgmt0"})
+    )
+    plane_ends["bmc"] = pd.concat(bmc_parts, ignore_index=True)
+    bsw = sws["bmc"]
+    up_ports = _count(_num(bsw["uplink_ports"]))
+    spine_radix = (
+        ports_at(
+            sws["inband"]["ports"],
+            sws["inband"]["port_gbps"],
+            sws["inband"]["max_breakout"],
+            _num(bsw["uplink_gbps"]) or 1.0,
+        )
+        if up_ports
+        else None
+    )
+    planes["bmc"] = size_plane(
+        "bmc",
+        len(plane_ends["bmc"]),
+        radix["bmc"],
+        1.0,
+        uplink_ports=up_ports,
+        spine_radix=spine_radix,
+    )
+    for p in ("storage", "inband", "bmc"):
+        pl = planes[p]
+        uplink = _num(bsw["uplink_gbps"]) if p == "bmc" and up_ports else None
+        groups += plane_links(
+            p,
+            pl,
+            plane_ends[p],
+            speeds[p],
+            vlans[p],
+            (network.rack_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
+            uplink_gbps=uplink,
+        )
+        switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
+        spine_sw = sws["inband"] if p == "bmc" else sws[p]
+        switch_rows += _switch_rows(p, "spine", spine_sw, pl.spines, speeds[p])
+        switch_rows += _switch_rows(p, "core", spine_sw, pl.cores, speeds[p])
+        if pl.servers:
+            fabric_rows.append(
+                {
+                    "plane": p,
+                    "model": sws[p]["name"],
+                    "tiers": pl.tiers,
+                    "endpoints": pl.servers,
+                    "servers_per_unit": np.nan,
+                    "units": np.nan,
+                    "leaves": pl.leaves,
+                    "spines": pl.spines,
+                    "cores": pl.cores,
+                    "oversubscription": pl.leaf_down / pl.leaf_up if pl.leaf_up else np.nan,
+                    "port_gbps": speeds[p],
+                }
+            )
+
+    pm = port_map(groups)
+    switches = pd.DataFrame(switch_rows, columns=SWITCH_COLUMNS)
+    ppc = {
+        p: int(sw["ports"] // sw["cages"]) if sw["cages"] == sw["cages"] else 1
+        for p, sw in {"compute": comp_sw, **sws}.items()
+    }
+    optics = transceivers(groups, ppc)
+
+    # -- IP plan -------------------------------------------------------------------------
+    ip_parts = []
+    if fabric is not None:
+        prefix = subnet_prefix(fabric.servers_per_unit)
+        fit = fit_supernet(
+            "network.compute_cidr",
+            network.compute_cidr,
+            fabric.leaves,
+            prefix,
+            network.growth_share,
+        )
+        _growth_finding(fit, fabric.units, rails, findings)
+        s = np.repeat(np.arange(len(compute_names)), rails)
+        r = np.tile(np.arange(rails), len(compute_names))
+        subnet = (s // fabric.servers_per_unit) * rails + r
+        addr, gw = interface_addresses(fit, subnet, s % fabric.servers_per_unit)
+        roles = np.repeat(np.asarray(["gpu_server"]), len(s))
+        ip_parts.append(
+            _ip_frame(
+                compute_names.to_numpy()[s],
+                roles,
+                "rail" + pd.Series(r + 1).astype(str),
+                "compute",
+                addr,
+                prefix,
+                gw if transport == "ethernet" else None,
+                network.compute_vlan + r if transport == "ethernet" else 0,
+            )
+        )
+    for p in ("storage", "inband", "bmc"):
+        pl, ends = planes[p], plane_ends[p]
+        if not pl.servers:
+            continue
+        prefix = subnet_prefix(pl.leaf_down)
+        # The BMC plane's own switches get their management addresses after the leaves.
+        own = _plane_switch_names(pl, "bmc") if p == "bmc" else []
+        per = 2 ** (32 - prefix) - 3
+        extra = -(-len(own) // per)
+        fit = fit_supernet(
+            f"network.{p}_cidr",
+            getattr(network, f"{p}_cidr"),
+            pl.leaves + (extra if p == "bmc" else 0),
+            prefix,
+            network.growth_share,
+        )
+        _growth_finding(fit, pl.leaves, 1, findings)
+        i = np.arange(len(ends))
+        addr, gw = interface_addresses(fit, i // pl.leaf_down, i % pl.leaf_down)
+        ip_parts.append(
+            _ip_frame(
+                ends["device"].to_numpy(),
+                ends["device_role"].to_numpy(),
+                ends["interface"],
+                p,
+                addr,
+                prefix,
+                gw,
+                vlans[p],
+            )
+        )
+        if p == "bmc":
+            k = np.arange(len(own))
+            addr, gw = interface_addresses(fit, k // per, k % per, offset=pl.leaves)
+            ip_parts.append(
+                _ip_frame(
+                    np.asarray(own, dtype=object),
+                    np.repeat(np.asarray(["switch"]), len(own)),
+                    "mgmt0",
+                    p,
+                    addr,
+                    prefix,
+                    gw,
+                    vlans[p],
+                )
+            )
+    all_switches = [*mgmt_devices, *_plane_switch_names(planes["bmc"], "bmc")]
+    if all_switches:
+        fit = fit_supernet(
+            "network.loopback_cidr",
+            network.loopback_cidr,
+            len(all_switches),
+            32,
+            network.growth_share,
+        )
+        base = int(ipaddress.ip_network(fit.cidr).network_address)
+        addr = base + np.arange(len(all_switches), dtype=np.int64)
+        ip_parts.append(
+            _ip_frame(
+                np.asarray(all_switches, dtype=object),
+                np.repeat(np.asarray(["switch"]), len(all_switches)),
+                "lo0",
+                "loopback",
+                addr,
+                32,
+                None,
+                0,
+            )
+        )
+    ip_plan = (
+        pd.concat(ip_parts, ignore_index=True) if ip_parts else pd.DataFrame(columns=IP_COLUMNS)
+    )
+
+    # -- port use per switch -------------------------------------------------------------
+    use = port_use(pm) if len(pm) else pd.DataFrame(columns=["device", "used"])
+    use = use[use["device"].str.match(r"^(compute|storage|inband|bmc)-(leaf|spine|core)-")]
+    parts = use["device"].str.split("-", n=2, expand=True) if len(use) else None
+    use = use.assign(
+        plane=parts[0] if parts is not None else "", role=parts[1] if parts is not None else ""
+    )
+    cap = (
+        {
+            ("compute", r): (radix_c if r != "leaf" else fabric.leaf_down + fabric.leaf_up)
+            for r in ("leaf", "spine", "core")
+            for radix_c in [fabric.radix if fabric else 0]
+        }
+        if fabric
+        else {}
+    )
+    for p in ("storage", "inband", "bmc"):
+        pl = planes[p]
+        cap[(p, "leaf")] = pl.leaf_down + pl.leaf_up
+        cap[(p, "spine")] = cap[(p, "core")] = (
+            spine_radix if p == "bmc" and spine_radix else radix[p]
+        )
+    use["ports"] = [cap.get(k, 0) for k in zip(use["plane"], use["role"], strict=True)]
+    use = use[PORT_USE_COLUMNS].reset_index(drop=True)
+
+    rdma = rdma_settings(
+        transport if transport == "infiniband" else "roce",
+        pfc=network.pfc,
+        ecn=network.ecn,
+        priority=network.roce_priority,
+        nccl_ib_timeout=network.nccl_ib_timeout,
+        nccl_ib_sl=network.nccl_ib_sl,
+        socket_ifname=network.nccl_socket_ifname,
+        rails=max(rails, 1),
+    )
+    latency = latency_budget(
+        network.latency_target_ms, network.serving_time_ms, network.wan_hops, network.hop_latency_us
+    )
+    return StageResult(
+        {
+            "switches": switches,
+            "port_map": pm,
+            "ip_plan": ip_plan,
+            "transceivers": optics,
+            "fabric": pd.DataFrame(fabric_rows, columns=FABRIC_COLUMNS),
+            "port_use": use,
+            "rdma_settings": rdma,
+            "latency_budget": latency,
+        },
+        tuple(findings),
+    )
+
+
+def _plane_switch_names(pl: Fabric, plane: str) -> list[str]:
+    out = [*names(f"{plane}-leaf-", np.arange(pl.leaves), width(pl.leaves))] if pl.leaves else []
+    if pl.spines:
+        out += [*names(f"{plane}-spine-", np.arange(pl.spines), width(pl.spines))]
+    if pl.cores:
+        out += [*names(f"{plane}-core-", np.arange(pl.cores), width(pl.cores))]
+    return out
+
+
+def _switch_names(fabric: Fabric | None, planes: dict[str, Fabric]) -> list[str]:
+    """Compute, storage and in-band switch names (their mgmt0 ports join the BMC plane)."""
+    out: list[str] = []
+    if fabric is not None:
+        out += [*names("compute-leaf-", np.arange(fabric.leaves), width(fabric.leaves))]
+        out += [*names("compute-spine-", np.arange(fabric.spines), width(fabric.spines))]
+        if fabric.cores:
+            out += [*names("compute-core-", np.arange(fabric.cores), width(fabric.cores))]
+    for p in ("storage", "inband"):
+        out += _plane_switch_names(planes[p], p)
+    return out
+
+
+def _growth_finding(fit, units: int, per_unit: int, findings: list[Finding]) -> None:
+    if not fit.growth_ok:
+        findings.append(
+            Finding(
+                "warning",
+                "network",
+                fit.field.split(".")[-1],
+                "supernet_growth_short",
+                {
+                    "field": fit.field,
+                    "cidr": fit.cidr,
+                    "needed": fit.needed,
+                    "needed_with_growth": fit.needed_with_growth,
+                    "size": fit.size,
+                },
+            )
+        )
+
+
+def _ip_frame(device, role, interface, plane, addr, prefix, gw, vlan) -> pd.DataFrame:
+    df = pd.DataFrame({"device": device, "device_role": role})
+    df["interface"] = interface.to_numpy() if isinstance(interface, pd.Series) else interface
+    df["plane"] = plane
+    df["address"] = dotted(addr).to_numpy()
+    df["prefix"] = prefix
+    df["gateway"] = dotted(gw).to_numpy() if gw is not None else ""
+    df["vlan"] = vlan
+    return df[IP_COLUMNS]
+
+
+STAGE = Stage(
+    name="network",
+    sections=("network", "pools"),
+    needs=("pools", "storage_nodes"),
+    provides=(
+        "switches",
+        "port_map",
+        "ip_plan",
+        "transceivers",
+        "fabric",
+        "port_use",
+        "rdma_settings",
+        "latency_budget",
+    ),
+    run=run_network,
+)
