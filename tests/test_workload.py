@@ -360,6 +360,8 @@ def test_memory_binding_counts_the_layout_not_only_the_state(default):
     assert "layout_cannot_fit" in errors
     # The default layout (TP 8) fits at its compute-bound size: no such error there.
     assert "layout_cannot_fit" not in set(hubplan.build_plan(default).findings["code"])
+
+
 def test_context_longer_than_the_window_is_an_error(catalog):
     # Llama-2-70B's config.json: max_position_embeddings 4096. 10 000 000 + 256 tokens > 4096.
     svc = InferenceService(model="Llama-2-70B", prompt_tokens=10_000_000)
