@@ -404,3 +404,53 @@ def test_missed_deadline_on_given_gpus_is_a_warning(default, catalog):
     # 1 516.3 / 136 × 1.3 = 14.5 days ≤ 15: met, no warning.
     _, findings = training_on_gpus(default.workload.training[0], H100, catalog, 136)
     assert not any(f.code == "deadline_missed" for f in findings)
+
+
+def test_planning_rule_per_instance_as_the_brief_states_it(default):
+    # 20 QPS × 6 s = 120 requests in flight; 16 per instance → 7.5 → 8 instances; two GPUs
+    # each → 16 GPUs.
+    s = default.with_changes({
+        "workload.inference.0.peak_qps": 20, "workload.inference.0.mean_latency_s": 6,
+        "workload.inference.0.concurrency_per_instance": 16,
+        "workload.inference.0.gpus_per_instance": 2,
+    })  # fmt: skip
+    row = hubplan.build_plan(s, until="workload")["inference"].iloc[0]
+    assert row["rule_basis"] == "instance"
+    assert (row["in_flight"], row["rule_instances"], row["rule_gpus"]) == (120, 8, 16)
+
+
+def test_latency_is_reported_at_the_load_the_service_carries(catalog):
+    # NIM, Llama-3.3-70B FP8 on 2 × H100, one user: the published inter-token latency is
+    # 18.58 ms. At 0.1 QPS a replica spends 0.1 × 0.357 s = 3.6 % of its time on prompts,
+    # so the 17.98 ms step is seen as 17.98 / 0.964 = 18.65 ms per token.
+    svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8", kv_precision="bf16",
+                           compute_precision="fp8", prompt_tokens=5000, output_tokens=500,
+                           tensor_parallel=2, max_batch=1, peak_qps=0.1)  # fmt: skip
+    row, _ = size_inference(svc, H100, catalog)
+    assert row["load_tpot_ms"] == pytest.approx(18.65, abs=0.01)
+    assert row["load_tpot_ms"] == pytest.approx(18.58, rel=0.01)  # published ITL
+    assert row["load_seqs"] <= 1
+
+
+def test_time_per_output_token_target_sizes_the_layout(default):
+    # Llama-2-70B BF16 weights are 140 GB. One sequence's decode step streams them:
+    # TP 4: 140e9 / (4 × 3.35e12 × 0.6) = 17.4 ms; TP 8: 8.7 ms (H100 3.35 TB/s, MBU 0.6).
+    # A 10 ms target therefore needs TP 8; a 5 ms target cannot be met on H100.
+    ten = default.with_changes({"workload.inference.0.tpot_target_ms": 10})
+    row = hubplan.build_plan(ten, until="workload")["inference"].iloc[0]
+    assert row["tensor_parallel"] == 8 and row["load_tpot_ms"] <= 10
+    five = default.with_changes({"workload.inference.0.tpot_target_ms": 5})
+    plan = hubplan.build_plan(five, until="workload")
+    assert "targets_unreachable" in set(plan.errors["code"])
+    assert "targets_unreachable" not in set(
+        hubplan.build_plan(default, until="workload").findings["code"]
+    )
+
+
+def test_time_to_first_token_target_widens_tensor_parallelism(default):
+    # Prefill of a 1 024-token prompt: 2 × 70e9 × 1024 / (TP × 989.5e12 × 0.5 MFU):
+    # TP 4 → 72.4 ms, TP 8 → 36.2 ms. A 50 ms TTFT target needs TP 8.
+    s = default.with_changes({"workload.inference.0.ttft_target_s": 0.05})
+    row = hubplan.build_plan(s, until="workload")["inference"].iloc[0]
+    assert row["tensor_parallel"] == 8
+    assert row["ttft_s"] == pytest.approx(0.0362, abs=1e-4)

@@ -118,7 +118,8 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
                  "level": "choice.level", "policy": "choice.policy",
                  "severity": "severity", "unranked": "unranked",
-                 "price_basis": "choice.price_basis"}  # fmt: skip
+                 "price_basis": "choice.price_basis",
+                 "rule_basis": "choice.rule_basis"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

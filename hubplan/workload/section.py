@@ -205,7 +205,39 @@ class InferenceService(Section):
         10.0, gt=0, description="Mean end-to-end request time at peak (planning rule). [s]"
     )
     concurrency_per_gpu: float = Field(
-        4.0, gt=0, description="Concurrent requests one GPU serves (planning rule)."
+        4.0,
+        gt=0,
+        description="Concurrent requests one GPU serves (planning rule, per-GPU form); "
+        "used when concurrency_per_instance is empty.",
+    )
+    concurrency_per_instance: float | None = Field(
+        None,
+        gt=0,
+        le=100_000,
+        description="Concurrent requests one model instance (replica) serves, as a brief "
+        "states it: in flight = peak QPS × mean latency (Little's law); instances = "
+        "⌈in flight ÷ this⌉; GPUs = instances × gpus_per_instance. Empty = the per-GPU form.",
+    )
+    gpus_per_instance: int | None = Field(
+        None,
+        ge=1,
+        le=72,
+        description="GPUs per instance in the per-instance rule; empty = the token model's "
+        "tensor-parallel size (the smallest that holds the model).",
+    )
+    ttft_target_s: float | None = Field(
+        None,
+        gt=0,
+        le=600,
+        description="Time-to-first-token target at peak; sizes the tensor-parallel width "
+        "(prefill time). Empty = no target. [s]",
+    )
+    tpot_target_ms: float | None = Field(
+        None,
+        gt=0,
+        le=10_000,
+        description="Time-per-output-token target at peak; adds replicas until each carries "
+        "few enough sequences to meet it. Empty = no target. [ms]",
     )
     prompt_tokens: int = Field(1024, ge=1, description="Mean prompt length. [tokens]")
     output_tokens: int = Field(256, ge=1, description="Mean generated length. [tokens]")
