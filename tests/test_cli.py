@@ -96,7 +96,7 @@ def test_catalog_json_has_every_column(capsys):
 
 def test_text_output_in_chinese(capsys):
     out = run(capsys, "size", "training", "--lang", "zh")
-    assert "GPU 数" in out and "算力是约束" in out
+    assert "GPU 数" in out and "瓶颈在算力" in out
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ def test_every_table_column_and_finding_has_a_label(default):
 def test_localize_headers_and_values():
     df = pd.DataFrame({"gpus": [136], "binding": ["compute"], "model_state_gb": [1120.0]})
     zh = labels.localize(df, "zh-CN")
-    assert list(zh.columns) == ["GPU 数", "约束因素", "模型状态显存 [GB]"]
+    assert list(zh.columns) == ["GPU 数", "瓶颈", "模型状态显存 [GB]"]
     assert zh.iloc[0, 1] == "算力"
 
 
@@ -48,3 +48,10 @@ def test_format_value_uses_catalogue_formats():
     assert labels.format_value("time_margin", 0.3) == "30%"
     assert labels.format_value("fits", True) == "True"
     assert labels.format_value("gpus", float("nan")) == ""
+
+
+def test_general_format_keeps_the_precision_that_decides_a_check():
+    # A 1.9 GHz CPU against a 2.0 GHz floor must not read "2" beside a "warn".
+    assert labels.format_value("value", 1.9) == "1.9"
+    assert labels.format_value("required", 2.0) == "2"
+    assert labels.format_value("value", 0.375) == "0.375"

@@ -1,5 +1,7 @@
 """Panels and charts, headless: set control values, assert on results and chart specs."""
 
+import re
+
 import pytest
 
 import hubplan
@@ -36,7 +38,7 @@ def test_changing_accelerator_and_headroom():
 def test_language_toggle_switches_every_label():
     p = WorkloadPanel()
     p.language.value = "zh"
-    assert "张 GPU" in p.summary.value and "约束因素：算力" in p.summary.value
+    assert "张 GPU" in p.summary.value and "瓶颈在算力" in p.summary.value
     assert "负载规模测算" in p.title.value
     assert "GPU 数" in p.table.value
     assert p.chart.chart.to_dict()["layer"][0]["encoding"]["y"]["title"] == "GPU 数"
@@ -160,3 +162,31 @@ def test_choices_and_booleans_follow_the_language():
     assert p.controls["rank_by"].value == "capex"  # relabelling keeps the choice
     assert p.labels["budget_musd"].value == "预算 [M USD]"
     assert "<td>是</td>" in p.table.value  # the "fits" column reads 是 / 否
+
+
+def test_workload_chart_legend_sits_below_and_names_every_curve(default):
+    # At the right, the legend was clipped by narrow panels to "GPUs / GPUs / GPUs".
+    plan = hubplan.build_plan(default, until="workload")
+    spec = charts.gpus_vs_deadline(plan["training_curve"], plan["training"]).to_dict()
+    color = spec["layer"][0]["encoding"]["color"]
+    assert color["legend"]["orient"] == "bottom"
+    assert color["sort"] == ["GPUs (compute)", "GPUs (memory)", "GPUs"]
+
+
+def test_cost_chart_uses_a_log_axis_when_one_candidate_is_an_outlier(default):
+    # H20 at US$16.0 M beside H100 at 5.3 M and B200 at 3.3 M: spread 4.8× → log axis.
+    s = default.with_changes(
+        {"accelerator.candidates": ["H100 SXM5 80GB", "B200 180GB", "H20 96GB"]}
+    )
+    cand = hubplan.build_plan(s)["candidates"]
+    spec = charts.cost_vs_time(cand, "industry-70b-finetune").to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+
+
+def test_panel_table_shows_the_columns_that_matter_and_the_rest_a_click_away(default):
+    p = WorkloadPanel(default)
+    headers = re.compile(r"<th[\s>]")
+    assert len(headers.findall(p.table.value)) == 7
+    assert len(headers.findall(p.full_table.value)) == len(p.result["training"].columns)
+    p.language.value = "zh"
+    assert p.full.get_title(0) == "完整表格"

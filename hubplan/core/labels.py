@@ -137,6 +137,8 @@ def format_value(key: str, value: object) -> str:
         return f"{value:.2e}"
     if fmt.endswith("%"):
         return f"{value:.0%}"
+    if fmt == "General":  # keep the precision that decides a check: 1.9 GHz is not "2"
+        return f"{value:,.4g}" if isinstance(value, float) else f"{value:,}"
     decimals = len(fmt.split(".")[1]) if "." in fmt else (0 if fmt else 3)
     if not fmt:
         return f"{value:,.{decimals}g}" if isinstance(value, float) else f"{value:,}"

@@ -62,8 +62,10 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
     y = alt.Y("value:Q", title=label("chart.gpus_vs_days.y", lang))
     lines = alt.Chart(long).mark_line().encode(
         x=x, y=y,
+        # Legend below the plot: at the right it is clipped when the panel is narrow.
         color=alt.Color("series:N", title=label("chart.curve", lang),
-                        sort=list(series.values())),
+                        sort=list(series.values()),
+                        legend=alt.Legend(orient="bottom", labelLimit=400)),
         strokeDash=alt.StrokeDash("series:N", legend=None, sort=list(series.values())),
         tooltip=[alt.Tooltip("deadline_days:Q", format=".1f"), "series:N", "value:Q"],
     )  # fmt: skip
@@ -83,7 +85,7 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
     chart = alt.layer(lines, rule, point, text).properties(
         title=f"{label('chart.gpus_vs_days.title', lang)} — {job}"
     )
-    return _style(chart)
+    return _style(chart, width=440, height=260)
 
 
 def pool_gpus(pools: pd.DataFrame, lang: str = "en") -> alt.Chart:
@@ -145,9 +147,13 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
         rows = rows[rows["days_on_budget"] < float("inf")]
     else:
         y_field = "days_to_finish"
+    # One US$16 M outlier must not squeeze the others into a corner: a log axis once the
+    # costs span more than a factor of four.
+    spread = rows["capex_usd"].max() / rows["capex_usd"].min() if not rows.empty else 1.0
+    scale = alt.Scale(type="log") if spread > 4 else alt.Scale(zero=False)
     base = alt.Chart(rows).encode(
         x=alt.X("capex_usd:Q", title=f"{label('capex_usd', lang)} [USD]",
-                axis=alt.Axis(format="~s")),
+                axis=alt.Axis(format="~s"), scale=scale),
         y=alt.Y(f"{y_field}:Q", title=label(y_field, lang), scale=alt.Scale(zero=False)),
         tooltip=["candidate:N", alt.Tooltip("gpus:Q"), alt.Tooltip("capex_usd:Q", format=",.0f"),
                  alt.Tooltip(f"{y_field}:Q", format=",.1f"), "binding:N", "vram_gb:Q"],
@@ -157,7 +163,19 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
         color=alt.Color("candidate:N", title=label("candidate", lang)),
     )
     ring = base.transform_filter(alt.datum.winner).mark_point(size=900, color="black")
-    text = base.mark_text(align="left", dx=10, dy=-10).encode(text="candidate:N")
+    # Alternate label sides by rank so labels of close points do not overlap.
+    ranked = rows.assign(side=[i % 2 for i in range(len(rows))])
+    text_left = (
+        alt.Chart(ranked[ranked["side"] == 0])
+        .mark_text(align="left", dx=10, dy=-10)
+        .encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
+    )
+    text_right = (
+        alt.Chart(ranked[ranked["side"] == 1])
+        .mark_text(align="right", dx=-10, dy=12)
+        .encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
+    )
+    text = text_left + text_right
     chart = alt.layer(points, ring, text).properties(
         title=f"{label('chart.cost_vs_time.title', lang)} — {workload}"
     )

@@ -29,10 +29,26 @@ from ..scenario import Scenario, default_scenario
 from . import charts
 from .render import checks_table, findings_table
 
+_TABLE_CSS = (
+    "<style>.hubplan-table th{white-space:nowrap;padding:2px 8px}"
+    ".hubplan-table td{padding:2px 8px;text-align:right}"
+    ".hubplan-table td:first-child{text-align:left}</style>"
+)
+
 
 def _table_html(df: pd.DataFrame, lang: str, css_id: str) -> str:
-    return display_frame(df, lang).to_html(index=False, border=0, classes="hubplan-table",
-                                           table_id=css_id, escape=True)  # fmt: skip
+    table = display_frame(df, lang).to_html(index=False, border=0, classes="hubplan-table",
+                                            table_id=css_id, escape=True)  # fmt: skip
+    return _TABLE_CSS + table
+
+
+def _full_table(title_key: str) -> tuple[w.Accordion, w.HTML]:
+    """A collapsed section holding a whole table: panels show the few columns that matter,
+    the rest is a click away."""
+    body = w.HTML()
+    box = w.Accordion(children=[body], selected_index=None)
+    box.set_title(0, title_key)
+    return box, body
 
 
 def _form(labels: dict[str, w.Label], controls: dict[str, w.Widget]) -> w.GridBox:
@@ -230,12 +246,13 @@ class WorkloadPanel(PlanPanel):
         self.units = {"params_b": "B", "data_gb": "GB", "tokens_b": "B", "days": "d"}
         self.summary = w.HTML()
         self.table = w.HTML()
+        self.full, self.full_table = _full_table("panel.full_table")
         self.chart = alt.JupyterChart(self._chart(self.result))
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="380px")),
                     w.VBox([self.summary, self.message, self.findings, self.chart])]),
-            self.table,
+            self.table, self.full,
         ])  # fmt: skip
         self._start()
 
@@ -289,11 +306,11 @@ class WorkloadPanel(PlanPanel):
             days=float(row["days_to_finish"]),
         )  # fmt: skip
         self.summary.value = f'<p id="hubplan-summary"><b>{html.escape(summary)}</b></p>'
-        keys = ["job", "accelerator", "params", "tokens", "flops", "peak_tflops", "gpu_days",
-                "compute_bound_gpus", "model_state_gb", "gpus_to_hold_state",
-                "memory_bound_gpus", "gpus", "servers", "binding", "days_to_finish",
-                "days_on_memory_bound"]  # fmt: skip
+        keys = ["job", "gpus", "servers", "binding", "compute_bound_gpus",
+                "memory_bound_gpus", "days_to_finish"]  # fmt: skip
         self.table.value = _table_html(plan["training"][keys], lang, "hubplan-training")
+        self.full.set_title(0, label("panel.full_table", lang))
+        self.full_table.value = _table_html(plan["training"], lang, "hubplan-training-full")
         self.chart.chart = self._chart(plan)
 
 

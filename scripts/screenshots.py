@@ -1,0 +1,130 @@
+"""Open notebooks in JupyterLab in headless Chromium, run them, and save screenshots.
+
+For looking at the workbook as a consultant's room sees it: each notebook at 1440×900 and
+1280×720 (the file browser open), in English and with every panel switched to 中文.
+
+Usage: ``python scripts/screenshots.py [NOTEBOOK ...] [--out DIR]`` (default: every
+notebook, ``build/screenshots``). Needs Debian's ``chromium`` and the ``playwright``
+package (no ``playwright install``: it drives /usr/bin/chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]  # fmt: skip
+SIZES = [(1440, 900), (1280, 720)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def copy_workbook(dest: Path) -> Path:
+    """The notebooks and the files they read, copied: JupyterLab autosaves what it runs,
+    and the committed notebooks must stay as they are."""
+    for name in ("notebooks", "templates", "data"):
+        shutil.copytree(ROOT / name, dest / name)
+    return dest
+
+
+def start_lab(port: int, runtime: Path, root: Path) -> subprocess.Popen:
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime)}
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
+           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=None"]  # fmt: skip
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(120):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc
+        except OSError:
+            time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError("JupyterLab did not start on 127.0.0.1")
+
+
+def shoot(page, notebook: str, out: Path, port: int) -> list[Path]:
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook}",
+              wait_until="domcontentloaded", timeout=120_000)  # fmt: skip
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.started", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook", timeout=120_000)
+    page.wait_for_timeout(3000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_timeout(2000)
+    page.wait_for_function(
+        "!document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=\\'busy\\']')"
+        " && ![...document.querySelectorAll('.jp-InputArea-prompt')]"
+        ".some(e => e.textContent.includes('*'))",
+        timeout=300_000,
+    )
+    page.wait_for_timeout(4000)
+    stem = notebook.removesuffix(".ipynb")
+    shots = []
+    # Scroll to the last panel (the live one), then shoot the window in both languages.
+    page.evaluate("document.querySelector('.jp-WindowedPanel-outer, .jp-Notebook')"
+                  ".scrollTo(0, 1e9)")  # fmt: skip
+    page.wait_for_timeout(1500)
+    for lang in ("en", "zh"):
+        if lang == "zh":
+            for button in page.locator("button:has-text('中文')").all():
+                button.click()
+            page.wait_for_timeout(2500)
+        path = out / f"{stem}-{page.viewport_size['width']}-{lang}.png"
+        page.screenshot(path=str(path))
+        shots.append(path)
+    return shots
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("notebooks", nargs="*")
+    ap.add_argument("--out", default=str(ROOT / "build" / "screenshots"))
+    args = ap.parse_args()
+    names = args.notebooks or sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    names = [Path(n).name for n in names]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    runtime = Path(tempfile.mkdtemp(prefix="hubplan-lab-"))
+    root = copy_workbook(runtime / "workbook")
+    port = free_port()
+    lab = start_lab(port, runtime, root)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium") or
+                                        "/usr/bin/chromium", headless=True,
+                                        args=CHROMIUM_ARGS)  # fmt: skip
+            for width, height in SIZES:
+                for name in names:
+                    page = browser.new_page(viewport={"width": width, "height": height})
+                    for path in shoot(page, name, out, port):
+                        print(path)
+                    page.evaluate("window.jupyterapp.commands.execute('kernelmenu:shutdown')")
+                    page.close()
+            browser.close()
+    finally:
+        lab.terminate()
+        lab.wait(timeout=30)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
