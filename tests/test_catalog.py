@@ -23,7 +23,8 @@ def test_required_accelerators_present(catalog):
 
 
 def test_every_row_has_provenance(catalog):
-    for df in (catalog.accelerators, catalog.models, catalog.servers):
+    for df in (catalog.accelerators, catalog.models, catalog.servers, catalog.switches,
+               catalog.storage):  # fmt: skip
         assert (df["source"].str.len() > 10).all()
         assert df["as_of"].str.match(r"^\d{4}(-\d{2}){0,2}$").all()
         assert df["confidence"].isin(["high", "medium", "low"]).all()
@@ -37,7 +38,7 @@ UNFOLLOWABLE = re.compile(
 )
 
 
-@pytest.mark.parametrize("table", ["accelerators", "models", "servers"])
+@pytest.mark.parametrize("table", ["accelerators", "models", "servers", "switches", "storage"])
 def test_every_source_is_followable(catalog, table):
     df = getattr(catalog, table)
     cols = [c for c in ("source", "price_source", "params_source") if c in df]
@@ -311,3 +312,95 @@ def test_new_models_match_their_configs(catalog):
     # Qwen3 dense (QK-norm, untied): 8.19 B, 14.77 B, 32.76 B
     for name, published in (("Qwen3-8B", 8.2e9), ("Qwen3-14B", 14.8e9), ("Qwen3-32B", 32.8e9)):
         assert m.loc[name, "total_params"] == pytest.approx(published, rel=0.01), name
+
+
+# ---- Switches and storage building blocks: part of the Catalog (issues 9 and 10) ----
+
+
+def test_switch_power_and_height_from_vendor_specifications(catalog):
+    # QM97x0 hardware user manual, "Specifications": QM9700 1.72 kW maximum with active
+    # cables, 0.747 kW typical with passive cables, 1U (read through RackulaLives/Rackula
+    # docs/research/3287-external.md, commit 6867e831).
+    qm = catalog.switch("MQM9700-NS2F")
+    assert (qm["rack_units"], qm["max_power_kw"], qm["typical_power_kw"]) == (1, 1.72, 0.747)
+    # 64 OSFP112 Class 8 modules alone are 32 cages x 17 W = 0.544 kW (Interfaces page):
+    # the 1.72 kW maximum with active cables must cover them on top of the typical draw.
+    assert qm["max_power_kw"] - qm["typical_power_kw"] >= 32 * 17 / 1000
+    # SN5000 hardware user manual, "Specifications": SN5600 2U, 0.94 kW typical (passive)
+    sn56 = catalog.switch("SN5600")
+    assert (sn56["rack_units"], sn56["typical_power_kw"]) == (2, 0.94)
+    # SN4000 hardware user manual / SN4000 datasheet: SN4600C 2U, 0.466 kW typical
+    assert tuple(catalog.switch("SN4600C")[["rack_units", "typical_power_kw"]]) == (2, 0.466)
+    # SN2201 user manual, "Specifications": 1U, 0.098 kW typical
+    assert tuple(catalog.switch("SN2201")[["rack_units", "typical_power_kw"]]) == (1, 0.098)
+
+
+def test_unpublished_switch_figures_stay_empty(catalog):
+    # The Spectrum specification pages publish only a typical figure: no maximum is guessed.
+    for name in ("SN5600", "SN4600C", "SN2201"):
+        assert math.isnan(catalog.switch(name)["max_power_kw"]), name
+    # No list price or published quote for any switch or storage block: empty, and said so.
+    for df in (catalog.switches, catalog.storage):
+        assert df["price_usd"].isna().all()
+        assert df["notes"].str.contains("price", case=False).all()
+    assert math.isnan(catalog.switch("Q3400")["rack_units"])
+
+
+def test_switch_and_storage_lookups(catalog):
+    assert catalog.switch("spectrum-4 sn5600")["name"] == "SN5600"
+    assert catalog.storage_block("ai400x2t")["name"] == "DDN AI400X2T"
+    with pytest.raises(hubplan.CatalogError,
+                       match=r"network.compute_switch = 'QM970': not in data/switches.csv; "
+                             r"closest: QM9700"):  # fmt: skip
+        catalog.switch("QM970", "network.compute_switch")
+    with pytest.raises(hubplan.CatalogError, match=r"^storage = 'DDN'.*data/storage.csv"):
+        catalog.storage_block("DDN")
+
+
+SWITCH_HEADER = (
+    "name,vendor,technology,ports,port_gbps,rack_units,typical_power_kw,source,as_of,confidence"
+)
+STORAGE_HEADER = "name,vendor,form,role,tiers,read_gb_s,raw_tb,source,as_of,confidence"
+
+
+def test_user_switch_and_storage_rows_override(tmp_path):
+    sw, st = tmp_path / "sw.csv", tmp_path / "st.csv"
+    sw.write_text(SWITCH_HEADER + "\nQM9700,NVIDIA,infiniband,64,400,1,0.8,my meter,2026-12,high\n"
+                  "X64,Acme,ethernet,64,400,2,1.1,Acme sheet,2026-11,medium\n")  # fmt: skip
+    st.write_text(STORAGE_HEADER + "\nDDN AI400X2T,DDN,appliance,appliance,hot,90,369.4,"
+                  "DDN quote,2026-12,medium\n")  # fmt: skip
+    base = hubplan.load_catalog()
+    mine = hubplan.load_catalog(switches=sw, storage=st)
+    assert mine.switch("QM9700")["typical_power_kw"] == 0.8
+    assert mine.switch("x64")["ports"] == 64
+    assert len(mine.switches) == len(base.switches) + 1
+    assert mine.storage_block("DDN AI400X2T")["read_gb_s"] == 90
+    assert base.switch("QM9700")["typical_power_kw"] == 0.747  # shipped rows untouched
+    assert mine.fingerprint != base.fingerprint
+    # the stage cache keys on the fingerprint: the network and storage stages rerun
+    default = hubplan.default_scenario()
+    hubplan.build_plan(default, base)
+    plan = hubplan.build_plan(default, mine)
+    assert {"storage", "network"} <= set(plan.stages_run)
+    leaf = plan["switches"].query("plane == 'compute' and role == 'leaf'")
+    assert (leaf["typical_power_kw"] == 0.8).all()
+
+
+@pytest.mark.parametrize(
+    ("which", "text", "match"),
+    [
+        ("switches", SWITCH_HEADER + "\nX,A,omnipath,48,100,1,1,s,2026,high",
+         r"sw\.csv, line 2, column technology: 'omnipath' is not one of ethernet, infiniband"),
+        ("switches", SWITCH_HEADER + "\nX,A,ethernet,many,100,1,1,s,2026,high",
+         r"line 2, column ports: 'many' is not a number"),
+        ("storage", STORAGE_HEADER + "\nX,A,server,oss,hot;lukewarm,1,1,s,2026,high",
+         r"st\.csv, line 2, column tiers: \['lukewarm'\] not in hot, warm, cold"),
+        ("storage", STORAGE_HEADER + "\nX,A,server,cache,hot,1,1,s,2026,high",
+         r"line 2, column role: 'cache' is not one of appliance, capacity, mds, object, oss"),
+    ],
+)  # fmt: skip
+def test_bad_switch_or_storage_csv_names_file_line_column(tmp_path, which, text, match):
+    path = tmp_path / ("sw.csv" if which == "switches" else "st.csv")
+    path.write_text(text + "\n")
+    with pytest.raises(hubplan.CatalogError, match=match):
+        hubplan.load_catalog(**{which: path})

@@ -162,6 +162,23 @@ def test_catalog_servers(capsys):
     assert (dgx["gpus"], dgx["ram_gb"], dgx["cpu_cores_total"]) == (8, 2048, 112)
 
 
+def test_catalog_switches_and_storage(capsys, tmp_path):
+    rows = json.loads(run(capsys, "catalog", "switches", "--json"))
+    qm = next(r for r in rows if r["name"] == "QM9700")
+    assert (qm["ports"], qm["typical_power_kw"]) == (64, 0.747)  # QM97x0 manual, Specifications
+    assert "OceanStor A800" in run(capsys, "catalog", "storage")
+    mine = tmp_path / "sw.csv"
+    mine.write_text("name,vendor,technology,ports,port_gbps,source,as_of,confidence\n"
+                    "X64,Acme,ethernet,64,400,Acme sheet,2026-11,medium\n")  # fmt: skip
+    rows = json.loads(run(capsys, "catalog", "switches", "--switches-csv", str(mine), "--json"))
+    assert rows[-1]["name"] == "X64"
+    bad = tmp_path / "st.csv"
+    bad.write_text("name,vendor,form,role,tiers,source,as_of,confidence\n"
+                   "X,A,server,oss,tepid,s,2026,high\n")  # fmt: skip
+    assert main(["catalog", "storage", "--storage-csv", str(bad)]) == 2
+    assert "column tiers" in capsys.readouterr().err
+
+
 # -- the CLI reads the Plan; flags come from the scenario's fields ---------------------------
 
 

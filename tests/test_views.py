@@ -2,6 +2,7 @@
 
 import re
 
+import pandas as pd
 import pytest
 
 import hubplan
@@ -190,3 +191,83 @@ def test_panel_table_shows_the_columns_that_matter_and_the_rest_a_click_away(def
     assert len(headers.findall(p.full_table.value)) == len(p.result["training"].columns)
     p.language.value = "zh"
     assert p.full.get_title(0) == "完整表格"
+
+
+# ---- Network panel (issue 10): headless, set control values and read panel.result ----
+
+
+def test_network_panel_default_is_one_superpod_unit():
+    from hubplan.views import NetworkPanel
+
+    p = NetworkPanel()
+    comp = p.result["fabric"].set_index("plane").loc["compute"]
+    # 18 DGX H100 on QM9700 at 1:1: one SU (<= 32 DGX), 8 leaves (one per rail) and
+    # 4 spines: DGX SuperPOD H100 RA (RA-11333-001) Table 2, 1 SU = 8 leaves / 4 spines.
+    assert (comp["units"], comp["leaves"], comp["spines"], comp["cores"]) == (1, 8, 4, 0)
+    assert "8 leaves, 4 spines, 0 cores at 1:1" in p.summary.value
+    assert p.diagram.chart.to_dict()["title"]["text"] == "Compute fabric: QM9700, 2 tiers"
+
+
+def test_network_panel_controls_change_the_plan():
+    from hubplan.views import NetworkPanel
+
+    p = NetworkPanel()
+    # 2:1 on a 64-port leaf: 42 down + 21 up (63 <= 64); 8 leaves x 21 uplinks = 168 spine
+    # ports = ceil(168 / 64) = 3 spines; and the 2:1 policy limit is not exceeded.
+    p.controls["oversubscription"].value = 2.0
+    comp = p.result["fabric"].set_index("plane").loc["compute"]
+    assert (comp["servers_per_unit"], comp["spines"]) == (42, 3)
+    assert "oversubscription_above_policy" not in set(p.result.findings["code"])
+    p.controls["oversubscription"].value = 3.0  # above the 2:1 policy: a finding
+    assert "oversubscription_above_policy" in set(p.result.findings["code"])
+    assert "Training fabric oversubscribed" in p.findings.value
+    # SN5600 at 400G: 64 x 800G broken out to 128 x 400G, 64 servers per unit at 1:1;
+    # 8 leaves x 64 uplinks = 512 / 128 = 4 spines
+    p.controls["oversubscription"].value = 1.0
+    p.controls["compute_switch"].value = "SN5600"
+    comp = p.result["fabric"].set_index("plane").loc["compute"]
+    assert (comp["servers_per_unit"], comp["leaves"], comp["spines"]) == (64, 8, 4)
+    assert set(p.result["rdma_settings"]["transport"]) == {"roce"}
+
+
+def test_network_panel_nic_speed_and_gpus():
+    from hubplan.views import NetworkPanel
+
+    p = NetworkPanel()
+    p.controls["nic_gbps"].value = 200.0  # a custom copy of the DGX H100 with 200G NICs
+    assert p.result["fabric"].set_index("plane").loc["compute", "port_gbps"] == 200
+    assert p.base.pools.training.server == "DGX H100"  # the starting scenario is kept
+    before = p.result
+    p.controls["nic_gbps"].value = 800.0  # QM9700 ports are 400G: an error, plan kept
+    assert "below the 800 Gb/s compute NICs" in p.error
+    assert p.result is before
+    p.controls["nic_gbps"].value = 400.0
+    assert p.error is None
+    gpus = int(p.result["pools"].query("pool == 'training'")["total_gpus"].iloc[0])
+    p.controls["days"].value = p.controls["days"].value / 4  # a quarter of the time
+    more = int(p.result["pools"].query("pool == 'training'")["total_gpus"].iloc[0])
+    assert more > 3 * gpus
+    assert f"{more:,} GPUs" in p.summary.value
+
+
+def test_network_panel_large_fabric_draws_one_unit():
+    from hubplan.core.paths import templates_dir
+    from hubplan.views import NetworkPanel, charts
+
+    p = NetworkPanel(hubplan.load_scenario(templates_dir() / "scenarios/pretrain-16k.yaml"),
+                     lang="zh")  # fmt: skip
+    comp = p.result["fabric"].set_index("plane").loc["compute"]
+    # 2 151 DGX (2 048 + 5 % spares) in SUs of 32: ceil(2151 / 32) = 68 SUs, 3 tiers
+    assert (comp["units"], comp["tiers"], comp["leaves"]) == (68, 3, 68 * 8)
+    d = p.diagram.chart.to_dict()
+    assert d["title"]["subtitle"][0].startswith("图示一个可扩展单元；共 68 个单元")
+    # one unit drawn: 32 servers, 8 leaves, 544 / 68 = 8 spines, cores capped at 32
+    nodes = pd.DataFrame(d["datasets"][d["layer"][1]["data"]["name"]])
+    assert nodes.groupby("tier").size().to_dict() == {
+        "服务器": 32,
+        "叶交换机": 8,
+        "脊交换机": 8,
+        "核心交换机": charts.DIAGRAM_MAX_NODES,
+    }
+    # > 64 switches: the port-use chart bins the share of ports used
+    assert p.port_chart.chart.to_dict()["encoding"]["x"]["bin"] == {"step": 0.05}

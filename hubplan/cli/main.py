@@ -381,7 +381,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
 
 def _catalog(args: argparse.Namespace):
-    return hubplan.load_catalog(args.accelerators_csv, args.models_csv, args.servers_csv)
+    return hubplan.load_catalog(*(getattr(args, f"{what}_csv") for what in CATALOG_TABLES))
 
 
 def _named(exc: HubplanError, args: argparse.Namespace, flags: list[Flag]) -> HubplanError:
@@ -464,6 +464,10 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
         _emit(args, inputs, results, mine)
 
 
+#: The catalogue tables, each with a ``--<table>-csv`` flag and a ``catalog <table>`` listing
+#: (in the order of ``load_catalog``'s arguments).
+CATALOG_TABLES = ("accelerators", "models", "servers", "switches", "storage")
+
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
     "accelerators": ["name", "vendor", "segment", "bf16_dense_tflops", "bf16_sparse_tflops",
@@ -473,6 +477,10 @@ _CATALOG_COLUMNS = {
                "hidden_size", "attention_heads", "kv_heads", "context_tokens"],
     "servers": ["name", "accelerator", "gpus", "cpu_cores_total", "ram_gb", "compute_nics",
                 "compute_nic_gbps", "pcie_gen", "confidence"],
+    "switches": ["name", "technology", "ports", "port_gbps", "rack_units", "max_power_kw",
+                 "typical_power_kw", "confidence"],
+    "storage": ["name", "role", "read_gb_s", "write_gb_s", "raw_tb", "nic_ports",
+                "nic_gbps", "rack_units", "confidence"],
 }  # fmt: skip
 
 
@@ -564,7 +572,7 @@ def _common(p: argparse.ArgumentParser, lang: str) -> None:
     p.add_argument("--scenario", metavar="FILE", help=label("help.scenario", lang))
     p.add_argument("--json", action="store_true", help=label("help.json", lang))
     p.add_argument("--lang", default="en", choices=["en", "zh"], help=label("help.lang", lang))
-    for what in ("accelerators", "models", "servers"):
+    for what in CATALOG_TABLES:
         p.add_argument(f"--{what}-csv", metavar="FILE", help=label(f"help.{what}_csv", lang))
 
 
@@ -611,7 +619,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _size_parser(size, "inference", lang)
 
     cat = sub.add_parser("catalog", help=label("cli.catalog", lang), lang=lang)
-    cat.add_argument("table", choices=["accelerators", "models", "servers"],
+    cat.add_argument("table", choices=list(CATALOG_TABLES),
                      help=label("help.table", lang))  # fmt: skip
     _common(cat, lang)
     cat.set_defaults(func=cmd_catalog, flags=[])

@@ -75,12 +75,45 @@ SERVER_SCHEMA: dict[str, tuple[str, bool]] = {
     "notes": (_STR, False),
 }  # fmt: skip
 
+#: The switch catalogue (``data/switches.csv``): one row per switch model.
+SWITCH_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
+    "technology": (_STR, True), "ports": (_INT, True), "port_gbps": (_NUM, True),
+    "cages": (_INT, False), "max_breakout": (_INT, False),
+    "uplink_ports": (_INT, False), "uplink_gbps": (_NUM, False),
+    "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
+    "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
+    "price_source": (_STR, False), "price_as_of": (_STR, False),
+    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "notes": (_STR, False),
+}  # fmt: skip
+
+#: The storage catalogue (``data/storage.csv``): one row per building block (a parallel
+#: file-system server, an appliance, an object or capacity node).
+STORAGE_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
+    "form": (_STR, True), "role": (_STR, True), "tiers": (_STR, True),
+    "read_gb_s": (_NUM, False), "write_gb_s": (_NUM, False), "raw_tb": (_NUM, False),
+    "protection": (_STR, False), "nic_ports": (_INT, False), "nic_gbps": (_NUM, False),
+    "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
+    "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
+    "price_source": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
+    "confidence": (_STR, True), "notes": (_STR, False),
+}  # fmt: skip
+
+#: Allowed values of ``technology`` (switches), ``role`` and each of ``tiers`` (storage).
+SWITCH_TECHNOLOGIES = ("infiniband", "ethernet")
+STORAGE_ROLES = ("oss", "mds", "appliance", "capacity", "object")
+STORAGE_TIERS = ("hot", "warm", "cold")
+
 _CHOICES = {
     "kind": {"server", "tray", "rack"},
     "confidence": {"high", "medium", "low"},
     "segment": {"datacenter-training", "datacenter-inference", "workstation", "consumer"},
     "scaleup_kind": {"nvswitch", "bridge", "mesh", "ethernet", "none", ""},
     "architecture": {"dense", "moe"},
+    "technology": set(SWITCH_TECHNOLOGIES),
+    "role": set(STORAGE_ROLES),
 }
 
 #: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,
@@ -169,9 +202,15 @@ def _merge(base: pd.DataFrame, extra: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([keep, extra], ignore_index=True)
 
 
+def _empty(schema: dict[str, tuple[str, bool]]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object if k == _STR else "float64")
+                         for c, (k, _) in schema.items()})  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Catalog:
-    """Accelerators, models and servers, each a DataFrame with one row per item.
+    """Accelerators, models, servers, switches and storage building blocks, each a
+    DataFrame with one row per item.
 
     Lookups by name or alias are indexed once, when the Catalog is made; treat the
     returned rows as read-only.
@@ -180,19 +219,22 @@ class Catalog:
     accelerators: pd.DataFrame
     models: pd.DataFrame
     servers: pd.DataFrame
+    switches: pd.DataFrame = field(default_factory=lambda: _empty(SWITCH_SCHEMA))
+    storage: pd.DataFrame = field(default_factory=lambda: _empty(STORAGE_SCHEMA))
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         h = hashlib.blake2b(digest_size=16)
-        for df in (self.accelerators, self.models, self.servers):
+        for df in (self.accelerators, self.models, self.servers, self.switches, self.storage):
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
         index = {name: (_keys(df), [row for _, row in df.iterrows()])
                  for name, df in (("accelerator", self.accelerators), ("model", self.models),
-                                  ("server", self.servers))}  # fmt: skip
+                                  ("server", self.servers), ("switch", self.switches),
+                                 ("storage", self.storage))}  # fmt: skip
         object.__setattr__(self, "_index", index)
 
     def accelerator(self, name: str) -> pd.Series:
@@ -207,14 +249,34 @@ class Catalog:
         """One server row by name or alias (case-insensitive)."""
         return self._lookup("server", name, "data/servers.csv")
 
-    def _lookup(self, what: str, name: str, where: str) -> pd.Series:
+    def switch(self, name: str, field: str = "switch") -> pd.Series:
+        """One switch row by name or alias (case-insensitive).
+
+        ``field`` names the scenario field that asked for it, for the error message.
+
+        >>> int(load_catalog().switch("MQM9700")["ports"])
+        64
+        """
+        return self._lookup("switch", name, "data/switches.csv", field)
+
+    def storage_block(self, name: str, field: str = "storage") -> pd.Series:
+        """One storage building block by name or alias (case-insensitive).
+
+        ``field`` names the scenario field that asked for it, for the error message.
+
+        >>> float(load_catalog().storage_block("ddn ai400x2t")["read_gb_s"])
+        99.018
+        """
+        return self._lookup("storage", name, "data/storage.csv", field)
+
+    def _lookup(self, what: str, name: str, where: str, field: str | None = None) -> pd.Series:
         keys, rows = self._index[what]
         idx = keys.get(str(name).strip().lower())
         if idx is None:
             close = difflib.get_close_matches(str(name).lower(), keys, n=4, cutoff=0.3)
             names = list(dict.fromkeys(str(rows[keys[c]]["name"]) for c in close))
             hint = f"; closest: {', '.join(names)}" if names else ""
-            raise CatalogError(f"{what} = {name!r}: not in {where}{hint}")
+            raise CatalogError(f"{field or what} = {name!r}: not in {where}{hint}")
         return rows[idx]
 
 
@@ -235,7 +297,21 @@ def _shipped() -> Catalog:
         models=read_table(d / "models.csv", MODEL_SCHEMA),
         servers=_check_servers(read_table(d / "servers.csv", SERVER_SCHEMA), d / "servers.csv",
                                read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA)),
+        switches=read_table(d / "switches.csv", SWITCH_SCHEMA),
+        storage=_check_storage(read_table(d / "storage.csv", STORAGE_SCHEMA), d / "storage.csv"),
     )  # fmt: skip
+
+
+def _check_storage(storage: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Every storage row's ``tiers`` is a ``;``-separated subset of hot, warm, cold."""
+    for line, tiers in enumerate(storage["tiers"], start=2):
+        bad = [t for t in tiers.split(";") if t not in STORAGE_TIERS]
+        if bad:
+            raise CatalogError(
+                f"{path}, line {line}, column tiers: {bad} not in {', '.join(STORAGE_TIERS)} "
+                "(separate several with ';')"
+            )
+    return storage
 
 
 def _check_servers(servers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -> pd.DataFrame:
@@ -256,6 +332,8 @@ def load_catalog(
     accelerators: str | os.PathLike[str] | None = None,
     models: str | os.PathLike[str] | None = None,
     servers: str | os.PathLike[str] | None = None,
+    switches: str | os.PathLike[str] | None = None,
+    storage: str | os.PathLike[str] | None = None,
 ) -> Catalog:
     """The shipped catalogue, with rows from the user's own CSVs added or overriding.
 
@@ -265,13 +343,19 @@ def load_catalog(
     """
     base = _shipped()
     acc, mod, srv = base.accelerators, base.models, base.servers
+    swi, sto = base.switches, base.storage
+    if switches is not None:
+        swi = _merge(swi, read_table(switches, SWITCH_SCHEMA))
+    if storage is not None:
+        sto = _merge(sto, _check_storage(read_table(storage, STORAGE_SCHEMA), Path(storage)))
     if accelerators is not None:
         acc = _merge(acc, read_table(accelerators, ACCELERATOR_SCHEMA))
     if models is not None:
         mod = _merge(mod, read_table(models, MODEL_SCHEMA))
     if servers is not None:
         srv = _merge(srv, _check_servers(read_table(servers, SERVER_SCHEMA), Path(servers), acc))
-    return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy())
+    return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy(),
+                   switches=swi.copy(), storage=sto.copy())  # fmt: skip
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

@@ -28,7 +28,7 @@ from .planes import endpoints, size_plane, storage_node_names
 from .ports import compute_links, names, plane_links, port_map, port_use, transceivers, width
 from .rdma import rdma_settings
 from .section import Network
-from .switches import find_switch, load_switches, ports_at
+from .switches import ports_at
 
 SWITCH_COLUMNS = [
     "plane",
@@ -120,7 +120,7 @@ def run_network(
     Reads the server stage's ``pools`` table (per-pool rows) and, when the storage stage
     provides it, ``storage_nodes``.
     """
-    switches_cat = load_switches()
+    switches_cat = catalog.switches
     findings: list[Finding] = []
     pool_rows = tables["pools"]
     pool_rows = pool_rows[pool_rows["level"] == "pool"]
@@ -151,7 +151,7 @@ def run_network(
         )
 
     # -- compute fabric ------------------------------------------------------------------
-    comp_sw = find_switch(switches_cat, network.compute_switch, "network.compute_switch")
+    comp_sw = catalog.switch(network.compute_switch, "network.compute_switch")
     transport = comp_sw["technology"]
     fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
     groups: list[pd.DataFrame] = []
@@ -352,7 +352,7 @@ def run_network(
         "inband": network.inband_vlan,
         "bmc": network.bmc_vlan,
     }
-    sws = {p: find_switch(switches_cat, m, f"network.{p}_switch") for p, m in models.items()}
+    sws = {p: catalog.switch(m, f"network.{p}_switch") for p, m in models.items()}
     radix = {}
     for p in ("storage", "inband", "bmc"):
         sw = sws[p]

@@ -1,8 +1,10 @@
 """The switch catalogue (``data/switches.csv``): ports, speeds, rack units, power, price.
 
-Loaded with the catalogue's own reader and rules (``hubplan.core.catalog.read_table``):
-one row per switch model, every row with ``source``, ``as_of`` and ``confidence``; an
-empty figure is unknown, never a guess.
+Part of the :class:`~hubplan.core.catalog.Catalog` (``catalog.switches``,
+``catalog.switch(name)``), so users override rows with their own CSV
+(``load_catalog(switches=...)``) and the stage cache sees every change. One row per
+switch model, every row with ``source``, ``as_of`` and ``confidence``; an empty figure
+is unknown, never a guess.
 """
 
 from __future__ import annotations
@@ -10,61 +12,27 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from functools import cache
-from pathlib import Path
 
 import pandas as pd
 
-from ..core.catalog import read_table
+from ..core.catalog import SWITCH_SCHEMA, SWITCH_TECHNOLOGIES, load_catalog
 from ..core.errors import CatalogError
-from ..core.paths import data_dir
 
-_STR, _NUM, _INT = "str", "num", "int"
-
-SWITCH_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
-    "technology": (_STR, True), "ports": (_INT, True), "port_gbps": (_NUM, True),
-    "cages": (_INT, False), "max_breakout": (_INT, False),
-    "uplink_ports": (_INT, False), "uplink_gbps": (_NUM, False),
-    "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
-    "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
-    "price_source": (_STR, False), "price_as_of": (_STR, False),
-    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
-    "notes": (_STR, False),
-}  # fmt: skip
-
-TECHNOLOGIES = ("infiniband", "ethernet")
-
-
-def _check(df: pd.DataFrame, path: Path) -> pd.DataFrame:
-    for line, tech in enumerate(df["technology"], start=2):
-        if tech not in TECHNOLOGIES:
-            raise CatalogError(
-                f"{path}, line {line}, column technology: {tech!r} is not one of "
-                f"{', '.join(TECHNOLOGIES)}"
-            )
-    return df
-
-
-@cache
-def _shipped() -> pd.DataFrame:
-    path = data_dir() / "switches.csv"
-    return _check(read_table(path, SWITCH_SCHEMA), path)
+TECHNOLOGIES = SWITCH_TECHNOLOGIES
+__all__ = ["SWITCH_SCHEMA", "TECHNOLOGIES", "find_switch", "load_switches", "ports_at"]
 
 
 def load_switches(path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
-    """The shipped switch catalogue, with rows from a user CSV added or overriding.
+    """The switch catalogue, with rows from a user CSV added or overriding.
+
+    The same table as ``load_catalog(switches=path).switches``; the stage reads it from the
+    catalogue it is given.
 
     >>> sw = load_switches()
     >>> int(sw.set_index("name").loc["QM9700", "ports"])
     64
     """
-    base = _shipped()
-    if path is None:
-        return base.copy()
-    extra = _check(read_table(path, SWITCH_SCHEMA), Path(path))
-    keep = ~base["name"].str.lower().isin(extra["name"].str.lower())
-    return pd.concat([base[keep], extra], ignore_index=True)
+    return load_catalog(switches=path).switches
 
 
 def find_switch(switches: pd.DataFrame, name: str, field: str = "switch") -> pd.Series:

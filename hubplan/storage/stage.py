@@ -21,7 +21,6 @@ from .bandwidth import (
     token_read_gb_s,
 )
 from .capacity import PROTECTION_USABLE, checkpoint_tb, nodes_for, usable_needed_tb
-from .catalog import storage_model
 from .checkpoint import (
     checkpoint_interval_s,
     checkpoint_time_share,
@@ -234,7 +233,7 @@ def run_storage(
     supply = {}
     for tier in TIERS:
         name, field = models[tier]
-        row = storage_model(name, field)
+        row = catalog.storage_block(name, field)
         if tier not in str(row["tiers"]).split(";"):
             raise HubplanError(f"{field} = {name!r}: data/storage.csv lists it for "
                                f"{row['tiers']}, not the {tier} tier")  # fmt: skip
@@ -265,8 +264,8 @@ def run_storage(
         })  # fmt: skip
         node_rows.append((tier, row, nodes))
         if tier == "hot" and row["role"] == "oss" and storage.metadata_model is not None:
-            node_rows.append(("hot", storage_model(storage.metadata_model,
-                                                   "storage.metadata_model"),
+            node_rows.append(("hot", catalog.storage_block(storage.metadata_model,
+                                                           "storage.metadata_model"),
                               storage.metadata_nodes))  # fmt: skip
     tiers_df = pd.DataFrame(tier_rows)
     hot_read, hot_write, hot_usable = supply["hot"]

@@ -11,7 +11,8 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "AcceleratorPanel": ".panels", "PlanPanel": ".panels", "ServerPanel": ".panels",
+    "AcceleratorPanel": ".panels", "NetworkPanel": ".network", "PlanPanel": ".panels",
+    "ServerPanel": ".panels",
     "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
     "charts": ".charts",
 }  # fmt: skip

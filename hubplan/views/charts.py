@@ -6,6 +6,7 @@ tested through ``chart.to_dict()`` (fields, encodings, titles), not pixels.
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 
 import altair as alt
@@ -231,3 +232,106 @@ def hot_fill(curve: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
                                                format=".0%")])  # fmt: skip
     chart = alt.layer(line, alert).properties(title=label("chart.hot_fill.title", lang))
     return _style(chart, width=420, height=260)
+
+
+#: Most nodes a fabric diagram draws per tier; more are elided with a count label.
+DIAGRAM_MAX_NODES = 32
+
+
+def _tier_nodes(tier: str, count: int, y: float, lang: str) -> pd.DataFrame:
+    shown = min(int(count), DIAGRAM_MAX_NODES)
+    x = [(i + 0.5) / shown for i in range(shown)] if shown else []
+    name = label(f"chart.fabric.{tier}", lang)
+    return pd.DataFrame({"tier": name, "k": range(shown), "x": x, "y": y,
+                         "count": int(count)})  # fmt: skip
+
+
+def fabric_diagram(fabric: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Leaf/spine(/core) diagram of the compute fabric, from the Plan's ``fabric`` table.
+
+    Draws one scalable unit: its servers, its leaves (one per rail), and the spines (and
+    cores) it uplinks to; links are rules. A fabric of several units is labelled with how
+    many times the unit repeats. Tiers wider than ``DIAGRAM_MAX_NODES`` are elided and
+    labelled with their full count.
+    """
+    lang = normalize_language(lang)
+    row = fabric[fabric["plane"] == "compute"]
+    if row.empty:
+        empty = alt.Chart(pd.DataFrame({"t": [label("chart.fabric.none", lang)]}))
+        return alt.layer(empty.mark_text(size=14).encode(text="t:N")).properties(
+            title=label("chart.fabric.title", lang)
+        )
+    r = row.iloc[0]
+    units = int(r["units"])
+    leaves, spines, cores = int(r["leaves"]) // units, int(r["spines"]), int(r["cores"])
+    # With a core tier each unit has its own spine group; with two tiers all units share
+    # the spines.
+    spines_drawn = spines // units if cores else spines
+    tiers = [
+        ("server", int(r["servers_per_unit"]), 0.0),
+        ("leaf", leaves, 1.0),
+        ("spine", spines_drawn, 2.0),
+    ] + ([("core", cores, 3.0)] if cores else [])
+    nodes = {t: _tier_nodes(t, n, y, lang) for t, n, y in tiers}
+    links = []
+    for low, high in itertools.pairwise(tiers):
+        # every server has one rail on every leaf of its unit; every leaf uplinks to the
+        # spines drawn, every spine to the cores
+        pairs = nodes[low[0]].merge(nodes[high[0]], how="cross", suffixes=("", "2"))
+        links.append(pairs[["x", "y", "x2", "y2"]])
+    edges = pd.concat(links, ignore_index=True)
+    allnodes = pd.concat(nodes.values(), ignore_index=True)
+    allnodes["caption"] = [
+        f"{t} × {c:,}" if k == 0 else "" for t, c, k in
+        zip(allnodes["tier"], allnodes["count"], allnodes["k"], strict=True)
+    ]  # fmt: skip
+    rules = alt.Chart(edges).mark_rule(opacity=0.25, strokeWidth=0.6, color="#888").encode(
+        x=alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-0.4, len(tiers) - 0.6])),
+        x2="x2:Q", y2="y2:Q",
+    )  # fmt: skip
+    points = alt.Chart(allnodes).mark_square(size=90).encode(
+        x="x:Q", y="y:Q", color=alt.Color("tier:N", title=label("chart.fabric.tier", lang),
+                                          sort=[n["tier"].iloc[0] for n in nodes.values()]),
+        tooltip=["tier:N", alt.Tooltip("count:Q", format=",")],
+    )  # fmt: skip
+    captions = alt.Chart(allnodes[allnodes["k"] == 0]).mark_text(
+        align="left", dx=-8, dy=-14, fontSize=11).encode(x=alt.value(0), y="y:Q",
+                                                         text="caption:N")  # fmt: skip
+    title = label("chart.fabric.title", lang, model=r["model"], tiers=int(r["tiers"]))
+    sub = label("chart.fabric.repeat", lang, units=units, leaves=int(r["leaves"]),
+                spines=spines, cores=cores)  # fmt: skip
+    chart = alt.layer(rules, points, captions).properties(
+        title=alt.TitleParams(title, subtitle=[sub])
+    )
+    return _style(chart, width=520, height=70 * len(tiers) + 40)
+
+
+def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) -> alt.Chart:
+    """Ports used against ports available per switch, from the Plan's ``port_use`` table.
+
+    Up to ``per_device_up_to`` switches: one bar per switch with its port count as a tick.
+    Beyond that: how many switches sit at each share of their ports used, per plane and
+    role (the same data, readable at 16 384 GPUs).
+    """
+    lang = normalize_language(lang)
+    title = label("chart.port_use.title", lang)
+    df = use.assign(what=use["plane"] + " " + use["role"])
+    if len(df) <= per_device_up_to:
+        y = alt.Y("device:N", title=label("device", lang), sort=None)
+        bars = alt.Chart(df).mark_bar().encode(
+            y=y, x=alt.X("used:Q", title=label("used", lang)),
+            color=alt.Color("what:N", title=label("role", lang)),
+            tooltip=["device:N", "used:Q", "ports:Q"],
+        )  # fmt: skip
+        cap = alt.Chart(df).mark_tick(color="#b00020", thickness=2).encode(
+            y=y, x="ports:Q", tooltip=["device:N", "ports:Q"])  # fmt: skip
+        return _style(alt.layer(bars, cap).properties(title=title), width=420,
+                      height=max(120, 14 * len(df)))  # fmt: skip
+    chart = alt.Chart(df).transform_calculate(share="datum.used / datum.ports").mark_bar().encode(
+        x=alt.X("share:Q", bin=alt.Bin(step=0.05), title=label("chart.port_use.share", lang),
+                axis=alt.Axis(format="%")),
+        y=alt.Y("count():Q", title=label("chart.port_use.switches", lang)),
+        color=alt.Color("what:N", title=label("role", lang)),
+    ).properties(title=title)  # fmt: skip
+    return _style(chart, width=420, height=240)

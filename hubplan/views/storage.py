@@ -11,7 +11,6 @@ import ipywidgets as w
 from ..core.catalog import Catalog
 from ..core.labels import label
 from ..scenario import Scenario
-from ..storage import storage_catalog
 from . import charts
 from .panels import PlanPanel, _form, _table_html
 
@@ -36,7 +35,7 @@ class StoragePanel(PlanPanel):
                  lang: str = "en"):  # fmt: skip
         super().__init__(scenario, catalog, lang)
         st = self.base.storage
-        cat = storage_catalog()
+        cat = self.catalog.storage
         hot = cat.loc[cat["tiers"].str.split(";").apply(lambda t: "hot" in t)
                       & (cat["role"] != "mds"), "name"].tolist()  # fmt: skip
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
@@ -76,7 +75,7 @@ class StoragePanel(PlanPanel):
         """The Scenario the controls describe (raises ScenarioError when invalid)."""
         c = self.controls
         hot_model = c["hot_model"].value
-        role = storage_catalog().set_index("name").loc[hot_model, "role"]
+        role = self.catalog.storage_block(hot_model)["role"]
         changes: dict[str, Any] = {
             "storage.checkpoint_keep_last": c["keep_last"].value,
             "storage.checkpoint_offload": c["offload"].value,
