@@ -63,10 +63,11 @@ def start_lab(port: int, runtime: Path, root: Path) -> subprocess.Popen:
 
 
 def shoot(page, notebook: str, out: Path, port: int) -> list[Path]:
-    page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook}",
+    # ?reset: a fresh workspace, so only this notebook is open
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook}?reset",
               wait_until="domcontentloaded", timeout=120_000)  # fmt: skip
     page.wait_for_function("window.jupyterapp && window.jupyterapp.started", timeout=120_000)
-    page.wait_for_selector(".jp-Notebook", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook >> visible=true", timeout=120_000)
     page.wait_for_timeout(3000)
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_timeout(2000)
@@ -80,8 +81,8 @@ def shoot(page, notebook: str, out: Path, port: int) -> list[Path]:
     stem = notebook.removesuffix(".ipynb")
     shots = []
     # Scroll to the last panel (the live one), then shoot the window in both languages.
-    page.evaluate("document.querySelector('.jp-WindowedPanel-outer, .jp-Notebook')"
-                  ".scrollTo(0, 1e9)")  # fmt: skip
+    page.evaluate("document.querySelectorAll('.jp-WindowedPanel-outer')"
+                  ".forEach(e => e.scrollTo(0, 1e9))")  # fmt: skip
     page.wait_for_timeout(1500)
     for lang in ("en", "zh"):
         if lang == "zh":

@@ -48,7 +48,7 @@ from ..scenario import (
     default_scenario,
     load_scenario,
 )
-from ..views.render import findings_table
+from ..views.render import findings_table, translate
 from ..workload import inference_token_model, training_on_gpus
 
 # -- flags from the scenario's fields ------------------------------------------------------
@@ -638,20 +638,6 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
 
 
 # -- language of fixed text ----------------------------------------------------------------
-
-
-def translate(text: str, lang: str) -> str:
-    """An error line's fixed phrases in ``lang`` (the values and flags stay as typed).
-
-    The phrases are ``cli.phrase.*`` rows of the label catalogue, longest first.
-    """
-    if lang != "zh":
-        return text
-    cat = label_catalog()
-    rows = cat[cat.index.str.startswith("cli.phrase.")]
-    for en, zh in sorted(zip(rows["en"], rows["zh"], strict=True), key=lambda p: -len(p[0])):
-        text = text.replace(en, zh)
-    return text
 
 
 def _language(argv: Sequence[str]) -> str:

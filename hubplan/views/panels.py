@@ -27,12 +27,11 @@ from ..core.labels import display_frame, label, normalize_language
 from ..plan import Plan, build_plan
 from ..scenario import Scenario, default_scenario
 from . import charts
-from .render import checks_table, findings_table
+from .render import checks_table, findings_table, translate
 
 _TABLE_CSS = (
     "<style>.hubplan-table th{white-space:nowrap;padding:2px 8px}"
-    ".hubplan-table td{padding:2px 8px;text-align:right}"
-    ".hubplan-table td:first-child{text-align:left}</style>"
+    ".hubplan-table td{padding:2px 8px}</style>"
 )
 
 
@@ -121,9 +120,10 @@ class PlanPanel:
             plan = build_plan(self.scenario(), self.catalog, until=self.until)
         except HubplanError as exc:
             self.error = str(exc)
+            error = translate(str(exc), self.lang)
             self.message.value = (
                 f'<div id="hubplan-error" style="color:#b00020">'
-                f"{html.escape(label('panel.error', self.lang, error=exc))}</div>"
+                f"{html.escape(label('panel.error', self.lang, error=error))}</div>"
             )
             return
         self.error = None
@@ -314,14 +314,12 @@ class WorkloadPanel(PlanPanel):
         self.chart.chart = self._chart(plan)
 
 
+#: The columns the panel shows; the whole comparison is in the collapsed full table.
 CANDIDATE_COLUMNS = {
-    "training": ["rank", "candidate", "mfu", "effective_tflops", "gpus", "servers", "binding",
-                 "state_per_gpu_gb", "fits", "capex_usd", "usd_per_pflop_day",
-                 "days_on_budget", "power_kw", "scaleup_kind", "scaleout_gbps_per_gpu",
-                 "interconnect"],
-    "inference": ["rank", "candidate", "gpus", "binding", "tensor_parallel", "concurrent_seqs",
-                  "decode_tokens_per_s", "decode_tokens_per_s_per_seq", "capex_usd",
-                  "tokens_per_s_per_kusd", "tokens_per_s_per_kw", "power_kw", "interconnect"],
+    "training": ["rank", "candidate", "gpus", "binding", "capex_usd", "days_on_budget",
+                 "over_budget", "unranked"],
+    "inference": ["rank", "candidate", "gpus", "binding", "tensor_parallel",
+                  "decode_tokens_per_s", "capex_usd", "unranked"],
 }  # fmt: skip
 
 
@@ -362,6 +360,7 @@ class AcceleratorPanel(PlanPanel):
         self.choices = {"rank_by": "choice.rank_by", "mfu_scaling": "choice.mfu_scaling"}
         self.summary = w.HTML()
         self.table = w.HTML()
+        self.full, self.full_table = _full_table("panel.full_table")
         self.claims_chart = alt.JupyterChart(charts.compute_claims(self.result["compute_claims"]))
         self.cost_chart = alt.JupyterChart(
             charts.cost_vs_time(self.result["candidates"], workloads[0])
@@ -370,7 +369,7 @@ class AcceleratorPanel(PlanPanel):
             w.HBox([self.title, self.language]),
             w.HBox([_form(self.labels, self.controls),
                     w.VBox([self.summary, self.message, self.findings])]),
-            self.table, self.cost_chart, self.claims_chart,
+            self.table, self.full, self.cost_chart, self.claims_chart,
         ])  # fmt: skip
         self._start()
 
@@ -408,7 +407,10 @@ class AcceleratorPanel(PlanPanel):
         mine = cand[cand["workload"] == workload]
         kind = mine["kind"].iloc[0] if not mine.empty else "training"
         cols = [c for c in CANDIDATE_COLUMNS[kind] if c in mine.columns]
-        self.table.value = _table_html(mine.sort_values("rank")[cols], lang, "hubplan-candidates")
+        ordered = mine.sort_values("rank")
+        self.table.value = _table_html(ordered[cols], lang, "hubplan-candidates")
+        self.full.set_title(0, label("panel.full_table", lang))
+        self.full_table.value = _table_html(ordered, lang, "hubplan-candidates-full")
         self.cost_chart.chart = charts.cost_vs_time(cand, workload, lang)
         self.claims_chart.chart = charts.compute_claims(plan["compute_claims"], lang)
 
@@ -562,4 +564,6 @@ class ServerPanel(PlanPanel):
 
         cols = ["check", "status", "value", "required", "reason", "fix"]
         self.table.value = _table_html(checks_table(checks, lang)[cols], lang, "hubplan-checks")
-        self.pools_table.value = _table_html(self.result["pools"], lang, "hubplan-pools")
+        cols = ["level", "pool", "accelerator", "server", "servers", "spare_servers",
+                "total_gpus", "new_servers", "capex_usd"]  # fmt: skip
+        self.pools_table.value = _table_html(self.result["pools"][cols], lang, "hubplan-pools")

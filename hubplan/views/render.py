@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..core.labels import label, normalize_language
+from ..core.labels import catalog, display_frame, label, normalize_language
 
 
 def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
@@ -57,3 +57,33 @@ def checks_table(checks: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     out["reason"] = [check_reason(r, lang) for r in rows]
     out["fix"] = [check_fix(r, lang) for r in rows]
     return out
+
+
+def show(table: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """A Plan table as a reader sees it: headers with units, numbers in the label
+    catalogue's formats, unknown values blank (never ``NaN``), in ``lang``.
+
+    >>> import hubplan
+    >>> plan = hubplan.build_plan(hubplan.default_scenario(), until="workload")
+    >>> show(plan["pool_demand"]).iloc[3, -1]  # a fleet row has no coincidence of its own
+    ''
+    """
+    return display_frame(table, lang)
+
+
+def translate(text: str, lang: str) -> str:
+    """An error message's fixed phrases in ``lang``; values, fields and flags stay as typed.
+
+    The phrases are ``phrase.*`` rows of the label catalogue (pydantic's and hubplan's
+    validation wording), replaced longest first.
+
+    >>> translate("Input should be less than or equal to 1", "zh")
+    '应小于或等于 1'
+    """
+    if normalize_language(lang) != "zh":
+        return text
+    cat = catalog()
+    rows = cat[cat.index.str.startswith("phrase.")]
+    for en, zh in sorted(zip(rows["en"], rows["zh"], strict=True), key=lambda p: -len(p[0])):
+        text = text.replace(en, zh)
+    return text
