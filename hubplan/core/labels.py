@@ -118,7 +118,9 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
                  "level": "choice.level", "policy": "choice.policy",
                  "severity": "severity", "unranked": "unranked",
-                 "price_basis": "choice.price_basis"}  # fmt: skip
+                 "price_basis": "choice.price_basis", "phase": "phase",
+                 "criterion": "criterion", "step": "step", "verification": "verification",
+                 "test": "test", "result": "result"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:
