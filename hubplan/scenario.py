@@ -28,8 +28,8 @@ from .core.paths import templates_dir
 from .core.section import Section
 from .delivery.section import Delivery
 from .network.section import Network
-from .review.section import ReviewPolicy
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
+from .review.section import ReviewPolicy
 from .server.section import ServerPolicy
 from .storage.section import Storage
 from .workload.section import (
@@ -45,7 +45,8 @@ SCHEMA_VERSION = 1
 
 __all__ = [
     "SCHEMA_VERSION", "Architecture", "Delivery", "DevelopmentPool", "ExistingServers",
-    "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy", "Scenario", "Selection",
+    "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy", "Scenario",
+    "Selection",
     "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
     "load_scenario",
 ]  # fmt: skip

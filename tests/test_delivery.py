@@ -65,8 +65,10 @@ def test_slurm_nodes_and_text(plan):
     assert n.loc["training", "cpus"] == 224
     assert n.loc["training", "real_memory_mib"] == 1_855_468 == real_memory_mib(2048, 0.05)
     conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"])
-    assert ("NodeName=train[001-018] CPUs=224 Sockets=2 CoresPerSocket=56 ThreadsPerCore=2 "
-            "RealMemory=1855468 Gres=gpu:h100:8 State=UNKNOWN") in conf
+    assert (
+        "NodeName=train[001-018] CPUs=224 Sockets=2 CoresPerSocket=56 ThreadsPerCore=2 "
+        "RealMemory=1855468 Gres=gpu:h100:8 State=UNKNOWN"
+    ) in conf
     assert "PartitionName=dev Nodes=dev001 Default=YES MaxTime=480 State=UP" in conf
     gres = gres_conf(plan["slurm_nodes"])
     assert "NodeName=train[001-018] Name=gpu Type=h100 File=/dev/nvidia[0-7]" in gres
@@ -108,7 +110,10 @@ def test_acceptance_figures(plan):
     assert a.loc[("training", "rdma_write_bw"), "expected"] == pytest.approx(376.0)
     # 8 × 400 / 8 = 400 GB/s × 0.90 = 360, below the NVLink figure.
     fab = plan["acceptance"].query("test == 'fabric_all_reduce'")
-    assert list(fab["expected"]) == pytest.approx([360.0, 360.0]) and set(fab["scope"]) == {"unit", "fabric"}
+    assert list(fab["expected"]) == pytest.approx([360.0, 360.0]) and set(fab["scope"]) == {
+        "unit",
+        "fabric",
+    }
     # 18 DGX × 8 NICs = 144 ports to test.
     assert a.loc[("training", "rdma_write_bw"), "count"] == 144
     assert a.loc[("training", "stability_run"), "expected"] == 24
@@ -117,7 +122,7 @@ def test_acceptance_figures(plan):
 
 
 def test_delivery_section_refuses_bad_values(default):
-    with pytest.raises(hubplan.ScenarioError, match="delivery.buffer"):
+    with pytest.raises(hubplan.ScenarioError, match=r"delivery\.buffer"):
         default.with_changes({"delivery.buffer": -0.1})
     with pytest.raises(hubplan.ScenarioError, match="realmemory_margin"):
         default.with_changes({"delivery.realmemory_margin": 1.0})
@@ -126,3 +131,24 @@ def test_delivery_section_refuses_bad_values(default):
 def test_scenario_with_delivery_round_trips(default):
     s = default.with_changes({"delivery.start_date": "2027-03-01"})
     assert hubplan.Scenario.from_yaml(s.to_yaml()) == s
+
+
+def test_export_writes_the_files_atomically(plan, tmp_path):
+    from hubplan.export import write_scheduler_files
+
+    paths = write_scheduler_files(plan, tmp_path / "slurm")
+    assert sorted(p.name for p in paths) == ["Dockerfile.training", "gres.conf",
+                                             "k8s-inference.yaml", "prolog.sh", "slurm.conf"]  # fmt: skip
+    assert (tmp_path / "slurm" / "prolog.sh").stat().st_mode & 0o111
+    assert not list((tmp_path / "slurm").glob(".*"))  # no temporary file left behind
+    text = (tmp_path / "slurm" / "slurm.conf").read_text()
+    assert validate_scheduler(text, gres_conf(plan["slurm_nodes"]), plan["slurm_nodes"]) == []
+
+
+def test_gantt_reads_the_schedule(plan):
+    from hubplan.views import gantt
+
+    spec = gantt(plan["schedule"], "zh").to_dict()
+    bars = spec["layer"][0]
+    assert bars["encoding"]["x"]["field"] == "start_date"
+    assert bars["encoding"]["color"]["title"] == "阶段"

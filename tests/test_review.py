@@ -43,31 +43,64 @@ DF = pd.DataFrame
 
 def pools(servers=18, spares=1, required=136, gps=8, total=None, pool="training"):
     total = servers + spares if total is None else total
-    return DF({"level": ["pool"], "pool": [pool], "servers": [servers],
-               "spare_servers": [spares], "total_servers": [total], "gpus_per_server": [gps],
-               "gpus_required": [required]})
+    return DF(
+        {
+            "level": ["pool"],
+            "pool": [pool],
+            "servers": [servers],
+            "spare_servers": [spares],
+            "total_servers": [total],
+            "gpus_per_server": [gps],
+            "gpus_required": [required],
+        }
+    )
 
 
 def training(precision="bf16", peak=989.5, margin=0.3, servers=17, acc="H100 SXM5 80GB"):
-    return DF({"job": ["j"], "accelerator": [acc], "precision": [precision],
-               "peak_tflops": [peak], "time_margin": [margin], "servers": [servers]})
+    return DF(
+        {
+            "job": ["j"],
+            "accelerator": [acc],
+            "precision": [precision],
+            "peak_tflops": [peak],
+            "time_margin": [margin],
+            "servers": [servers],
+        }
+    )
 
 
 CLAIMS = DF({"candidate": ["H100 SXM5 80GB"], "bf16_dense_tflops": [989.5]})
-SCHED = DF({"milestone": [False, True], "buffer_days": [9, 0], "batch": [1, 2],
-            "end_date": [pd.Timestamp("2026-09-01"), pd.Timestamp("2026-10-01")]})
+SCHED = DF(
+    {
+        "milestone": [False, True],
+        "buffer_days": [9, 0],
+        "batch": [1, 2],
+        "end_date": [pd.Timestamp("2026-09-01"), pd.Timestamp("2026-10-01")],
+    }
+)
 SCHED_NO_BUFFER = SCHED.assign(buffer_days=[0, 0], batch=[1, 1])
 
 
 def fabric(oversub=1.0, planes=("compute", "storage", "inband", "bmc"), leaves=4, spines=2):
     n = len(planes)
-    return DF({"plane": list(planes), "oversubscription": [oversub] * n,
-               "leaves": [leaves] * n, "spines": [spines] * n})
+    return DF(
+        {
+            "plane": list(planes),
+            "oversubscription": [oversub] * n,
+            "leaves": [leaves] * n,
+            "spines": [spines] * n,
+        }
+    )
 
 
 def acceptance(tests=("rdma_write_bw", "fabric_all_reduce", "stability_run"), hours=24.0):
-    return DF({"pool": ["training"] * len(tests), "test": list(tests),
-               "expected": [hours if t == "stability_run" else 1.0 for t in tests]})
+    return DF(
+        {
+            "pool": ["training"] * len(tests),
+            "test": list(tests),
+            "expected": [hours if t == "stability_run" else 1.0 for t in tests],
+        }
+    )
 
 
 # (rule, arguments that must trigger it, arguments that must not, the code)
@@ -172,8 +205,10 @@ def test_messages_name_the_offending_items():
     f = check_air_cooled_density(
         DF({"level": ["rack"] * 2, "rack": ["A01", "A02"], "cooling_mode": ["air"] * 2,
             "heat_kw": [40.8, 30.6]}), P)[0]  # fmt: skip
-    assert f.message("en") == ("Air-cooled racks (A01, A02) carry up to 40.8 kW, above the 20 kW "
-                               "air can remove (facility).")
+    assert f.message("en") == (
+        "Air-cooled racks (A01, A02) carry up to 40.8 kW, above the 20 kW "
+        "air can remove (facility)."
+    )
 
 
 def test_review_runs_last_and_reads_only_tables_that_exist(default):

@@ -57,8 +57,15 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     assert int(plan["training"].loc[0, "gpus"]) == 136
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
-    assert build_plan(s).stages_run == ("workload", "accelerator", "server", "storage", "network",
-                                        "delivery", "review")
+    assert build_plan(s).stages_run == (
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+        "network",
+        "delivery",
+        "review",
+    )
 
 
 def test_cached_plan_equals_a_fresh_one(default):

@@ -14,7 +14,16 @@ import pandas as pd
 from ..core.catalog import Catalog
 from .section import Delivery
 
-ACCEPTANCE_COLUMNS = ["scope", "pool", "subject", "test", "tool", "count", "expected", "figure_unit"]
+ACCEPTANCE_COLUMNS = [
+    "scope",
+    "pool",
+    "subject",
+    "test",
+    "tool",
+    "count",
+    "expected",
+    "figure_unit",
+]
 
 
 def matmul_tflops(dense_peak_tflops: float, share: float) -> float:

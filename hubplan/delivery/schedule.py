@@ -195,7 +195,9 @@ def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool =
 def phase_acceptance() -> pd.DataFrame:
     """The acceptance criteria of each phase (codes; ``target`` in ``unit``; a count of 0
     means "no failures")."""
-    return pd.DataFrame(list(PHASE_CRITERIA), columns=["phase", "criterion", "target", "figure_unit"])
+    return pd.DataFrame(
+        list(PHASE_CRITERIA), columns=["phase", "criterion", "target", "figure_unit"]
+    )
 
 
 #: The six deployment steps and how each is verified: (step, verification, tool).

@@ -99,10 +99,13 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery) -> pd
 def slurm_partitions(nodes: pd.DataFrame, delivery: Delivery) -> pd.DataFrame:
     """One partition per Slurm pool: time limit and the default partition (development,
     else the first)."""
-    limits = {"training": delivery.training_max_hours, "development": delivery.development_max_hours}
+    limits = {
+        "training": delivery.training_max_hours,
+        "development": delivery.development_max_hours,
+    }
     default = "development" if (nodes["pool"] == "development").any() else None
     rows = [{"partition": n["partition"], "pool": n["pool"], "node_group": n["node_group"],
-             "max_time_min": int(round(limits[n["pool"]] * 60)),
+             "max_time_min": round(limits[n["pool"]] * 60),
              "is_default": n["pool"] == default or (default is None and i == 0)}
             for i, n in enumerate(nodes.to_dict(orient="records"))]  # fmt: skip
     return pd.DataFrame(rows, columns=PARTITION_COLUMNS)
@@ -204,7 +207,8 @@ def k8s_manifests(k8s: pd.DataFrame, namespace: str = "inference") -> str:
     if k8s.empty:
         return "# no inference services in the plan\n"
     total = int(k8s["gpu_quota"].sum())
-    out = [f"""apiVersion: v1
+    out = [
+        f"""apiVersion: v1
 kind: ResourceQuota
 metadata:
   name: gpu-quota
@@ -212,7 +216,8 @@ metadata:
 spec:
   hard:
     requests.nvidia.com/gpu: "{total}"
-"""]
+"""
+    ]
     for r in k8s.to_dict(orient="records"):
         key, value = r["node_label"].split("=", 1) if r["node_label"] else ("", "")
         name = re.sub(r"[^a-z0-9-]", "-", str(r["service"]).lower())

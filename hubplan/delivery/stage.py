@@ -54,7 +54,14 @@ STAGE = Stage(
     name="delivery",
     sections=("delivery",),
     needs=("pools", "inference", "storage_tiers", "fabric"),
-    provides=("schedule", "phase_acceptance", "deployment_steps", "slurm_nodes",
-              "slurm_partitions", "k8s_pools", "acceptance"),  # fmt: skip
+    provides=(
+        "schedule",
+        "phase_acceptance",
+        "deployment_steps",
+        "slurm_nodes",
+        "slurm_partitions",
+        "k8s_pools",
+        "acceptance",
+    ),
     run=run_delivery,
 )

@@ -73,9 +73,11 @@ def check_pcie_cards_multinode_tp(training: pd.DataFrame, training_memory: pd.Da
     found = []
     for t in training.to_dict(orient="records"):
         kind = kinds.get(t["accelerator"], "")
-        if kind in ("none", "bridge", "pcie") and int(t["servers"]) > 1 and int(
-            tp.get(t["job"], 1)
-        ) > 1:
+        if (
+            kind in ("none", "bridge", "pcie")
+            and int(t["servers"]) > 1
+            and int(tp.get(t["job"], 1)) > 1
+        ):
             found.append(_f("error", t["job"], "review_pcie_multinode_tp", "accelerator",
                             job=t["job"], accelerator=t["accelerator"], kind=kind,
                             tp=int(tp[t["job"]]), servers=int(t["servers"])))  # fmt: skip
@@ -146,7 +148,8 @@ def check_checkpoint_overhead(checkpoint_plan: pd.DataFrame,
     return [_f("warning", r["job"], "review_checkpoint_overhead", "storage", job=r["job"],
                share=float(s), write_s=float(r["write_time_s"]),
                limit=policy.max_checkpoint_overhead)
-            for r, s in zip(bad.to_dict(orient="records"), share[bad.index], strict=True)]  # fmt: skip
+            for r, s in zip(bad.to_dict(orient="records"), share[bad.index],
+                            strict=True)]  # fmt: skip
 
 
 # -- network -----------------------------------------------------------------------------
@@ -380,8 +383,9 @@ ELSEWHERE: dict[str, tuple[str, str]] = {
 }
 
 
-def run_rules(tables: dict[str, pd.DataFrame], policy: ReviewPolicy,
-              extra: dict[str, object] | None = None) -> tuple[list[Finding], pd.DataFrame]:  # fmt: skip
+def run_rules(
+    tables: dict[str, pd.DataFrame], policy: ReviewPolicy, extra: dict[str, object] | None = None
+) -> tuple[list[Finding], pd.DataFrame]:
     """Run every rule whose tables are present; return the findings and the checklist
     (one row per rule and per item checked elsewhere)."""
     extra = extra or {}
