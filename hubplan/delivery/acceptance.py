@@ -12,6 +12,8 @@ import math
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..pools import Pools
+from .scheduler import server_figures
 from .section import Delivery
 
 ACCEPTANCE_COLUMNS = [
@@ -91,7 +93,8 @@ def fabric_busbw_gb_s(nics: int, nic_gbps: float, share: float) -> float:
 
 def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                     storage_tiers: pd.DataFrame | None = None,
-                    fabric: pd.DataFrame | None = None) -> pd.DataFrame:  # fmt: skip
+                    fabric: pd.DataFrame | None = None,
+                    spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
     """The acceptance tests with their expected figures, per pool, unit, fabric and tier.
 
     One row per (scope, pool, test): ``count`` is how many nodes, NICs, units or nodes of
@@ -109,7 +112,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     for p in per_pool.to_dict(orient="records"):
         nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
         acc = catalog.accelerator(p["accelerator"])
-        server = catalog.server(p["server"]) if p["server"] else None
+        server = server_figures(p["server"], catalog, spec)
         add("node", pool, p["server"] or acc["name"], "gpu_count", "nvidia-smi -L", nodes,
             gps, "count")  # fmt: skip
         add("node", pool, acc["name"], "dense_matmul", "mamf-finder (BF16)", nodes * gps,
@@ -120,7 +123,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                                                    d.nvlink_share), "GB/s")  # fmt: skip
         nics = float(server["compute_nics"]) if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
-        if nics > 0 and not math.isnan(float(server["compute_nic_gbps"])):
+        if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
             nic_gbps = float(server["compute_nic_gbps"])
             add("node", pool, p["server"], "rdma_write_bw", "ib_write_bw --use_cuda",
                 nodes * nics, rdma_gbps(nic_gbps, d.rdma_share), "Gb/s")  # fmt: skip

@@ -17,7 +17,9 @@ import re
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..core.errors import CatalogError
 from ..core.findings import Finding
+from ..pools import Pools
 from .section import Delivery
 
 SLURM_POOLS = ("training", "development")
@@ -29,6 +31,22 @@ K8S_COLUMNS = ["service", "pool", "node_label", "taint", "gpus_per_pod", "replic
                "gpu_quota"]  # fmt: skip
 
 MIB = 2**20
+
+
+def server_figures(name: str, catalog: Catalog, pools: Pools | None = None) -> pd.Series | None:
+    """The pool server's catalogue row, or the scenario's custom server with the same name
+    (unsourced figures NaN); None when neither is known."""
+    if not name:
+        return None
+    if pools is not None:
+        for kind in ("training", "inference", "development"):
+            custom = getattr(pools, kind).custom_server
+            if custom is not None and custom.name == name:
+                return pd.Series(custom.model_dump(), dtype=object).fillna(math.nan)
+    try:
+        return catalog.server(name)
+    except CatalogError:
+        return None
 
 
 def real_memory_mib(ram_gb: float, margin: float) -> int:
@@ -68,17 +86,20 @@ def gpu_type(accelerator: str) -> str:
     return re.sub(r"[^a-z0-9]", "", accelerator.split()[0].lower()) or "gpu"
 
 
-def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery) -> pd.DataFrame:
+def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
+                spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
     """One Slurm node group per Slurm pool (training, development) with its CPUs, memory
     and GPUs; figures the catalogue does not source stay empty (NaN)."""
     rows = []
     per_pool = pools[(pools["level"] == "pool") & pools["pool"].isin(SLURM_POOLS)]
     for p in per_pool.to_dict(orient="records"):
-        server = catalog.server(p["server"]) if p["server"] else None
+        server = server_figures(p["server"], catalog, spec)
         sockets = cores = ram = math.nan
         if server is not None:
             sockets, cores = float(server["cpu_sockets"]), float(server["cpu_cores_total"])
             ram = float(server["ram_gb"])
+            if sockets != sockets or cores != cores:
+                sockets = cores = math.nan
         tpc = delivery.threads_per_core
         partition = re.sub(r"[^A-Za-z0-9_]", "_", str(p["partition"]) or p["pool"])
         rows.append({
