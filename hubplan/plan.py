@@ -25,7 +25,9 @@ from .core.catalog import Catalog, load_catalog
 from .core.findings import Finding, findings_frame
 from .core.labels import localize
 from .core.stage import Stage, StageResult
+from .delivery.stage import STAGE as DELIVERY
 from .network.stage import STAGE as NETWORK
+from .review.stage import STAGE as REVIEW
 from .scenario import Scenario
 from .server.stage import STAGE as SERVER
 from .storage.stage import STAGE as STORAGE
@@ -38,6 +40,8 @@ STAGES: tuple[Stage, ...] = (
     SERVER,
     STORAGE,
     NETWORK,
+    DELIVERY,
+    REVIEW,
 )
 
 #: How many past results each stage keeps (a workshop flips between a few settings).

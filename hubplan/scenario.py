@@ -26,8 +26,10 @@ from .accelerator.section import Selection
 from .core.errors import ScenarioError
 from .core.paths import templates_dir
 from .core.section import Section
+from .delivery.section import Delivery
 from .network.section import Network
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
+from .review.section import ReviewPolicy
 from .server.section import ServerPolicy
 from .storage.section import Storage
 from .workload.section import (
@@ -42,8 +44,9 @@ from .workload.section import (
 SCHEMA_VERSION = 1
 
 __all__ = [
-    "SCHEMA_VERSION", "Architecture", "DevelopmentPool", "ExistingServers",
-    "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "Scenario", "Selection",
+    "SCHEMA_VERSION", "Architecture", "Delivery", "DevelopmentPool", "ExistingServers",
+    "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy", "Scenario",
+    "Selection",
     "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
     "load_scenario",
 ]  # fmt: skip
@@ -62,6 +65,8 @@ class Scenario(Section):
     server: ServerPolicy = Field(default_factory=ServerPolicy)
     storage: Storage = Field(default_factory=Storage)
     network: Network = Field(default_factory=Network)
+    delivery: Delivery = Field(default_factory=Delivery)
+    review: ReviewPolicy = Field(default_factory=ReviewPolicy)
 
     # -- construction ----------------------------------------------------------------
     @classmethod

@@ -297,6 +297,8 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
+    if isinstance(value, pd.Timestamp):  # schedule dates
+        return value.date().isoformat() if value == value.normalize() else value.isoformat()
     if hasattr(value, "item"):  # numpy scalar
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

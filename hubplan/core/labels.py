@@ -119,7 +119,9 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "level": "choice.level", "policy": "choice.policy",
                  "severity": "severity", "unranked": "unranked",
                  "price_basis": "choice.price_basis",
-                 "rule_basis": "choice.rule_basis"}  # fmt: skip
+                 "rule_basis": "choice.rule_basis", "phase": "phase",
+                 "criterion": "criterion", "step": "step", "verification": "verification",
+                 "test": "test", "result": "result"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

@@ -14,7 +14,7 @@ _LAZY = {
     "AcceleratorPanel": ".panels", "NetworkPanel": ".network", "PlanPanel": ".panels",
     "ServerPanel": ".panels",
     "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
-    "charts": ".charts",
+    "charts": ".charts", "gantt": ".delivery",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY)

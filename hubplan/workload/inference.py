@@ -300,12 +300,14 @@ def size_inference(
         "rule_gpus": rule, "token_gpus": token_gpus, "gpus_required": required,
         "gpus": gpus, "servers": gpus // pool.gpus_per_server, "binding": binding,
     }  # fmt: skip
+    # The same columns whether or not a layout fits (empty when none does), so later
+    # stages and views never meet a missing column.
+    for key in ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
+                "concurrent_seqs", "decode_step_ms", "decode_tokens_per_s_per_seq",
+                "decode_tokens_per_s", "ttft_s", "latency_s", "replica_qps", "replicas",
+                "token_binding", "load_seqs", "load_tpot_ms", "load_latency_s"):  # fmt: skip
+        row[key] = best[key] if best is not None else (math.nan if key != "token_binding" else "")
     if best is not None:
-        for key in ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
-                    "concurrent_seqs", "decode_step_ms", "decode_tokens_per_s_per_seq",
-                    "decode_tokens_per_s", "ttft_s", "latency_s", "replica_qps", "replicas",
-                    "token_binding", "load_seqs", "load_tpot_ms", "load_latency_s"):  # fmt: skip
-            row[key] = best[key]
         # Warn only when the load the service really carries misses the brief's latency.
         if best["load_latency_s"] > service.mean_latency_s * 1.5:
             found.append(Finding("warning", "workload", service.name, "latency_mismatch",

@@ -1,0 +1,51 @@
+"""Delivery stage: the dated implementation schedule (four phases, lead times, buffer,
+milestones, phased hand-over, critical path), the six deployment steps, the scheduler
+configuration (Slurm for training and development, Kubernetes for inference) and the
+acceptance plan with expected figures.
+
+The scheduler and container files are TEXT returned by the functions below;
+``hubplan.export.scheduler`` writes them.
+"""
+
+from .acceptance import (
+    ACCEPTANCE_COLUMNS,
+    acceptance_plan,
+    fabric_busbw_gb_s,
+    matmul_tflops,
+    nvlink_busbw_gb_s,
+    rdma_gbps,
+)
+from .schedule import (
+    PHASES,
+    batch_sizes,
+    buffered_days,
+    critical_path,
+    deployment_steps,
+    implementation_schedule,
+    phase_acceptance,
+    racking_days,
+    schedule_tasks,
+)
+from .scheduler import (
+    container_spec,
+    gres_conf,
+    k8s_manifests,
+    k8s_pools,
+    node_range,
+    prolog_script,
+    real_memory_mib,
+    slurm_conf,
+    slurm_nodes,
+    slurm_partitions,
+    validate_scheduler,
+)
+from .section import Delivery
+
+__all__ = [
+    "ACCEPTANCE_COLUMNS", "PHASES", "Delivery", "acceptance_plan", "batch_sizes",
+    "buffered_days", "container_spec", "critical_path", "deployment_steps",
+    "fabric_busbw_gb_s", "gres_conf", "implementation_schedule", "k8s_manifests", "k8s_pools",
+    "matmul_tflops", "node_range", "nvlink_busbw_gb_s", "phase_acceptance", "prolog_script",
+    "racking_days", "rdma_gbps", "real_memory_mib", "schedule_tasks", "slurm_conf",
+    "slurm_nodes", "slurm_partitions", "validate_scheduler",
+]  # fmt: skip

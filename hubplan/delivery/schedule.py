@@ -1,0 +1,218 @@
+"""The implementation schedule: four phases, their tasks and dependencies, durations from
+lead times with a time buffer, milestones, phased hand-over and the critical path.
+
+Phases (practitioners' planning guide 智算技术与算力规划设计及部署实施方案 v2.0): detailed
+design and procurement; facility fit-out (in parallel with procurement); delivery,
+unpacking inspection and racking (after the room is ready); commissioning and trial run
+(after the network is up).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..core.errors import InputError
+from .section import Delivery
+
+PHASES = ("design_procurement", "facility_fitout", "delivery_racking", "commissioning")
+
+SCHEDULE_COLUMNS = ["task", "phase", "batch", "depends_on", "duration_days", "buffer_days",
+                    "start_day", "end_day", "slack_days", "critical", "milestone",
+                    "start_date", "end_date"]  # fmt: skip
+
+#: Acceptance criteria per phase: (phase, criterion code, target, unit).
+PHASE_CRITERIA: tuple[tuple[str, str, float, str], ...] = (
+    ("design_procurement", "design_review_clear", 0.0, "count"),
+    ("design_procurement", "orders_placed", math.nan, ""),
+    ("design_procurement", "lead_times_confirmed", math.nan, ""),
+    ("facility_fitout", "rack_power_capability", math.nan, "kW"),
+    ("facility_fitout", "cold_aisle_temperature", 27.0, "°C"),
+    ("facility_fitout", "cooling_load_test", math.nan, "kW"),
+    ("delivery_racking", "unpacking_inspection", 0.0, "count"),
+    ("delivery_racking", "power_on_self_test", 0.0, "count"),
+    ("delivery_racking", "bmc_reachable", 0.0, "count"),
+    ("delivery_racking", "cabling_matches_port_map", 0.0, "count"),
+    ("commissioning", "no_missing_gpu", 0.0, "count"),
+    ("commissioning", "acceptance_figures_met", math.nan, ""),
+    ("commissioning", "stability_run_clean", 0.0, "count"),
+)
+
+
+def buffered_days(days: float, buffer: float) -> float:
+    """A task's duration with its time buffer, rounded up to whole days. [days]
+
+    Notes
+    -----
+    ``ceil(days × (1 + buffer))``: the planning guide's 20 % buffer on every task.
+
+    Examples
+    --------
+    20 weeks of server lead time with a 20 % buffer: 140 × 1.2 = 168 days.
+
+    >>> buffered_days(140, 0.2)
+    168
+    """
+    if days < 0 or buffer < 0:
+        raise InputError("days, buffer", (days, buffer), "durations and buffer must be ≥ 0")
+    return math.ceil(round(days * (1 + buffer), 9))
+
+
+def racking_days(servers: int, per_day: float) -> float:
+    """Days to unpack, inspect, rack and cable ``servers``. [days]
+
+    >>> racking_days(100, 8)
+    13
+    """
+    if per_day <= 0:
+        raise InputError("delivery.racking_servers_per_day", per_day, "must be > 0")
+    return math.ceil(servers / per_day) if servers > 0 else 0
+
+
+def batch_sizes(servers: int, batches: int) -> list[int]:
+    """Servers per hand-over batch, as even as whole servers allow (first batches larger).
+
+    >>> batch_sizes(21, 4)
+    [6, 5, 5, 5]
+    >>> batch_sizes(1, 3)
+    [1]
+    """
+    batches = max(1, min(batches, servers)) if servers > 0 else 1
+    base, extra = divmod(servers, batches)
+    return [base + (1 if i < extra else 0) for i in range(batches)]
+
+
+def schedule_tasks(servers: int, delivery: Delivery, *, storage: bool = True,
+                   network: bool = True) -> pd.DataFrame:  # fmt: skip
+    """The tasks with their phase, batch, dependencies and base duration [days].
+
+    One procurement, racking, network, commissioning and trial task per hand-over batch;
+    milestones have zero duration.
+    """
+    d = delivery
+    rows: list[dict] = []
+
+    def add(task, phase, days, deps, batch=0, milestone=False):
+        rows.append({"task": task, "phase": phase, "batch": batch, "depends_on": deps,
+                     "base_days": float(days), "milestone": milestone})  # fmt: skip
+
+    add("design", "design_procurement", d.design_weeks * 7, ())
+    add("orders_placed", "design_procurement", 0, ("design",), milestone=True)
+    add("fitout", "facility_fitout", d.fitout_weeks * 7, ("orders_placed",))
+    add("room_ready", "facility_fitout", 0, ("fitout",), milestone=True)
+    first = ["room_ready"]
+    if network:
+        add("procure_network", "design_procurement", d.network_lead_weeks * 7, ("orders_placed",))
+        first.append("procure_network")
+    if storage:
+        add("procure_storage", "design_procurement", d.storage_lead_weeks * 7, ("orders_placed",))
+        first.append("procure_storage")
+    previous = None
+    for b, n in enumerate(batch_sizes(servers, d.handover_batches), start=1):
+        lead = (d.server_lead_weeks + (b - 1) * d.batch_interval_weeks) * 7
+        add(f"procure_servers_{b}", "design_procurement", lead, ("orders_placed",), b)
+        deps = [f"procure_servers_{b}", *(first if b == 1 else ["room_ready"])]
+        if previous:
+            deps.append(f"rack_{previous}")  # one installation team works batch after batch
+        add(f"rack_{b}", "delivery_racking", racking_days(n, d.racking_servers_per_day),
+            tuple(deps), b)  # fmt: skip
+        add(f"network_{b}", "delivery_racking", d.network_days, (f"rack_{b}",), b)
+        add(f"network_up_{b}", "delivery_racking", 0, (f"network_{b}",), b, milestone=True)
+        add(f"commission_{b}", "commissioning", d.commissioning_days, (f"network_up_{b}",), b)
+        add(f"trial_run_{b}", "commissioning", math.ceil(d.stability_hours / 24) + 1,
+            (f"commission_{b}",), b)  # fmt: skip
+        add(f"handover_{b}", "commissioning", 0, (f"trial_run_{b}",), b, milestone=True)
+        previous = b
+    return pd.DataFrame(rows)
+
+
+def critical_path(tasks: pd.DataFrame, buffer: float) -> pd.DataFrame:
+    """Earliest start and finish, slack and the critical flag of every task (CPM).
+
+    Notes
+    -----
+    Critical-path method: forward pass ES = max(EF of predecessors), EF = ES + duration;
+    backward pass LF = min(LS of successors) (the project end for the last tasks),
+    LS = LF − duration; slack = LS − ES; a task with zero slack is critical (Kelley and
+    Walker, "Critical-path planning and scheduling", 1959). Durations include the buffer.
+    The loop runs over tasks (tens), not over GPUs.
+    """
+    t = tasks.copy()
+    t["duration_days"] = [0 if m else buffered_days(x, 0) for x, m in
+                          zip(t["base_days"], t["milestone"], strict=True)]  # fmt: skip
+    t["buffer_days"] = [0 if m else buffered_days(x, buffer) - buffered_days(x, 0) for x, m in
+                        zip(t["base_days"], t["milestone"], strict=True)]  # fmt: skip
+    dur = dict(zip(t["task"], t["duration_days"] + t["buffer_days"], strict=True))
+    deps = dict(zip(t["task"], t["depends_on"], strict=True))
+    unknown = {p for ps in deps.values() for p in ps} - set(dur)
+    if unknown:
+        raise InputError("depends_on", sorted(unknown), "name tasks of the schedule")
+    es: dict[str, float] = {}
+    for task in t["task"]:  # rows are in dependency order
+        es[task] = max((es[p] + dur[p] for p in deps[task]), default=0.0)
+    end = max(es[k] + dur[k] for k in es)
+    succ: dict[str, list[str]] = {k: [] for k in dur}
+    for task, ps in deps.items():
+        for p in ps:
+            succ[p].append(task)
+    lf: dict[str, float] = {}
+    for task in reversed(t["task"].tolist()):
+        lf[task] = min((lf[s] - dur[s] for s in succ[task]), default=end)
+    t["start_day"] = t["task"].map(es)
+    t["end_day"] = t["start_day"] + t["task"].map(dur)
+    t["slack_days"] = t["task"].map(lf) - t["end_day"]
+    t["critical"] = t["slack_days"].abs() < 1e-9
+    t["depends_on"] = t["depends_on"].map(", ".join)
+    return t
+
+
+def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool = True,
+                            network: bool = True) -> pd.DataFrame:  # fmt: skip
+    """The dated schedule: tasks, buffered durations, start and end dates, slack and the
+    critical path. [days]
+
+    Examples
+    --------
+    Default lead times, one batch of 16 servers: design 42 d × 1.2 = 51 (50.4 rounded up),
+    then servers 140 × 1.2 = 168 d (fit-out 112 × 1.2 = 135 d runs in parallel), racking
+    2 × 1.2 → 3 d, network 12, commissioning 18, trial 2 × 1.2 → 3 d: 51 + 168 + 3 + 12 +
+    18 + 3 = 255 days to hand-over.
+
+    >>> from hubplan.delivery.section import Delivery
+    >>> s = implementation_schedule(16, Delivery(handover_batches=1))
+    >>> int(s.loc[s["task"] == "handover_1", "end_day"].iloc[0])
+    255
+    """
+    t = critical_path(schedule_tasks(servers, delivery, storage=storage, network=network),
+                      delivery.buffer)  # fmt: skip
+    start = pd.Timestamp(delivery.start_date)
+    t["start_date"] = start + pd.to_timedelta(t["start_day"], unit="D")
+    t["end_date"] = start + pd.to_timedelta(t["end_day"], unit="D")
+    return t[SCHEDULE_COLUMNS].reset_index(drop=True)
+
+
+def phase_acceptance() -> pd.DataFrame:
+    """The acceptance criteria of each phase (codes; ``target`` in ``unit``; a count of 0
+    means "no failures")."""
+    return pd.DataFrame(
+        list(PHASE_CRITERIA), columns=["phase", "criterion", "target", "figure_unit"]
+    )
+
+
+#: The six deployment steps and how each is verified: (step, verification, tool).
+DEPLOYMENT_STEPS: tuple[tuple[str, str, str], ...] = (
+    ("rack_and_post", "verify_post", "BMC event log / ipmitool sel list"),
+    ("bmc_and_firmware", "verify_firmware", "Redfish UpdateService inventory"),
+    ("os_at_scale", "verify_os", "PXE install log; uname -r on every node"),
+    ("driver_and_runtime", "verify_driver", "nvidia-smi; dcgmi diag -r 1; docker/enroot run"),
+    ("rdma_validation", "verify_rdma", "ibstat / ibv_devinfo; ib_write_bw per NIC"),
+    ("training_smoke_test", "verify_smoke", "nccl-tests all_reduce_perf; short training job"),
+)
+
+
+def deployment_steps() -> pd.DataFrame:
+    """The six deployment steps in order, each with its verification action and tool."""
+    rows = [{"order": i, "step": s, "verification": v, "tool": tool}
+            for i, (s, v, tool) in enumerate(DEPLOYMENT_STEPS, start=1)]  # fmt: skip
+    return pd.DataFrame(rows)

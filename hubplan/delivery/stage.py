@@ -1,0 +1,68 @@
+"""The delivery stage entry: the dated schedule with its critical path, the phase
+acceptance criteria, the deployment steps, the scheduler tables (validated through the
+text they generate) and the acceptance plan."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.catalog import Catalog
+from ..core.stage import Stage, StageResult
+from ..pools import Pools
+from .acceptance import acceptance_plan
+from .schedule import deployment_steps, implementation_schedule, phase_acceptance
+from .scheduler import (
+    gres_conf,
+    k8s_pools,
+    slurm_conf,
+    slurm_nodes,
+    slurm_partitions,
+    validate_scheduler,
+)
+from .section import Delivery
+
+
+def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
+                 delivery: Delivery, pools: Pools) -> StageResult:  # fmt: skip
+    """Schedule, scheduler and acceptance from the server stage's ``pools``, the workload
+    stage's ``inference``, the storage stage's ``storage_tiers`` and the network stage's
+    ``fabric``."""
+    spec, pools = pools, tables["pools"]
+    per_pool = pools[pools["level"] == "pool"]
+    servers = int(per_pool["total_servers"].sum())
+    tiers, fabric = tables["storage_tiers"], tables["fabric"]
+    schedule = implementation_schedule(
+        servers, delivery, storage=bool((tiers["nodes"] > 0).any()), network=not fabric.empty
+    )
+    nodes = slurm_nodes(pools, catalog, delivery, spec)
+    partitions = slurm_partitions(nodes, delivery)
+    findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)
+    return StageResult(
+        {
+            "schedule": schedule,
+            "phase_acceptance": phase_acceptance(),
+            "deployment_steps": deployment_steps(),
+            "slurm_nodes": nodes,
+            "slurm_partitions": partitions,
+            "k8s_pools": k8s_pools(tables["inference"], pools),
+            "acceptance": acceptance_plan(pools, catalog, delivery, tiers, fabric, spec),
+        },
+        tuple(findings),
+    )
+
+
+STAGE = Stage(
+    name="delivery",
+    sections=("delivery", "pools"),
+    needs=("pools", "inference", "storage_tiers", "fabric"),
+    provides=(
+        "schedule",
+        "phase_acceptance",
+        "deployment_steps",
+        "slurm_nodes",
+        "slurm_partitions",
+        "k8s_pools",
+        "acceptance",
+    ),
+    run=run_delivery,
+)

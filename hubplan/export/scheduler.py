@@ -1,0 +1,49 @@
+"""Write the scheduler and container files of a Plan to a folder, atomically.
+
+The text comes from ``hubplan.delivery`` (pure functions); this module only writes it:
+``slurm.conf``, ``gres.conf``, ``prolog.sh`` (executable), ``k8s-inference.yaml`` and
+``Dockerfile.training``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ..delivery import container_spec, gres_conf, k8s_manifests, prolog_script, slurm_conf
+
+
+def _atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:
+    """Write the plan's scheduler files into ``folder`` (created if missing); return the
+    paths written. A crash never leaves a half-written file."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    nodes, parts = plan["slurm_nodes"], plan["slurm_partitions"]
+    rdma = plan.tables.get("rdma_settings")
+    files = {
+        "slurm.conf": (slurm_conf(nodes, parts, plan.scenario.name), 0o644),
+        "gres.conf": (gres_conf(nodes), 0o644),
+        "prolog.sh": (prolog_script(nodes), 0o755),
+        "k8s-inference.yaml": (k8s_manifests(plan["k8s_pools"]), 0o644),
+        "Dockerfile.training": (container_spec(plan.scenario.delivery, rdma), 0o644),
+    }
+    written = []
+    for name, (text, mode) in files.items():
+        _atomic_write(folder / name, text, mode)
+        written.append(folder / name)
+    return written
