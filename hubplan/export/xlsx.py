@@ -382,7 +382,7 @@ def _power_formulas(plan, alloc: pd.DataFrame, lang: str) -> _PowerFormulas:
         required = [f"{float(policy):.12g}"] * len(alloc)
     if "status" in letter and "headroom_pct" in letter and required is not None:
         p_ = letter["headroom_pct"]
-        word = {s: _q(label(f"status.{s}", lang)) for s in ("ok", "low_headroom", "over")}
+        word = {s: _q(_label_or(f"status.{s}", lang, s)) for s in ("ok", "low_headroom", "over")}
         out["status"] = [
             f'=IF({p_}{r}<0,"{word["over"]}",IF({p_}{r}+1E-12<{q},"{word["low_headroom"]}",'
             f'"{word["ok"]}"))'
@@ -396,8 +396,11 @@ def _q(text: str) -> str:
     return text.replace('"', '""')
 
 
-def _label_or(key: str, lang: str) -> str:
-    return label(key, lang) if key in label_catalog().index else key
+def _label_or(key: str, lang: str, default: str | None = None) -> str:
+    """The label of ``key``, or ``default`` (the key itself) when the catalogue has none."""
+    if key in label_catalog().index:
+        return label(key, lang)
+    return key if default is None else default
 
 
 def _power_conditional(ws, alloc: pd.DataFrame, style: AppendixStyle, policy) -> bool:
