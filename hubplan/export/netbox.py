@@ -126,8 +126,9 @@ def _frames(plan, site: str) -> dict[str, pd.DataFrame]:
     t = plan.tables
     desc = label("netbox.site_description", "en")
     out: dict[str, pd.DataFrame] = {
-        "sites": pd.DataFrame([{"name": site, "slug": slugify(site), "status": "planned",
-                                "description": desc}]),
+        "sites": pd.DataFrame(
+            [{"name": site, "slug": slugify(site), "status": "planned", "description": desc}]
+        ),
     }
     roles: set[str] = set()
     if "ip_plan" in t:
@@ -137,8 +138,7 @@ def _frames(plan, site: str) -> dict[str, pd.DataFrame]:
         roles |= set(layout["device_type"])
     if roles:
         out["device_roles"] = pd.DataFrame(
-            {"name": sorted(roles), "slug": [slugify(r) for r in sorted(roles)],
-             "color": "9e9e9e"}
+            {"name": sorted(roles), "slug": [slugify(r) for r in sorted(roles)], "color": "9e9e9e"}
         )
     if "racks" in t:
         r = t["racks"]
