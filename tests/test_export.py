@@ -111,8 +111,14 @@ def test_summary_headline_findings_and_assumptions(plan, tmp_path):
     assert "Llama 3" in src or "planning" in src
     findings = [r for r in rows if r[3] == "binding_compute"]
     assert findings and findings[0][4].startswith("Compute binds")
-    notes = [r[0] for r in rows if r[0] and str(r[0]).startswith("No ")]
-    assert any("Equipment list" in n for n in notes)  # facility stage absent on this plan
+    # a plan without the facility stage says which sheets it leaves out
+    bare = hubplan.build_plan(plan.scenario, until="network")
+    assert "equipment_list" not in bare.tables
+    rows = _rows(build_appendix(bare)["Summary"])
+    assert (
+        "No Equipment list sheet: the plan has no equipment_list table (its stage has not run)."
+        in [r[0] for r in rows]
+    )
 
 
 def test_user_text_is_never_a_formula(tmp_path):
@@ -381,7 +387,7 @@ def test_netbox_files_carry_netboxs_own_headers(plan, tmp_path):
 
 
 def test_netbox_without_the_facility_stage_writes_the_network_files(plan, tmp_path):
-    files = write_netbox(plan, tmp_path / "nb")
+    files = write_netbox(hubplan.build_plan(plan.scenario, until="network"), tmp_path / "nb")
     assert list(files) == ["sites", "device_roles", "interfaces", "cables", "prefixes",
                            "ip_addresses"]  # fmt: skip
 
