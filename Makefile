@@ -23,6 +23,11 @@ $(STAMP): pyproject.toml templates/jupyterlab/overrides.json | $(BIN)/python
 	@# No news or update toasts over the workbook while presenting (and no network calls).
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp templates/jupyterlab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# The appendix tests open the workbook in LibreOffice: install it when missing.
+	@command -v soffice >/dev/null 2>&1 || { \
+	  echo "soffice not found: installing Debian's libreoffice-calc-nogui and fonts-noto-cjk"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    libreoffice-calc-nogui fonts-noto-cjk; }
 	@touch $(STAMP)
 
 lab: $(STAMP)
@@ -42,6 +47,7 @@ test: lint pytest
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_plan.py
 	$(BIN)/python benchmarks/bench_network.py
+	$(BIN)/python benchmarks/bench_appendix.py
 
 # Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
 notebooks: $(STAMP)

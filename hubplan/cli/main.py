@@ -35,7 +35,7 @@ import hubplan
 from ..core.errors import HubplanError, ScenarioError
 from ..core.findings import findings_frame
 from ..core.labels import catalog as label_catalog
-from ..core.labels import display_frame, format_value, label, localize
+from ..core.labels import display_frame, format_value, label, localize, unit
 from ..core.section import Bytes, Quantity
 from ..core.units import parse_number
 from ..scenario import (
@@ -522,16 +522,50 @@ def cmd_compare(args: argparse.Namespace) -> None:
     _finish(f, args.lang)
 
 
+def _headlines(plan, lang: str) -> list[dict[str, Any]]:
+    from ..export import headline_figures
+
+    rows = []
+    for r in headline_figures(plan).to_dict(orient="records"):
+        u = unit(r["figure"])
+        rows.append({"figure": label(r["figure"], lang), "subject": r["subject"],
+                     "value": r["value"], "unit": u,
+                     "text": format_value(r["figure"], r["value"])})  # fmt: skip
+    return rows
+
+
 def cmd_plan(args: argparse.Namespace) -> None:
+    if args.scenario_file and args.scenario:
+        raise CliError("give the scenario once: as SCENARIO or as --scenario FILE")
+    if args.scenario_file:
+        args.scenario = args.scenario_file
     plan = hubplan.build_plan(_scenario(args), _catalog(args))
+    from ..export import write_appendix, write_netbox  # openpyxl only when exporting
+
+    files: dict[str, str] = {}
+    if args.xlsx:
+        files["xlsx"] = str(write_appendix(plan, args.xlsx, args.lang, style=args.xlsx_style))
+    if args.netbox:
+        for name, path in write_netbox(plan, args.netbox).items():
+            files[f"netbox.{name}"] = str(path)
     if args.json:
         payload: dict[str, Any] = {name: _records(df) for name, df in plan.tables.items()}
         payload["findings"] = _records(_findings(plan.findings, args.lang))
+        payload["headline"] = _headlines(plan, args.lang)
+        payload["files"] = files
         print(_dumps(payload))
     else:
         print(plan.scenario.name)
+        for h in _headlines(plan, args.lang):
+            what = f"{h['figure']} ({h['subject']})" if h["subject"] else h["figure"]
+            print(f"  {what}: {h['text']}{' ' + h['unit'] if h['unit'] else ''}")
         print(_table(plan["pools"], args.lang))
         _print_findings(plan.findings, args.lang)
+        if "xlsx" in files:
+            print(label("cli.wrote_xlsx", args.lang, path=files["xlsx"]))
+        if args.netbox:
+            n = sum(k.startswith("netbox.") for k in files)
+            print(label("cli.wrote_netbox", args.lang, n=n, path=str(args.netbox)))
     _finish(plan.findings, args.lang)
 
 
@@ -634,7 +668,12 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     cmp_.set_defaults(func=cmd_compare, flags=flags)
 
     pl = sub.add_parser("plan", help=label("cli.plan", lang), lang=lang)
+    pl.add_argument("scenario_file", nargs="?", metavar="SCENARIO",
+                    help=label("help.scenario", lang))  # fmt: skip
     _common(pl, lang)
+    pl.add_argument("--xlsx", metavar="OUT", help=label("help.xlsx", lang))
+    pl.add_argument("--xlsx-style", metavar="FILE", help=label("help.xlsx_style", lang))
+    pl.add_argument("--netbox", metavar="DIR", help=label("help.netbox", lang))
     pl.set_defaults(func=cmd_plan, flags=[])
     return parser
 

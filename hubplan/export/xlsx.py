@@ -1,0 +1,650 @@
+"""The proposal appendix as an xlsx workbook, read from a Plan.
+
+One sheet per table (the four every proposal carries first: equipment list, IP plan,
+power allocation, port map; then the compute inventory and the other stages' sizing
+tables), each an Excel table with a unique name, headers with units and number formats
+from the label catalogue, a frozen header row, widths, and a landscape print set-up that
+fits the width and repeats the header. The Summary sheet carries the headline figures,
+the findings and the assumption register. The power allocation's device count, device
+power, allocated power, headroom and status are live formulas over the rack layout.
+
+Large plans (more than :data:`WRITE_ONLY_ROWS` rows in all) are written in openpyxl's
+write-only mode: rows stream to disk, tables get their column names by hand (openpyxl
+"Worksheet Tables": in write-only mode column headings must be added manually), and
+freeze panes and widths are set before the first row.
+
+Text from users (names, descriptions) that starts with ``=``, ``+``, ``-`` or ``@`` is
+written as text with Excel's quote prefix, never as a formula (OWASP ASVS 1.2.10).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import tempfile
+import unicodedata
+import warnings
+from copy import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from openpyxl import Workbook
+from openpyxl.cell import Cell
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.utils.indexed_list import IndexedList
+from openpyxl.worksheet.filters import AutoFilter
+from openpyxl.worksheet.properties import PageSetupProperties
+from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
+
+from ..core.errors import HubplanError
+from ..core.labels import catalog as label_catalog
+from ..core.labels import column_label, label, localize, normalize_language, unit
+from ..views.render import findings_table
+from .style import AppendixStyle, load_style
+from .summary import assumption_register, headline_figures
+
+#: Tables written as sheets, in order: the four every proposal carries, the compute
+#: inventory, then the other stages' sizing tables. (Chart series such as
+#: ``training_curve`` and ``hot_fill`` stay in the notebooks.)
+SHEET_TABLES: tuple[str, ...] = (
+    "equipment_list", "ip_plan", "power_allocation", "port_map", "compute_inventory",
+    "rack_layout", "racks", "power_on_sequence", "cooling", "facility_power",
+    "training", "training_memory", "inference", "pool_demand", "pools", "candidates",
+    "compute_claims", "server_checks",
+    "storage_tiers", "storage_content", "storage_bandwidth", "checkpoint_plan", "storage_dr",
+    "storage_nodes",
+    "switches", "fabric", "transceivers", "port_use", "rdma_settings", "latency_budget",
+)  # fmt: skip
+
+#: Above this many rows in all, the workbook is written in write-only (streaming) mode.
+WRITE_ONLY_ROWS = 20_000
+
+#: Leading characters that make Excel or LibreOffice read text as a formula
+#: (OWASP ASVS 1.2.10; tab and CR/LF start DDE payloads in CSV).
+INJECTION_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+MAX_SHEET_NAME = 31  # Excel's limit on a sheet name
+_WIDTH_SAMPLE = 500  # rows looked at to size a column
+_MAX_WIDTH = 60
+
+
+def sheet_name(table: str, lang: str) -> str:
+    """The sheet name for a table in ``lang`` (at most 31 characters, Excel's limit).
+
+    >>> sheet_name("power_allocation", "zh"), sheet_name("port_map", "en")
+    ('功率分配表', 'Port map')
+    """
+    key = f"sheet.{table}"
+    text = label(key, lang) if key in label_catalog().index else table
+    for ch in "[]:*?/\\":
+        text = text.replace(ch, " ")
+    return text[:MAX_SHEET_NAME]
+
+
+def table_display_name(table: str) -> str:
+    """The Excel table (ListObject) name: ASCII, no spaces, unique per table key.
+
+    >>> table_display_name("port_map")
+    'tbl_port_map'
+    """
+    return f"tbl_{table}"
+
+
+def display_width(text: str) -> int:
+    """Display width of ``text``: CJK characters take two columns.
+
+    >>> display_width("功率 kW")
+    7
+    """
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def is_injection(value: object) -> bool:
+    """Whether a text value would start a formula in a spreadsheet.
+
+    >>> is_injection("=HYPERLINK(1)"), is_injection("-3"), is_injection("train-0001")
+    (True, True, False)
+    """
+    return isinstance(value, str) and value.startswith(INJECTION_PREFIXES)
+
+
+def _excel_format(key: str) -> str | None:
+    cat = label_catalog()
+    if key not in cat.index:
+        return None
+    fmt = cat.loc[key, "excel_format"]
+    return fmt if fmt and fmt not in ("@", "General") else None
+
+
+def _cell_values(series: pd.Series) -> list:
+    """Python values for cells: NaN/NA → None, numpy scalars → Python, containers → text."""
+    if pd.api.types.is_bool_dtype(series):
+        return series.tolist()
+    if pd.api.types.is_numeric_dtype(series):
+        values = series.astype(object).where(series.notna(), None).tolist()
+        return [None if isinstance(v, float) and math.isnan(v) else v for v in values]
+    values = series.astype(object).where(series.notna(), None).tolist()
+    out = []
+    for v in values:
+        if v is None or isinstance(v, str | bool | int | float):
+            out.append(v)
+        elif isinstance(v, np.generic):
+            out.append(v.item())
+        else:
+            out.append(str(v))
+    return out
+
+
+@dataclass
+class _Column:
+    key: str
+    header: str
+    cells: list
+    number_format: str | None = None
+    formula: bool = False
+
+
+@dataclass
+class _Writer:
+    """Appends rows to a sheet in either mode and keeps the row count."""
+
+    wb: Workbook
+    ws: Any
+    style: AppendixStyle
+    lang: str
+    write_only: bool
+    row: int = 0
+    tables: list[str] = field(default_factory=list)
+
+    def font(self, **kw) -> Font:
+        return Font(name=self.style.font(self.lang), size=self.style.font_size, **kw)
+
+    def styled(self, value, *, number_format=None, font=None, fill=None, align=None) -> Cell:
+        cell = Cell(self.ws, row=1, column=1, value=value)
+        if number_format:
+            cell.number_format = number_format
+        if font is not None:
+            cell.font = font
+        if fill is not None:
+            cell.fill = fill
+        if align is not None:
+            cell.alignment = align
+        return cell
+
+    def text(self, value: str, **kw) -> Cell:
+        """A text cell that stays text: a leading ``=`` ``+`` ``-`` ``@`` gets the quote
+        prefix instead of becoming a formula."""
+        cell = self.styled(value, **kw)
+        if is_injection(value):
+            cell.data_type = "s"
+            cell.quotePrefix = True
+        return cell
+
+    def append(self, values: list) -> None:
+        self.ws.append(values)
+        self.row += 1
+
+    def header_cells(self, headers: list[str]) -> list[Cell]:
+        s = self.style
+        font = self.font(bold=s.header_bold, color=s.header_font_color)
+        fill = PatternFill("solid", fgColor=s.header_fill)
+        align = Alignment(wrap_text=True, vertical="center")
+        return [self.text(h, font=font, fill=fill, align=align) for h in headers]
+
+    def table(self, name: str, columns: list[_Column]) -> str:
+        """Write a header row and the data rows of ``columns`` as one Excel table."""
+        headers = _unique([c.header for c in columns])
+        self.append(self.header_cells(headers))
+        first = self.row
+        n = len(columns[0].cells) if columns else 0
+        kinds = []
+        for c in columns:
+            if c.formula or c.number_format:
+                tmpl = Cell(self.ws, row=1, column=1)
+                if c.number_format:
+                    tmpl.number_format = c.number_format
+                kinds.append(("cell", tmpl))
+            elif any(is_injection(v) for v in c.cells):
+                kinds.append(("text", None))
+            else:
+                kinds.append(("plain", None))
+        special = [(j, k, t) for j, (k, t) in enumerate(kinds) if k != "plain"]
+        for values in zip(*(c.cells for c in columns), strict=True):
+            row = list(values)
+            for j, kind, tmpl in special:
+                v = row[j]
+                if v is None:
+                    continue
+                if kind == "text":
+                    if is_injection(v):
+                        row[j] = self.text(v)
+                elif self.write_only:  # streamed at once: one styled cell per column will do
+                    tmpl.value = v
+                    row[j] = tmpl
+                else:
+                    cell = Cell(self.ws, row=1, column=1, value=v)
+                    cell._style = copy(tmpl._style)
+                    row[j] = cell
+            self.append(row)
+        last = max(self.row, first + 1)
+        if n == 0:
+            self.append([])
+        ref = f"A{first}:{get_column_letter(len(columns))}{last}"
+        tab = Table(
+            displayName=name,
+            ref=ref,
+            tableColumns=[TableColumn(id=i + 1, name=h) for i, h in enumerate(headers)],
+            autoFilter=AutoFilter(ref=ref),
+            tableStyleInfo=TableStyleInfo(name=self.style.table_style, showRowStripes=True),
+        )
+        with warnings.catch_warnings():
+            # the column names above are the header cells, as write-only mode requires
+            warnings.filterwarnings("ignore", "In write-only mode you must add table columns")
+            self.ws.add_table(tab)
+        self.tables.append(name)
+        return ref
+
+
+def _unique(headers: list[str]) -> list[str]:
+    """Excel table column names must be unique: a repeated header gets ' (2)', ' (3)'."""
+    seen: dict[str, int] = {}
+    out = []
+    for h in headers:
+        h = h or "-"
+        n = seen.get(h, 0) + 1
+        seen[h] = n
+        out.append(h if n == 1 else f"{h} ({n})")
+    return out
+
+
+def _widths(columns: list[_Column]) -> list[float]:
+    out = []
+    for c in columns:
+        sample = [v for v in c.cells[:_WIDTH_SAMPLE] if v is not None]
+        longest = max((display_width(_shown(v)) for v in sample), default=0)
+        header = max((display_width(part) for part in c.header.split()), default=0)
+        out.append(min(_MAX_WIDTH, max(8, longest + 2, header + 2, len(c.header) // 2 + 2)))
+    return out
+
+
+def _shown(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:,.2f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def _table_columns(df: pd.DataFrame, lang: str) -> list[_Column]:
+    """Columns of a plan table: keys, localized headers with units, localized values."""
+    shown = localize(df, lang)
+    keys = [c for c in df.columns if not (c.endswith("_zh") and c[:-3] in df.columns)]
+    return [
+        _Column(key, header, _cell_values(shown[header]), _excel_format(key))
+        for key, header in zip(keys, shown.columns, strict=True)
+    ]
+
+
+def _page_setup(ws, style: AppendixStyle, lang: str, title: str, repeat_header: bool) -> None:
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = style.paper_size
+    ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    if repeat_header:
+        ws.print_title_rows = "1:1"
+    ws.oddHeader.left.text = style.company
+    ws.oddHeader.right.text = title
+    ws.oddFooter.center.text = label("xlsx.footer", lang)
+
+
+def _set_widths(ws, widths: list[float]) -> None:
+    for i, w in enumerate(widths, 1):
+        ws.column_dimensions[get_column_letter(i)].width = w
+
+
+# -- power allocation -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PowerFormulas:
+    columns: dict[str, list]  # key -> formulas (strings starting with '=')
+    note: str
+    policy: float | None
+
+
+def _power_formulas(plan, alloc: pd.DataFrame, lang: str) -> _PowerFormulas:
+    """Live formulas for the power allocation when the rack layout reproduces it."""
+    cols = list(alloc.columns)
+    policy = None
+    if "required_headroom_pct" not in cols:
+        facility = getattr(plan.scenario, "facility", None)
+        policy = getattr(facility, "power_headroom", None)
+    layout = plan.tables.get("rack_layout")
+    reason = None
+    if layout is None or not {"rack", "max_power_kw"} <= set(layout.columns):
+        reason = label("xlsx.note.no_layout", lang)
+    else:
+        sums = layout.groupby("rack", sort=False)["max_power_kw"].sum()
+        counts = layout.groupby("rack", sort=False).size()
+        got = alloc["rack"].map(sums).fillna(0.0).to_numpy(dtype=float)
+        n = alloc["rack"].map(counts).fillna(0).to_numpy(dtype=float)
+        want = alloc["device_power_kw"].to_numpy(dtype=float)
+        bad = ~np.isclose(got, want, rtol=1e-9, atol=1e-9)
+        if "devices" in cols:
+            bad |= n != alloc["devices"].to_numpy(dtype=float)
+        if bad.any():
+            rack = str(alloc["rack"].iloc[int(np.argmax(bad))])
+            reason = label("xlsx.note.layout_mismatch", lang, rack=rack)
+    if reason is not None:
+        return _PowerFormulas({}, label("xlsx.note.power_values", lang, reason=reason), policy)
+
+    letter = {k: get_column_letter(i + 1) for i, k in enumerate(cols)}
+    lay_cols = list(layout.columns)
+    sheet = quote_sheetname(sheet_name("rack_layout", lang))
+    last = len(layout) + 1
+    rack_rng = f"{sheet}!${get_column_letter(lay_cols.index('rack') + 1)}$2:$" + (
+        f"{get_column_letter(lay_cols.index('rack') + 1)}${last}"
+    )
+    kw_col = get_column_letter(lay_cols.index("max_power_kw") + 1)
+    kw_rng = f"{sheet}!${kw_col}$2:${kw_col}${last}"
+    dev = alloc["device_power_kw"].to_numpy(dtype=float)
+    given = alloc["allocated_kw"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(dev > 0, given / dev, np.nan)
+    factor = float(np.nanmedian(ratios)) if np.isfinite(ratios).any() else 1.0
+    factor_ok = np.allclose(dev * factor, given, rtol=1e-9, atol=1e-9)
+    out: dict[str, list] = {}
+    rows = range(2, len(alloc) + 2)
+    r_, d_ = letter["rack"], letter["device_power_kw"]
+    a_, s_ = letter["allocated_kw"], letter["supply_kw"]
+    if "devices" in letter:
+        out["devices"] = [f"=COUNTIF({rack_rng},{r_}{r})" for r in rows]
+    out["device_power_kw"] = [f"=SUMIF({rack_rng},{r_}{r},{kw_rng})" for r in rows]
+    if factor_ok:
+        out["allocated_kw"] = [
+            f"={d_}{r}" if factor == 1.0 else f"={d_}{r}*{factor:.12g}" for r in rows
+        ]
+    if "headroom_kw" in letter:
+        out["headroom_kw"] = [f"={s_}{r}-{a_}{r}" for r in rows]
+    if "headroom_pct" in letter:
+        out["headroom_pct"] = [f"=IF({s_}{r}=0,0,({s_}{r}-{a_}{r})/{s_}{r})" for r in rows]
+    required = None
+    if "required_headroom_pct" in letter:
+        required = [f"{letter['required_headroom_pct']}{r}" for r in rows]
+    elif policy is not None:
+        required = [f"{float(policy):.12g}"] * len(alloc)
+    if "status" in letter and "headroom_pct" in letter and required is not None:
+        p_ = letter["headroom_pct"]
+        word = {s: _q(_label_or(f"status.{s}", lang, s)) for s in ("ok", "low_headroom", "over")}
+        out["status"] = [
+            f'=IF({p_}{r}<0,"{word["over"]}",IF({p_}{r}+1E-12<{q},"{word["low_headroom"]}",'
+            f'"{word["ok"]}"))'
+            for r, q in zip(rows, required, strict=True)
+        ]
+    note = label("xlsx.note.power_formulas", lang, sheet=sheet_name("rack_layout", lang))
+    return _PowerFormulas(out, note, policy)
+
+
+def _q(text: str) -> str:
+    return text.replace('"', '""')
+
+
+def _label_or(key: str, lang: str, default: str | None = None) -> str:
+    """The label of ``key``, or ``default`` (the key itself) when the catalogue has none."""
+    if key in label_catalog().index:
+        return label(key, lang)
+    return key if default is None else default
+
+
+def _power_conditional(ws, alloc: pd.DataFrame, style: AppendixStyle, policy) -> bool:
+    """Mark headroom under the policy (amber) and allocation above the supply (red)."""
+    cols = list(alloc.columns)
+    if "headroom_pct" not in cols or alloc.empty:
+        return False
+    letter = {k: get_column_letter(i + 1) for i, k in enumerate(cols)}
+    last = len(alloc) + 1
+    marked = [k for k in ("headroom_kw", "headroom_pct", "status") if k in letter]
+    p_ = letter["headroom_pct"]
+    red = PatternFill("solid", fgColor=style.over_fill, bgColor=style.over_fill)
+    amber = PatternFill("solid", fgColor=style.low_fill, bgColor=style.low_fill)
+    if "required_headroom_pct" in letter:
+        low = f"${p_}2<${letter['required_headroom_pct']}2"
+    elif policy is not None:
+        low = f"${p_}2<{float(policy):.12g}"
+    else:
+        low = None
+    for k in marked:
+        rng = f"{letter[k]}2:{letter[k]}{last}"
+        ws.conditional_formatting.add(
+            rng, FormulaRule(formula=[f"${p_}2<0"], fill=red, stopIfTrue=True)
+        )
+        if low:
+            ws.conditional_formatting.add(rng, FormulaRule(formula=[low], fill=amber))
+    return low is not None
+
+
+# -- the workbook ---------------------------------------------------------------------------
+
+
+def _new_workbook(style: AppendixStyle, lang: str, write_only: bool) -> Workbook:
+    wb = Workbook(write_only=write_only)
+    # The body font: every cell without a font of its own uses font 0 (scheme=None, so
+    # Excel does not swap in the theme's font).
+    body = Font(name=style.font(lang), size=style.font_size, family=2)
+    wb._fonts = IndexedList([body])
+    if not write_only:
+        wb.remove(wb.active)
+    return wb
+
+
+def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
+    s = w.style
+    ws = w.ws
+    title = label("xlsx.title", lang, name=plan.scenario.name)
+    bold = Font(name=s.font(lang), size=s.title_font_size, bold=True)
+    section = Font(name=s.font(lang), size=s.font_size + 1, bold=True)
+    wrap = Alignment(wrap_text=True, vertical="top")
+    heads = headline_figures(plan)
+    fnd = findings_table(plan.findings, lang)
+    reg = assumption_register(plan.scenario)
+    widths = [34, 44, 18, 60, 60, 60]
+    _set_widths(ws, widths)
+    from .. import __version__
+    from ..core.catalog import load_catalog  # the fingerprint names the catalogue used
+
+    w.append([w.text(title, font=bold)])
+    if plan.scenario.description:
+        w.append([w.text(plan.scenario.description, align=wrap)])
+    w.append([w.text(label("xlsx.generated", lang, version=__version__,
+                           catalog=load_catalog().fingerprint[:12],
+                           date=dt.date.today().isoformat()))])  # fmt: skip
+    w.append([])
+    w.append([w.text(label("xlsx.headline", lang), font=section)])
+    fmt = [_excel_format(k) for k in heads["figure"]]
+    w.table(
+        table_display_name("headline"),
+        [
+            _Column("xlsx.figure", column_label("xlsx.figure", lang),
+                    [_label_or(k, lang) for k in heads["figure"]]),
+            _Column("xlsx.subject", column_label("xlsx.subject", lang),
+                    [_label_or(f"choice.pool.{v}", lang) if f"choice.pool.{v}"
+                     in label_catalog().index else v for v in heads["subject"]]),
+            _Column("xlsx.amount", column_label("xlsx.amount", lang),
+                    [w.styled(v, number_format=f) for v, f in zip(heads["value"], fmt,
+                                                                 strict=True)]),
+            _Column("xlsx.unit", column_label("xlsx.unit", lang),
+                    [unit(k) for k in heads["figure"]]),
+        ],
+    )  # fmt: skip
+    w.append([])
+    if notes:
+        w.append([w.text(label("xlsx.notes", lang), font=section)])
+        for n in notes:
+            w.append([w.text(n)])
+        w.append([])
+    w.append([w.text(label("xlsx.findings", lang), font=section)])
+    if not fnd.empty:
+        w.table(table_display_name("findings"), _table_columns(fnd, lang))
+    w.append([])
+    w.append([w.text(label("xlsx.assumptions", lang), font=section)])
+    w.table(
+        table_display_name("assumptions"),
+        [
+            _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
+            _Column("xlsx.setting", column_label("xlsx.setting", lang),
+                    _cell_values(reg["value"])),
+            _Column("xlsx.source", column_label("xlsx.source", lang),
+                    list(reg["description"])),
+        ],
+    )  # fmt: skip
+    if s.logo is not None:
+        from openpyxl.drawing.image import Image
+
+        try:
+            ws.add_image(Image(str(s.logo)), s.logo_cell)
+        except ImportError:
+            raise HubplanError(
+                f"style logo = {str(s.logo)!r}: embedding an image needs Pillow "
+                "(pip install pillow), or set logo: null"
+            ) from None
+    _page_setup(ws, s, lang, title, repeat_header=False)
+
+
+def _plan_sheets(plan) -> tuple[list[str], list[tuple[str, str]]]:
+    """Tables to write, and (note key, table) for those left out."""
+    write, left = [], []
+    for t in SHEET_TABLES:
+        df = plan.tables.get(t)
+        if df is None:
+            if t in ("equipment_list", "power_allocation", "compute_inventory"):
+                left.append(("xlsx.note.missing", t))
+        elif df.empty or len(df.columns) == 0:
+            left.append(("xlsx.note.empty", t))
+        else:
+            write.append(t)
+    return write, left
+
+
+def _choose_write_only(plan, tables: list[str], write_only: bool | None) -> bool:
+    if write_only is not None:
+        return write_only
+    return sum(len(plan.tables[t]) for t in tables) > WRITE_ONLY_ROWS
+
+
+def build_appendix(
+    plan, lang: str = "en", *, style: str | Path | AppendixStyle | None = None,
+    write_only: bool | None = None,
+) -> Workbook:  # fmt: skip
+    """The proposal appendix of ``plan`` as an openpyxl Workbook, in ``lang``.
+
+    Parameters
+    ----------
+    plan : hubplan.Plan
+    lang : {'en', 'zh'}
+    style : path or AppendixStyle, optional
+        A style YAML laid over ``templates/appendix/style.yaml``.
+    write_only : bool, optional
+        Stream rows (openpyxl write-only mode). Default: when the sheets hold more than
+        :data:`WRITE_ONLY_ROWS` rows. A write-only workbook can be saved once and its
+        cells cannot be read back before saving.
+
+    >>> import hubplan
+    >>> wb = build_appendix(hubplan.build_plan(hubplan.default_scenario()), "zh")
+    >>> wb.sheetnames[:4]
+    ['摘要', 'IP 地址规划', '端口连接表', '训练作业']
+    """
+    lang = normalize_language(lang)
+    st = style if isinstance(style, AppendixStyle) else load_style(style)
+    tables, left = _plan_sheets(plan)
+    wo = _choose_write_only(plan, tables, write_only)
+    wb = _new_workbook(st, lang, wo)
+    notes = [label(k, lang, sheet=sheet_name(t, lang), table=t) for k, t in left]
+    power = None
+    if "power_allocation" in tables:
+        power = _power_formulas(plan, plan.tables["power_allocation"], lang)
+        notes.append(power.note)
+        if (power.policy is None and "required_headroom_pct"
+                not in plan.tables["power_allocation"].columns):  # fmt: skip
+            notes.append(label("xlsx.note.no_policy", lang))
+    summary = wb.create_sheet(sheet_name("summary", lang))
+    _summary(_Writer(wb, summary, st, lang, wo), plan, lang, notes)
+    for t in tables:
+        df = plan.tables[t]
+        title = sheet_name(t, lang)
+        ws = wb.create_sheet(title)
+        columns = _table_columns(df, lang)
+        if t == "power_allocation" and power is not None:
+            for c in columns:
+                if c.key in power.columns:
+                    c.cells, c.formula = power.columns[c.key], True
+        _set_widths(ws, _widths(columns))
+        ws.freeze_panes = "A2"
+        w = _Writer(wb, ws, st, lang, wo)
+        w.table(table_display_name(t), columns)
+        if t == "power_allocation":
+            _power_conditional(ws, df, st, power.policy if power else None)
+        _page_setup(ws, st, lang, title, repeat_header=True)
+    _properties(wb, plan, st, lang)
+    return wb
+
+
+def _properties(wb: Workbook, plan, style: AppendixStyle, lang: str) -> None:
+    from .. import __version__
+
+    p = wb.properties
+    p.title = label("xlsx.title", lang, name=plan.scenario.name)
+    p.subject = plan.scenario.name
+    p.description = plan.scenario.description or None
+    p.creator = style.company or "hubplan"
+    p.lastModifiedBy = f"hubplan {__version__}"
+    p.keywords = "hubplan; appendix; equipment list; IP plan; power allocation; port map"
+    p.category = label("sheet.summary", lang)
+    p.language = "zh-CN" if lang == "zh" else "en"
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0, tzinfo=None)
+    p.created = p.modified = now
+
+
+def save_atomic(wb: Workbook, path: str | Path) -> Path:
+    """Save ``wb`` to ``path`` through a temporary file in the same folder and
+    ``os.replace``: a failed or interrupted save leaves any earlier file intact."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise HubplanError(f"xlsx = {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".xlsx.tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        wb.save(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except PermissionError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise HubplanError(
+            f"xlsx = {str(path)!r}: cannot replace the file ({exc.strerror}); "
+            "close it in Excel and export again"
+        ) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_appendix(
+    plan, path: str | Path, lang: str = "en", *,
+    style: str | Path | AppendixStyle | None = None, write_only: bool | None = None,
+) -> Path:  # fmt: skip
+    """Write the proposal appendix of ``plan`` to ``path`` (xlsx), atomically.
+
+    Returns the path written. See :func:`build_appendix` for the parameters.
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".xlsx":
+        raise HubplanError(f"xlsx = {str(path)!r}: the appendix file must end in .xlsx")
+    return save_atomic(build_appendix(plan, lang, style=style, write_only=write_only), path)

@@ -1,0 +1,413 @@
+"""The proposal appendix (xlsx) and the NetBox import files.
+
+Every sheet is read back with openpyxl and compared with the Plan's tables; LibreOffice
+recalculates the power-allocation formulas and prints the workbook to PDF.
+"""
+
+import csv
+import dataclasses
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+import hubplan
+from hubplan.cli import main as cli_main
+from hubplan.core.labels import catalog as label_catalog
+from hubplan.export import (
+    NETBOX_VERSION,
+    build_appendix,
+    load_style,
+    sheet_name,
+    write_appendix,
+    write_netbox,
+)
+from hubplan.export import xlsx as xlsx_mod
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return hubplan.build_plan(hubplan.default_scenario())
+
+
+def _rows(ws, first=1):
+    return [list(r) for r in ws.iter_rows(min_row=first, values_only=True)]
+
+
+def _same(cell, want):
+    if want is None or want == "" or (isinstance(want, float) and math.isnan(want)):
+        return cell is None  # an empty cell (xlsx has no empty strings)
+    if isinstance(want, bool):
+        return cell is want
+    if isinstance(want, int | float):
+        return cell == pytest.approx(want, rel=1e-12, abs=1e-12)
+    return cell == str(want)
+
+
+@pytest.mark.parametrize("write_only", [False, True])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_only):
+    path = write_appendix(plan, tmp_path / "a.xlsx", lang, write_only=write_only)
+    wb = openpyxl.load_workbook(path)
+    tables, _ = xlsx_mod._plan_sheets(plan)
+    assert wb.sheetnames == [sheet_name("summary", lang)] + [sheet_name(t, lang) for t in tables]
+    assert "port_map" in tables and "ip_plan" in tables and "training" in tables
+    for t in tables:
+        ws = wb[sheet_name(t, lang)]
+        want = plan.table(t, lang)
+        rows = _rows(ws)
+        assert rows[0] == list(want.columns), t
+        assert len(rows) - 1 == len(want), t
+        for got, (_, exp) in zip(rows[1:], want.iterrows(), strict=True):
+            for g, e, col in zip(got, exp.tolist(), want.columns, strict=True):
+                assert _same(g, e), (t, col, g, e)
+
+
+def test_sheet_craft(plan, tmp_path):
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", "zh"))
+    names = []
+    for ws in wb.worksheets:
+        assert len(ws.title) <= 31
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.sheet_properties.pageSetUpPr.fitToPage
+        assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
+        names += list(ws.tables)
+        if ws.title != "摘要":
+            assert len(ws.tables) == 1
+            assert ws.freeze_panes == "A2"
+            assert ws.print_title_rows == "$1:$1"
+            (tab,) = ws.tables.values()
+            assert tab.ref == f"A1:{openpyxl.utils.get_column_letter(ws.max_column)}{ws.max_row}"
+            assert ws.column_dimensions["A"].width >= 8
+    assert len(names) == len(set(names))
+    # number formats and units come from the label catalogue
+    pm = wb["端口连接表"]
+    header = [c.value for c in pm[1]]
+    speed = header.index("速率 [Gb/s]") + 1
+    assert pm.cell(2, speed).number_format == label_catalog().loc["speed_gbps", "excel_format"]
+    pools = wb["资源池"]
+    capex = [c.value for c in pools[1]].index("硬件投资 [USD]") + 1
+    assert pools.cell(2, capex).number_format == "#,##0"
+    assert pools.cell(2, capex).value == 4_860_000  # 18 DGX H100 × US$270 000
+    assert wb.properties.language == "zh-CN" and wb.properties.title.endswith("方案附表")
+
+
+def test_summary_headline_findings_and_assumptions(plan, tmp_path):
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", "en"))
+    ws = wb["Summary"]
+    assert set(ws.tables) == {"tbl_headline", "tbl_findings", "tbl_assumptions"}
+    rows = _rows(ws)
+    flat = {(r[0], r[1]): r[2] for r in rows if r[0] is not None}
+    # the worked example: 144 training + 16 inference H100 = 160 in the fleet row
+    assert flat[("Total GPUs", "H100 SXM5 80GB / DGX H100")] == 160
+    assert flat[("Links in the port map", None)] == len(plan["port_map"]) == 540
+    assert flat[("workload.training[0].mfu", 0.45)] is not None  # value and its source
+    src = next(r[2] for r in rows if r[0] == "workload.training[0].mfu")
+    assert "Llama 3" in src or "planning" in src
+    findings = [r for r in rows if r[3] == "binding_compute"]
+    assert findings and findings[0][4].startswith("Compute binds")
+    # a plan without the facility stage says which sheets it leaves out
+    bare = hubplan.build_plan(plan.scenario, until="network")
+    assert "equipment_list" not in bare.tables
+    rows = _rows(build_appendix(bare)["Summary"])
+    assert (
+        "No Equipment list sheet: the plan has no equipment_list table (its stage has not run)."
+        in [r[0] for r in rows]
+    )
+
+
+def test_user_text_is_never_a_formula(tmp_path):
+    evil = hubplan.default_scenario().with_changes(
+        {
+            "name": '=HYPERLINK("http://x","click")',
+            "description": "@SUM(1+1)",
+            "workload.training.0.name": "-2+3",
+        }
+    )
+    plan = hubplan.build_plan(evil)
+    path = write_appendix(plan, tmp_path / "a.xlsx", write_only=True)
+    wb = openpyxl.load_workbook(path)
+    cells = [
+        c
+        for ws in wb
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith(("=", "@", "-2+3"))
+    ]
+    assert cells
+    assert all(c.data_type == "s" and c.quotePrefix for c in cells)
+    assert wb["Training"]["A2"].value == "-2+3"
+
+
+def test_a_failed_save_leaves_the_earlier_file(plan, tmp_path, monkeypatch):
+    path = write_appendix(plan, tmp_path / "a.xlsx")
+    before = path.read_bytes()
+
+    def broken_save(self, filename):
+        Path(filename).write_bytes(b"PK\x03\x04 half a zip")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(openpyxl.Workbook, "save", broken_save)
+    with pytest.raises(OSError, match="disk full"):
+        write_appendix(plan, path, "zh")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.xlsx"]  # no temp file left
+
+
+def test_bad_paths_and_styles(plan, tmp_path):
+    with pytest.raises(hubplan.HubplanError, match=r"must end in \.xlsx"):
+        write_appendix(plan, tmp_path / "a.csv")
+    with pytest.raises(hubplan.HubplanError, match="does not exist"):
+        write_appendix(plan, tmp_path / "no" / "a.xlsx")
+    bad = tmp_path / "style.yaml"
+    bad.write_text("header: {fil: '000000'}\n")
+    with pytest.raises(hubplan.HubplanError, match=r"style key header\.'fil' is unknown"):
+        load_style(bad)
+    bad.write_text("header: {fill: red}\n")
+    with pytest.raises(hubplan.HubplanError, match=r"header\.fill = 'red'"):
+        load_style(bad)
+
+
+def test_a_consultancy_style_restyles_without_code(plan, tmp_path):
+    style = tmp_path / "ours.yaml"
+    style.write_text("company: ACME 咨询\nfont: {zh: SimSun}\nheader: {fill: '#C00000'}\n",
+                     encoding="utf-8")  # fmt: skip
+    wb = build_appendix(plan, "zh", style=style)
+    ws = wb["端口连接表"]
+    assert ws["A1"].fill.fgColor.rgb == "00C00000"
+    assert ws["A2"].font.name == "SimSun"  # the body font
+    assert ws.oddHeader.left.text == "ACME 咨询"
+    assert wb.properties.creator == "ACME 咨询"
+
+
+def test_a_logo_without_pillow_is_a_clear_error(plan, tmp_path):
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("Pillow is installed: the logo is embedded")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    style = tmp_path / "s.yaml"
+    style.write_text("logo: logo.png\n")
+    with pytest.raises(hubplan.HubplanError, match="needs Pillow"):
+        build_appendix(plan, style=style)
+
+
+# -- power allocation: live formulas ---------------------------------------------------------
+
+# Hand-built facility tables (the facility stage's columns): rack A01 holds three DGX H100 at
+# 10.2 kW nameplate (NVIDIA DGX H100 user guide) = 30.6 kW of a 40 kW supply: 9.4 kW and
+# 23.5 % headroom, above the planning guide's 15 %; rack A02 holds one DGX (10.2) and one
+# QM9700 switch (1.72 kW) = 11.92 kW of 12 kW: 0.08 kW, 0.67 % headroom -> low_headroom.
+LAYOUT = pd.DataFrame({
+    "device": ["train-0001", "train-0002", "train-0003", "compute-leaf-01", "train-0004"],
+    "device_type": ["gpu_server"] * 3 + ["switch", "gpu_server"],
+    "model": ["DGX H100"] * 3 + ["QM9700", "DGX H100"],
+    "rack": ["A01", "A01", "A01", "A02", "A02"],
+    "u_position": [2, 12, 22, 40, 2], "u_height": [8, 8, 8, 1, 8],
+    "max_power_kw": [10.2, 10.2, 10.2, 1.72, 10.2],
+})  # fmt: skip
+ALLOC = pd.DataFrame({
+    "rack": ["A01", "A02"], "devices": [3, 2], "device_power_kw": [30.6, 11.92],
+    "allocated_kw": [30.6, 11.92], "supply_kw": [40.0, 12.0], "headroom_kw": [9.4, 0.08],
+    "headroom_pct": [0.235, 0.08 / 12], "required_headroom_pct": [0.15, 0.15],
+    "status": ["ok", "low_headroom"],
+})  # fmt: skip
+HAND = {"A01": (3, 30.6, 30.6, 9.4, 0.235, "ok"),
+        "A02": (2, 11.92, 11.92, 0.08, 0.0066666667, "low_headroom")}  # fmt: skip
+
+
+def _with(plan, **tables):
+    return dataclasses.replace(plan, tables={**plan.tables, **tables})
+
+
+def test_power_allocation_is_live_formulas(plan, tmp_path):
+    p = _with(plan, rack_layout=LAYOUT, power_allocation=ALLOC)
+    wb = openpyxl.load_workbook(write_appendix(p, tmp_path / "a.xlsx"))
+    ws = wb[sheet_name("power_allocation", "en")]
+    row2 = [c.value for c in ws[2]]
+    assert row2[0] == "A01" and row2[4] == 40
+    assert row2[1] == "=COUNTIF('Rack layout'!$D$2:$D$6,A2)"
+    assert row2[2] == "=SUMIF('Rack layout'!$D$2:$D$6,A2,'Rack layout'!$G$2:$G$6)"
+    assert row2[3] == "=C2" and row2[5] == "=E2-D2"
+    assert row2[8].startswith("=IF(G2<0,")
+    rules = [r.formula[0] for cf in ws.conditional_formatting for r in cf.rules]
+    assert "$G2<0" in rules and "$G2<$H2" in rules
+    # sized for inrush (× 1.5): the allocated column multiplies the device power
+    sized = ALLOC.assign(allocated_kw=ALLOC["device_power_kw"] * 1.5)
+    wb = build_appendix(_with(plan, rack_layout=LAYOUT, power_allocation=sized))
+    assert wb[sheet_name("power_allocation", "en")]["D2"].value == "=C2*1.5"
+
+
+def test_power_allocation_falls_back_to_values_when_the_layout_disagrees(plan):
+    wrong = LAYOUT.assign(max_power_kw=[10.2, 10.2, 9.0, 1.72, 10.2])
+    wb = build_appendix(_with(plan, rack_layout=wrong, power_allocation=ALLOC))
+    ws = wb[sheet_name("power_allocation", "en")]
+    assert ws["C2"].value == 30.6  # the plan's number, not a formula that disagrees with it
+    notes = [c.value for c in wb["Summary"]["A"] if isinstance(c.value, str)]
+    assert any("does not add up to the device power of rack A01" in n for n in notes)
+
+
+def _soffice(src: Path, fmt: str, out: Path, profile: Path) -> Path:
+    exe = shutil.which("soffice")
+    if exe is None:
+        pytest.skip("LibreOffice (soffice) is not installed; `make test` installs it")
+    # its own profile per run: two runs sharing one hand their work to the first instance
+    subprocess.run(
+        [exe, "--headless", "--norestore", "--nolockcheck",
+         f"-env:UserInstallation={profile.as_uri()}", "--convert-to", fmt,
+         "--outdir", str(out), str(src)],
+        check=False, capture_output=True, timeout=180,
+        env={**os.environ, "HOME": str(profile.parent)},
+    )  # fmt: skip
+    result = out / f"{src.stem}.{fmt}"
+    # soffice exits 0 even when it fails: the file is the only proof
+    assert result.is_file(), f"LibreOffice did not write {result}"
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_libreoffice_recalculates_to_the_plans_numbers_and_prints(plan, tmp_path, lang):
+    evil = plan.scenario.with_changes({"description": '=HYPERLINK("http://x","click")'})
+    p = dataclasses.replace(plan, scenario=evil, tables={
+        **plan.tables, "rack_layout": LAYOUT, "power_allocation": ALLOC})  # fmt: skip
+    src = write_appendix(p, tmp_path / "appendix.xlsx", lang)
+    recalced = _soffice(src, "xlsx", tmp_path / "lo", tmp_path / "profile")
+    wb = openpyxl.load_workbook(recalced, data_only=True)
+    ws = wb[sheet_name("power_allocation", lang)]
+    # the status words in this language, as the plan's table shows them
+    words = dict(zip(ALLOC["status"], p.table("power_allocation", lang).iloc[:, 8], strict=True))
+    for row in ws.iter_rows(min_row=2, values_only=True):
+        devices, device_kw, alloc_kw, headroom_kw, pct, st = HAND[row[0]]
+        assert row[1] == devices
+        assert row[2] == pytest.approx(device_kw)
+        assert row[3] == pytest.approx(alloc_kw)
+        assert row[5] == pytest.approx(headroom_kw)
+        assert row[6] == pytest.approx(pct, rel=1e-6)
+        assert row[8] == words[st]
+    # and the pandas values of the plan, cell for cell
+    want = p["power_allocation"]
+    got = pd.DataFrame(_rows(ws, 2), columns=list(want.columns))
+    for col in ("devices", "device_power_kw", "allocated_kw", "headroom_kw", "headroom_pct"):
+        assert got[col].tolist() == pytest.approx(want[col].tolist(), rel=1e-9), col
+    summary = wb[sheet_name("summary", lang)]
+    assert summary["A2"].value == '=HYPERLINK("http://x","click")'  # still text after LO
+    pdf = _soffice(src, "pdf", tmp_path / "pdf", tmp_path / "profile2")
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+
+
+# -- NetBox -----------------------------------------------------------------------------------
+
+# Meta.fields of NetBox's CSV import forms at v4.6.8 (tag v4.6.8, commit 3db98de7):
+# netbox/dcim/forms/bulk_import.py and netbox/ipam/forms/bulk_import.py.
+NETBOX_FORMS = {
+    "sites": "name slug status region group tenant facility time_zone description "
+             "physical_address shipping_address latitude longitude owner comments tags",
+    "manufacturers": "name slug description owner comments tags",
+    "device_roles": "name slug parent color vm_role config_template description owner "
+                    "comments tags",
+    "racks": "site location group name facility_id tenant status role rack_type form_factor "
+             "serial asset_tag width u_height desc_units outer_width outer_height outer_depth "
+             "outer_unit mounting_depth airflow weight max_weight weight_unit description owner "
+             "comments tags",
+    "device_types": "manufacturer default_platform model slug part_number u_height "
+                    "exclude_from_utilization is_full_depth subdevice_role airflow description "
+                    "weight weight_unit owner comments tags",
+    "devices": "name role tenant manufacturer device_type platform serial asset_tag status site "
+               "location rack position face latitude longitude parent device_bay airflow "
+               "virtual_chassis vc_position vc_priority cluster description config_template "
+               "owner comments tags",
+    "interfaces": "device name label parent bridge lag type speed duplex enabled mark_connected "
+                  "wwn vdcs mtu mgmt_only description poe_mode poe_type mode vlan_group "
+                  "untagged_vlan tagged_vlans qinq_svlan vrf rf_role rf_channel "
+                  "rf_channel_frequency rf_channel_width tx_power owner tags",
+    "cables": "side_a_site side_a_device side_a_power_panel side_a_type side_a_name side_b_site "
+              "side_b_device side_b_power_panel side_b_type side_b_name type status profile "
+              "tenant bundle label color length length_unit description owner comments tags",
+    "power_panels": "site location name description owner comments tags",
+    "power_feeds": "site power_panel location rack name status type mark_connected supply phase "
+                   "voltage amperage max_utilization tenant description owner comments tags",
+    "prefixes": "prefix vrf tenant vlan_group vlan_site vlan status role scope_type scope_name "
+                "scope_id is_pool mark_utilized description owner comments tags",
+    "ip_addresses": "address vrf tenant status role device virtual_machine interface fhrp_group "
+                    "is_primary is_oob dns_name description owner comments tags",
+}  # fmt: skip
+# Fields without which NetBox rejects the row (model fields that are not blank=True).
+NETBOX_REQUIRED = {
+    "sites": {"name", "slug", "status"}, "racks": {"site", "name", "status"},
+    "device_types": {"manufacturer", "model", "slug"},
+    "devices": {"role", "manufacturer", "device_type", "status", "site"},
+    "interfaces": {"device", "name", "type"},
+    "cables": {"side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
+               "side_b_name"},
+    "power_panels": {"site", "name"},
+    "power_feeds": {"power_panel", "name", "status", "type", "supply", "phase", "voltage",
+                    "amperage"},
+    "prefixes": {"prefix", "status"}, "ip_addresses": {"address", "status"},
+}  # fmt: skip
+
+
+def _read_csv(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_netbox_files_carry_netboxs_own_headers(plan, tmp_path):
+    assert NETBOX_VERSION == "4.6.8"
+    p = _with(plan, rack_layout=LAYOUT, power_allocation=ALLOC.assign(row=["A", "A"]),
+              racks=pd.DataFrame({"rack": ["A01", "A02"], "kind": "compute", "u_total": 42,
+                                  "max_kg": 1200.0}))  # fmt: skip
+    files = write_netbox(p, tmp_path / "nb")
+    assert set(files) == set(NETBOX_FORMS)
+    for name, path in files.items():
+        rows = _read_csv(path)
+        header = rows[0]
+        assert set(header) <= set(NETBOX_FORMS[name].split()), name
+        assert NETBOX_REQUIRED.get(name, set()) <= set(header), name
+        assert len(set(header)) == len(header)
+    ips = _read_csv(files["ip_addresses"])
+    assert len(ips) - 1 == len(plan["ip_plan"]) == 300
+    assert ips[1][0] == "10.0.0.2/26" and ["10.0.0.0/26", "planned", "compute"] in _read_csv(
+        files["prefixes"]
+    )  # 10.0.0.2 in a /26 -> network 10.0.0.0/26
+    assert len(_read_csv(files["cables"])) - 1 == len(plan["port_map"])
+    iface = {(r[0], r[1]): r for r in _read_csv(files["interfaces"])[1:]}
+    # 400 Gb/s in NetBox's kbps
+    assert iface[("train-0001", "rail1")][2:4] == ["400gbase-x-osfp", "400000000"]
+    feeds = _read_csv(files["power_feeds"])
+    # A and B feeds per rack; 40 kW at 400 V three-phase: 40 000 / (√3 × 400) = 57.7 -> 58 A
+    assert feeds[1][2:4] == ["A01", "A01-A"] and feeds[1][9] == "58" and len(feeds) == 5
+
+
+def test_netbox_without_the_facility_stage_writes_the_network_files(plan, tmp_path):
+    files = write_netbox(hubplan.build_plan(plan.scenario, until="network"), tmp_path / "nb")
+    assert list(files) == ["sites", "device_roles", "interfaces", "cables", "prefixes",
+                           "ip_addresses"]  # fmt: skip
+
+
+def test_netbox_text_is_csv_safe(tmp_path):
+    evil = hubplan.default_scenario().with_changes({"name": "=cmd|' /C calc'!A0"})
+    files = write_netbox(hubplan.build_plan(evil), tmp_path / "nb")
+    assert _read_csv(files["sites"])[1][0] == "'=cmd|' /C calc'!A0"
+
+
+# -- CLI --------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_cli_plan_writes_the_appendix_and_netbox(tmp_path, capsys):
+    out = tmp_path / "appendix.xlsx"
+    rc = cli_main(["plan", "--xlsx", str(out), "--netbox", str(tmp_path / "nb"),
+                   "--lang", "zh"])  # fmt: skip
+    text = capsys.readouterr().out
+    assert rc == 0 and out.is_file()
+    assert f"附表已写入 {out}" in text and "GPU 合计 (H100 SXM5 80GB / DGX H100): 160" in text
+    assert "摘要" in openpyxl.load_workbook(out).sheetnames
+    assert (tmp_path / "nb" / "cables.csv").is_file()
