@@ -25,6 +25,7 @@ from .core.catalog import Catalog, load_catalog
 from .core.findings import Finding, findings_frame
 from .core.labels import localize
 from .core.stage import Stage, StageResult
+from .cost.stage import STAGE as COST
 from .network.stage import STAGE as NETWORK
 from .scenario import Scenario
 from .server.stage import STAGE as SERVER
@@ -38,6 +39,7 @@ STAGES: tuple[Stage, ...] = (
     SERVER,
     STORAGE,
     NETWORK,
+    COST,
 )
 
 #: How many past results each stage keeps (a workshop flips between a few settings).

@@ -26,6 +26,7 @@ from .accelerator.section import Selection
 from .core.errors import ScenarioError
 from .core.paths import templates_dir
 from .core.section import Section
+from .cost.section import Cost
 from .network.section import Network
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
 from .server.section import ServerPolicy
@@ -42,7 +43,7 @@ from .workload.section import (
 SCHEMA_VERSION = 1
 
 __all__ = [
-    "SCHEMA_VERSION", "Architecture", "DevelopmentPool", "ExistingServers",
+    "SCHEMA_VERSION", "Architecture", "Cost", "DevelopmentPool", "ExistingServers",
     "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "Scenario", "Selection",
     "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
     "load_scenario",
@@ -62,6 +63,7 @@ class Scenario(Section):
     server: ServerPolicy = Field(default_factory=ServerPolicy)
     storage: Storage = Field(default_factory=Storage)
     network: Network = Field(default_factory=Network)
+    cost: Cost = Field(default_factory=Cost)
 
     # -- construction ----------------------------------------------------------------
     @classmethod
