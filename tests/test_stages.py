@@ -10,11 +10,16 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    assert [s.name for s in STAGES] == ["workload", "accelerator", "server", "storage", "network",
-                                     "cost"]
+    assert [s.name for s in STAGES] == [
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+        "network",
+        "cost",
+    ]
     plan = build_plan(default, cache=False)
-    assert plan.stages_run == ("workload", "accelerator", "server", "storage", "network",
-                               "cost")
+    assert plan.stages_run == ("workload", "accelerator", "server", "storage", "network", "cost")
     declared = {t for s in STAGES for t in s.provides}
     assert set(plan.tables) == declared
     # every stage reads only tables that an earlier stage provides
@@ -58,8 +63,14 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     assert int(plan["training"].loc[0, "gpus"]) == 136
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
-    assert build_plan(s).stages_run == ("workload", "accelerator", "server", "storage", "network",
-                               "cost")
+    assert build_plan(s).stages_run == (
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+        "network",
+        "cost",
+    )
 
 
 def test_cached_plan_equals_a_fresh_one(default):
