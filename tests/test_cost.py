@@ -269,7 +269,7 @@ def test_cloud_catalogue_is_sourced():
 def test_bad_input_names_the_field(default):
     with pytest.raises(CatalogError, match=r"cost.cloud_offer = 'AWS p9'.*closest"):
         hubplan.build_plan(default.with_changes({"cost.cloud_offer": "AWS p9"}))
-    with pytest.raises(ScenarioError, match="cost.utilisation"):
+    with pytest.raises(ScenarioError, match=r"cost\.utilisation"):
         default.with_changes({"cost.utilisation": 1.5})
     with pytest.raises(ScenarioError, match=r"low \(0.9\) must be <= high"):
         default.with_changes({"cost.ranges": [{"name": "mfu", "low": 0.9, "high": 0.5}]})
@@ -287,3 +287,25 @@ def test_scenarios_side_by_side(plan, default):
     )
     assert ratio == pytest.approx(0.7 / 0.4)
     assert np.isfinite(table["capex_usd"]).all()
+
+
+def test_cost_panel_headless():
+    from hubplan.views import CostPanel
+
+    p = CostPanel()
+    # 1 097 680 / 838 857.6 = 1.31 USD per useful GPU-hour; 19 unpriced capex lines
+    assert "1.31 USD per useful GPU-hour" in p.summary.value
+    assert "excluding 19 unpriced lines" in p.summary.value
+    # manual allocation at 40 %: 1.3085 × 0.7 / 0.4 = 2.29, and the finding shows
+    p.controls["utilisation"].value = 0.4
+    assert "2.29 USD per useful GPU-hour" in p.summary.value
+    assert "manual-allocation range" in p.findings.value
+    p.controls["cloud_offer"].value = "AWS p5 capacity block"
+    assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"
+    p.language.value = "zh"
+    assert "每有效 GPU 小时" in p.summary.value
+    spec = p.curve_chart.chart.to_dict()
+    assert spec["layer"][1]["mark"]["type"] == "rule"
+    tornado = p.tornado_chart.chart.to_dict()
+    assert tornado["layer"][0]["mark"]["type"] == "bar"
+    assert p.breakdown_chart.chart.to_dict()["mark"]["type"] == "bar"

@@ -13,7 +13,7 @@ from typing import Any
 _LAZY = {
     "AcceleratorPanel": ".panels", "PlanPanel": ".panels", "ServerPanel": ".panels",
     "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
-    "charts": ".charts",
+    "charts": ".charts", "CostPanel": ".cost",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY)
