@@ -42,6 +42,7 @@ test: lint pytest
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_plan.py
 	$(BIN)/python benchmarks/bench_network.py
+	$(BIN)/python benchmarks/bench_cost.py
 
 # Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
 notebooks: $(STAMP)
