@@ -7,8 +7,10 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
-['candidates', 'checkpoint_plan', 'compute_claims', 'fabric', 'hot_fill', 'inference',
- 'ip_plan', 'latency_budget', 'pool_demand', 'pools', 'port_map', 'port_use', 'rdma_settings',
+['candidates', 'checkpoint_plan', 'compute_claims', 'cost_capex', 'cost_curve',
+ 'cost_monte_carlo', 'cost_opex', 'cost_phasing', 'cost_summary', 'cost_tornado',
+ 'fabric', 'hot_fill', 'inference', 'ip_plan', 'latency_budget', 'pool_demand', 'pools',
+ 'port_map', 'port_use', 'rdma_settings',
  'server_checks', 'storage_bandwidth', 'storage_content', 'storage_dr', 'storage_nodes',
  'storage_tiers', 'switches', 'training', 'training_curve', 'training_memory', 'transceivers']
 """

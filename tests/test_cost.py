@@ -38,7 +38,13 @@ def _inputs(plan):
 
 
 # A facility as the facility stage will provide it: 200 kW of IT at typical draw.
-FACILITY_POWER = pd.DataFrame({"scope": ["gpu_server", "total"], "it_typical_kw": [180.0, 200.0]})
+FACILITY_POWER = pd.DataFrame(
+    {
+        "scope": ["gpu_server", "total"],
+        "it_nameplate_kw": [230.0, 250.0],
+        "it_typical_kw": [180.0, 200.0],
+    }
+)
 FACILITY = SimpleNamespace(pue=1.25, electricity_usd_per_kwh=0.088)
 
 
@@ -93,8 +99,9 @@ def test_capex_total_is_not_flagged_when_everything_is_priced(plan):
     lines = r.tables["cost_capex"].set_index("category")
     # network: 8 + 4 + 1 + 1 + 1 = 15 switches × $20 000 = $300 000; spares 5 % = $15 000
     assert lines.loc["network_spares", "capex_usd"] == pytest.approx(15_000)
-    # storage 6 nodes × $10 000; fit-out 200 kW × $11 700 = $2.34 M
-    assert lines.loc["facility_fitout", "capex_usd"] == pytest.approx(2_340_000)
+    # storage 6 nodes × $10 000; fit-out for the 250 kW critical (nameplate) load ×
+    # $11 700 = $2.925 M
+    assert lines.loc["facility_fitout", "capex_usd"] == pytest.approx(2_925_000)
     # installation 5 % of hardware: (5 488 400 + 60 000 + 300 000) × 0.05 = 292 420
     assert lines.loc["installation", "capex_usd"] == pytest.approx(292_420)
 

@@ -98,12 +98,15 @@ def _goodput(cost: Cost, training: pd.DataFrame) -> float:
     return float((training["goodput"] * training["gpus"]).sum() / training["gpus"].sum())
 
 
-def _it_kw(tables: dict[str, pd.DataFrame]) -> float:
+def _it_kw(tables: dict[str, pd.DataFrame], column: str) -> float:
+    """The facility stage's total IT power: ``it_typical_kw`` (energy) or
+    ``it_nameplate_kw`` (the critical load a fit-out or a colocation contract is sized
+    for); NaN before the facility stage is in the plan."""
     power = tables.get("facility_power")
     if power is None or power.empty:
         return math.nan
     total = power[power["scope"] == "total"]
-    return float(total["it_typical_kw"].iloc[0]) if len(total) else math.nan
+    return float(total[column].iloc[0]) if len(total) else math.nan
 
 
 def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
@@ -137,7 +140,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     optics = tables["transceivers"]
     pue = float(facility.pue) if facility is not None else math.nan
     tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
-    it_kw = _it_kw(tables)
+    it_kw = _it_kw(tables, "it_typical_kw")
+    critical_kw = _it_kw(tables, "it_nameplate_kw")
 
     # -- capex ---------------------------------------------------------------------------
     rows = server_lines(pools, _price_sources(pools, catalog))
@@ -156,10 +160,13 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
                            "section_installation_share")  # fmt: skip
     extra = [spares, install]
     if cost.site == "own_building":
-        fit = fitout_usd(it_kw, cost.fitout_usd_per_kw) if cost.fitout_usd_per_kw is not None \
-            else math.nan  # fmt: skip
+        fit = (
+            fitout_usd(critical_kw, cost.fitout_usd_per_kw)
+            if cost.fitout_usd_per_kw is not None
+            else math.nan
+        )
         extra.append({"category": "facility_fitout", "item": "facility_fitout",
-                      "line_quantity": it_kw, "unit": "kw",
+                      "line_quantity": critical_kw, "unit": "kw",
                       "line_unit_usd": cost.fitout_usd_per_kw or math.nan,
                       "capex_usd": fit, "priced": not math.isnan(fit),
                       "price_basis": "section_fitout_usd_per_kw" if not math.isnan(fit)
@@ -187,9 +194,9 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         opex.append(_opex("staff", role.role, role.headcount, "fte", role.usd_per_year, amount,
                           "section_staff"))  # fmt: skip
     if cost.site == "colocation":
-        rent = (colocation_usd_per_year(it_kw, cost.colocation_usd_per_kw_month)
+        rent = (colocation_usd_per_year(critical_kw, cost.colocation_usd_per_kw_month)
                 if cost.colocation_usd_per_kw_month is not None else None)  # fmt: skip
-        opex.append(_opex("space", "colocation", it_kw, "kw",
+        opex.append(_opex("space", "colocation", critical_kw, "kw",
                           cost.colocation_usd_per_kw_month, rent,
                           "section_colocation_usd_per_kw_month"))  # fmt: skip
     opex.append(_opex("licences", "licences", gpus, "gpu", cost.licences_usd_per_gpu_year,
