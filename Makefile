@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_plan.py
 	$(BIN)/python benchmarks/bench_network.py
 	$(BIN)/python benchmarks/bench_appendix.py
+	$(BIN)/python benchmarks/bench_cost.py
 
 # Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
 notebooks: $(STAMP)

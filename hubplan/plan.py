@@ -25,6 +25,7 @@ from .core.catalog import Catalog, load_catalog
 from .core.findings import Finding, findings_frame
 from .core.labels import localize
 from .core.stage import Stage, StageResult
+from .cost.stage import STAGE as COST
 from .delivery.stage import STAGE as DELIVERY
 from .network.stage import STAGE as NETWORK
 from .review.stage import STAGE as REVIEW
@@ -40,6 +41,7 @@ STAGES: tuple[Stage, ...] = (
     SERVER,
     STORAGE,
     NETWORK,
+    COST,
     DELIVERY,
     REVIEW,
 )

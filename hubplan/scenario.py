@@ -26,6 +26,7 @@ from .accelerator.section import Selection
 from .core.errors import ScenarioError
 from .core.paths import templates_dir
 from .core.section import Section
+from .cost.section import Cost
 from .delivery.section import Delivery
 from .network.section import Network
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
@@ -44,7 +45,7 @@ from .workload.section import (
 SCHEMA_VERSION = 1
 
 __all__ = [
-    "SCHEMA_VERSION", "Architecture", "Delivery", "DevelopmentPool", "ExistingServers",
+    "SCHEMA_VERSION", "Architecture", "Cost", "Delivery", "DevelopmentPool", "ExistingServers",
     "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy", "Scenario",
     "Selection",
     "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
@@ -65,6 +66,7 @@ class Scenario(Section):
     server: ServerPolicy = Field(default_factory=ServerPolicy)
     storage: Storage = Field(default_factory=Storage)
     network: Network = Field(default_factory=Network)
+    cost: Cost = Field(default_factory=Cost)
     delivery: Delivery = Field(default_factory=Delivery)
     review: ReviewPolicy = Field(default_factory=ReviewPolicy)
 

@@ -10,7 +10,8 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    names = ["workload", "accelerator", "server", "storage", "network", "delivery", "review"]
+    names = ["workload", "accelerator", "server", "storage", "network", "cost", "delivery",
+             "review"]  # fmt: skip
     assert [s.name for s in STAGES] == names
     plan = build_plan(default, cache=False)
     assert plan.stages_run == tuple(names)
@@ -52,8 +53,9 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     # section (storage: the jobs' data sizes).
     s = default.with_changes({"workload.training.0.mfu": 0.451})
     plan = build_plan(s)
-    # The review reads the training table (its MFU changed); delivery's inputs did not.
-    assert plan.stages_run == ("workload", "accelerator", "storage", "review")
+    # The cost stage reads the training table (GPU-days for the cost of the run) and the
+    # review reads it too; delivery's inputs did not change.
+    assert plan.stages_run == ("workload", "accelerator", "storage", "cost", "review")
     assert int(plan["training"].loc[0, "gpus"]) == 136
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
@@ -63,6 +65,7 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
         "server",
         "storage",
         "network",
+        "cost",
         "delivery",
         "review",
     )
@@ -91,6 +94,7 @@ def test_a_new_catalogue_invalidates_the_cache(default, tmp_path):
         "server",
         "storage",
         "network",
+        "cost",
         "delivery",
         "review",
     )

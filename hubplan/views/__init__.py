@@ -14,7 +14,7 @@ _LAZY = {
     "AcceleratorPanel": ".panels", "NetworkPanel": ".network", "PlanPanel": ".panels",
     "ServerPanel": ".panels",
     "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
-    "charts": ".charts", "gantt": ".delivery",
+    "charts": ".charts", "gantt": ".delivery", "CostPanel": ".cost",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY)

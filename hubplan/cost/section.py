@@ -1,0 +1,297 @@
+"""The cost section: prices, operating costs, depreciation, utilisation, cloud comparison,
+phasing, sensitivity ranges and carbon.
+
+PUE and the electricity tariff are the facility section's (``facility.pue``,
+``facility.electricity_usd_per_kwh``); this section does not repeat them.
+
+References
+----------
+.. [guide] "智算技术与算力规划设计及部署实施方案" v2.0 (the practitioners' planning guide):
+   §4.4 GPU utilisation 30-50 % without a scheduler, 70 %+ with one; §5.3 run costs
+   (electricity, spares) belong in the plan; §7 plan need + 30 % headroom rather than
+   doubling, since hardware prices keep falling, and the team that runs it is part of the
+   plan.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..core.section import Section
+
+#: The assumptions the tornado and the Monte Carlo vary (see :class:`Assumption`).
+ASSUMPTIONS = ("mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
+               "depreciation_years")  # fmt: skip
+#: Assumptions given as a factor on the plan's own figure rather than as a value.
+FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price")
+CloudKind = Literal["on_demand", "reserved", "capacity_block"]
+
+
+class StaffRole(Section):
+    """One role in the team that runs the centre."""
+
+    role: str = Field(min_length=1, description="Role name, e.g. 'cluster operations'.")
+    headcount: float = Field(ge=0, le=10_000, description="People in the role (FTE).")
+    usd_per_year: float | None = Field(
+        None, ge=0, description="Loaded annual cost of one person [USD]; empty = not priced."
+    )
+
+
+class OpticsPrice(Section):
+    """Price of one cable and one module of a link medium at a speed."""
+
+    media: str = Field(min_length=1, description="As the network stage's transceivers table "
+                       "names it, e.g. 'transceiver-SR4', 'DAC'.")  # fmt: skip
+    speed_gbps: float = Field(gt=0, description="Link speed [Gb/s].")
+    module_usd: float | None = Field(None, ge=0, description="One module [USD].")
+    cable_usd: float | None = Field(None, ge=0, description="One cable [USD].")
+    source: str = Field("", description="Where the prices come from (quote, price list).")
+
+
+class Assumption(Section):
+    """A range the tornado swings and the Monte Carlo samples (triangular around the plan's
+    value). ``gpu_price``, ``electricity_price`` and ``cloud_price`` are factors on the
+    plan's price; the others are values."""
+
+    name: Literal["mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
+                  "depreciation_years"]  # fmt: skip
+    low: float = Field(gt=0, description="Low end (value or factor).")
+    high: float = Field(gt=0, description="High end (value or factor).")
+    source: str = Field("", description="Why this range.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Assumption:
+        if not self.low <= self.high:
+            raise ValueError(f"assumption {self.name}: low ({self.low:g}) must be <= high "
+                             f"({self.high:g})")  # fmt: skip
+        return self
+
+
+DEFAULT_STAFF = (
+    StaffRole(role="cluster_operations", headcount=2),
+    StaffRole(role="network", headcount=1),
+    StaffRole(role="storage", headcount=1),
+    StaffRole(role="scheduler_platform", headcount=1),
+)
+
+DEFAULT_RANGES = (
+    Assumption(name="mfu", low=0.35, high=0.55,
+               source="MFU of a new cluster: 0.35-0.55 is the range the compute-hub proposal "
+               "review works with (0.45 typical; Llama 3 405B 38-43 %)."),
+    Assumption(name="utilisation", low=0.30, high=0.80,
+               source="Planning guide §4.4: 30-50 % with manual allocation, 70 %+ with a "
+               "scheduler; 0.80 a well-run scheduler."),
+    Assumption(name="gpu_price", low=0.74, high=1.17,
+               source="DGX H100 $199k (supercluster.blog) and an 8 × H100 HGX quote of $317k "
+               "(Thinkmate, Aug 2024) against $270k (SemiAnalysis via Epoch AI)."),
+    Assumption(name="electricity_price", low=0.57, high=1.2,
+               source="0.36 RMB/kWh (Zhongwei, Ningxia) against the 0.63 RMB national "
+               "industrial average (China Briefing 2024) = 0.57; +20 % for time-of-use peaks "
+               "(an assumption)."),
+    Assumption(name="pue", low=1.1, high=1.58,
+               source="Hyperscale 1.08-1.12 (Patterson et al. 2021, Table 4); Uptime "
+               "Institute 2023 global average 1.58."),
+    Assumption(name="cloud_price", low=0.5, high=2.5,
+               source="H100 GPU-hour from $2.49 (Lambda on-demand) to $12.29 (AWS p5 list "
+               "before the 2025 cut) against the $4.92 AWS capacity block."),
+    Assumption(name="depreciation_years", low=4, high=6,
+               source="Nebius 4 years for GPUs; Microsoft, Alphabet and CoreWeave 6 years "
+               "(10-K / S-1 filings)."),
+)  # fmt: skip
+
+
+class Cost(Section):
+    """Cost stage: capex, opex, depreciation, utilisation, cloud comparison and risk."""
+
+    # -- capex ---------------------------------------------------------------------------
+    site: Literal["own_building", "colocation"] = Field(
+        "own_building",
+        description="own_building: the fit-out per kW of IT load is capex; colocation: "
+        "space and power delivery are rented per kW a month (opex). A compute centre the "
+        "client builds is the planning guide's case.",
+    )
+    fitout_usd_per_kw: float | None = Field(
+        11_700.0,
+        ge=0,
+        description="Facility fit-out per kW of critical IT load [USD/kW]: Cushman & "
+        "Wakefield, Data Center Development Cost Guide 2025: $11.7 M per MW on average "
+        "across 19 US markets ($9.3-15.0 M). Land, design and owner costs excluded. Empty "
+        "= not priced.",
+    )
+    installation_share: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Installation, cabling and commissioning as a share of hardware capex. "
+        "No published figure was found: empty = an unpriced line until a quote gives it.",
+    )
+    network_spares_share: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="Spare switches and optics as a share of those bought: one per twenty, "
+        "the training pool's server spare ratio (BLOOM kept 4 spare nodes for 48). Server "
+        "spares are in the pools table already (pools.*.spare_ratio).",
+    )
+    optics_prices: tuple[OpticsPrice, ...] = Field(
+        (),
+        description="Module and cable prices by medium and speed; a medium with no price is "
+        "an unpriced line (no public price list was found to default from).",
+    )
+    # -- opex ----------------------------------------------------------------------------
+    duty_cycle: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="Share of the year the equipment runs at its typical draw: 1.0, since "
+        "the fleet stays powered all year and the typical draw already averages load "
+        "(facility.server_typical_ratio).",
+    )
+    maintenance_share: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Maintenance and support per year as a share of capex. No published "
+        "figure was found (one reseller page quotes '+20 % support' on a DGX H100 price, "
+        "not per year): empty = an unpriced line until the vendor's support quote.",
+    )
+    staff: tuple[StaffRole, ...] = Field(
+        DEFAULT_STAFF,
+        description="The team that runs the centre (planning guide §7: the plan says how "
+        "many people and which skills). The default covers the four layers the guide "
+        "names (compute, network, storage, scheduling); salaries are left for the client.",
+    )
+    colocation_usd_per_kw_month: float | None = Field(
+        163.44,
+        ge=0,
+        description="Colocation rent per kW of IT load a month [USD], used when site = "
+        "colocation: CBRE North America Data Center Trends H2 2023, average asking rate "
+        "for 250-500 kW, $163.44.",
+    )
+    licences_usd_per_gpu_year: float = Field(
+        0.0,
+        ge=0,
+        description="Software subscriptions per GPU a year [USD]. 0: open-source Slurm / "
+        "Kubernetes, and H100 systems ship with a 5-year NVIDIA AI Enterprise "
+        "subscription; NVIDIA AI Enterprise lists $4,500 per GPU a year (NVIDIA Q3 FY2024 "
+        "earnings call).",
+    )
+    # -- depreciation and use ------------------------------------------------------------
+    depreciation_years: float = Field(
+        5.0,
+        gt=0,
+        le=20,
+        description="Straight-line life of servers and network equipment [years]: 5, as "
+        "Amazon (a subset of servers from January 2025) and near Meta's 5.5; Microsoft, "
+        "Alphabet and CoreWeave use 6, Nebius 4 (company filings).",
+    )
+    residual_share: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Resale value at the end of the life as a share of capex: 0, as the "
+        "filings above depreciate to nil; set it from a buy-back offer.",
+    )
+    utilisation: float = Field(
+        0.70,
+        gt=0,
+        le=1,
+        description="Share of GPU-hours allocated to jobs: 0.70 with a scheduler and queues; "
+        "0.30-0.50 with manual allocation (planning guide §4.4).",
+    )
+    goodput: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Share of allocated GPU-hours that does useful work (restarts and "
+        "checkpoints lose the rest); empty = the training jobs' goodput "
+        "(workload.training[].goodput), GPU-weighted, or 1 without training jobs.",
+    )
+    # -- cloud ---------------------------------------------------------------------------
+    horizon_years: int = Field(
+        5, ge=1, le=15, description="Planning horizon [years]: the depreciation life."
+    )
+    cloud_offer: str | None = Field(
+        None,
+        description="A name in data/cloud.csv to compare against; empty = the cheapest "
+        "offer for the training pool's accelerator.",
+    )
+    cloud_usd_per_gpu_hour: float | None = Field(
+        None, gt=0, description="Override the offer's price [USD per GPU-hour]."
+    )
+    hybrid_own_share: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="Hybrid: the share of the fleet owned as the base; the rest is rented "
+        "on demand at peaks. 0.7: own what a scheduler keeps busy (planning guide §4.4).",
+    )
+    discount_rate: float = Field(
+        0.08,
+        ge=0,
+        le=1,
+        description="Annual discount rate for NPV: an assumption standing in for the "
+        "client's cost of capital; set it to the finance team's rate.",
+    )
+    # -- phasing -------------------------------------------------------------------------
+    phase_headroom: float = Field(
+        0.30,
+        ge=0,
+        le=5,
+        description="Phased build: buy need × (1 + this) now. 30 %, 'not double it' "
+        "(planning guide §7).",
+    )
+    full_build_factor: float = Field(
+        2.0,
+        ge=1,
+        le=10,
+        description="Buy-all-now: the fleet bought up front as a multiple of need; 2.0 is "
+        "the 'double it' the planning guide warns against (§7).",
+    )
+    expand_after_years: int = Field(
+        2, ge=1, le=15,
+        description="Phased build: the year the rest is bought (GPUs come in two-year "
+        "generations, planning guide §7).",
+    )  # fmt: skip
+    annual_price_decline: float = Field(
+        0.285,
+        ge=0,
+        lt=1,
+        description="Yearly fall in the price of a unit of compute: FLOP/s per dollar of "
+        "ML GPUs doubles every 2.07 years (Epoch AI, 'Trends in GPU price-performance', "
+        "2022): 1 − 2^(−1/2.07) = 28.5 %.",
+    )
+    # -- risk ----------------------------------------------------------------------------
+    ranges: tuple[Assumption, ...] = Field(
+        DEFAULT_RANGES, description="Ranges for the tornado and the Monte Carlo (cited)."
+    )
+    samples: int = Field(
+        10_000, ge=100, le=1_000_000,
+        description="Monte Carlo samples: 10 000 keep P10/P90 within about 1 % (binomial "
+        "error of a 10 % quantile at n = 10 000 is √(0.1 × 0.9 / 10 000) = 0.3 %).",
+    )  # fmt: skip
+    seed: int = Field(12, ge=0, description="Random seed: the same plan gives the same answer.")
+    # -- carbon --------------------------------------------------------------------------
+    grid_region: Literal["china_2022", "china_2023", "china_yunnan_2022", "china_sichuan_2022",
+                         "china_hebei_2022", "us_2022", "eu27_2018"] = Field(
+        "china_2022",
+        description="Grid emission factor region (hubplan.cost.GRID_KG_PER_KWH, each "
+        "sourced): China's 2022 national factor, 0.5366 kg CO2/kWh (MEE/NBS, Dec 2024).",
+    )  # fmt: skip
+    green_share: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of the energy bought as green power (zero-emission); 0 unless "
+        "the client contracts it.",
+    )
+
+    @model_validator(mode="after")
+    def _unique_ranges(self) -> Cost:
+        names = [r.name for r in self.ranges]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"cost.ranges: {', '.join(dupes)} given more than once")
+        return self

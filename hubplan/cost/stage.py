@@ -1,0 +1,320 @@
+"""The cost stage entry: capex by line, opex by line, the summary with the cost of a useful
+GPU-hour, own-versus-cloud curves, phasing, the tornado, the Monte Carlo and carbon.
+
+Energy needs the facility stage's ``facility_power`` table (IT typical kW) and the
+facility section's PUE and tariff. Until that stage is in the plan, energy is an
+unpriced opex line with a finding, and every total says it excludes it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from ..core.catalog import Catalog
+from ..core.errors import CatalogError
+from ..core.findings import Finding
+from ..core.stage import Stage, StageResult
+from .capex import (
+    CAPEX_COLUMNS,
+    capex_totals,
+    derived_line,
+    device_lines,
+    fitout_usd,
+    optics_lines,
+    server_lines,
+)
+from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
+from .cloud import (
+    breakeven_month,
+    breakeven_utilisation,
+    cheapest_offer,
+    cloud_offer,
+    cloud_usd_per_year,
+    cumulative_curves,
+    npv_usd,
+)
+from .model import CostBase, headline, monte_carlo, tornado
+from .opex import (
+    colocation_usd_per_year,
+    depreciation_usd_per_year,
+    energy_mwh_per_year,
+    energy_usd_per_year,
+    maintenance_usd_per_year,
+    staff_usd_per_year,
+    useful_gpu_hours,
+)
+from .phasing import phasing_table
+from .section import Cost
+
+OPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "unit_cost_usd", "usd_per_year",
+                "cost_basis", "priced"]  # fmt: skip
+SUMMARY_COLUMNS = [
+    "gpus", "capex_usd", "capex_unpriced_lines", "opex_usd_per_year", "opex_unpriced_lines",
+    "depreciation_years", "residual_share", "depreciation_usd_per_year", "own_usd_per_year",
+    "utilisation", "goodput", "useful_gpu_hours", "cost_per_useful_gpu_hour_usd",
+    "cloud_offer", "cloud_pricing", "cloud_usd_per_gpu_hour", "cloud_usd_per_year",
+    "breakeven_month", "breakeven_utilisation", "horizon_years", "discount_rate",
+    "npv_own_usd", "npv_cloud_usd", "npv_hybrid_usd", "it_kw", "energy_mwh_per_year",
+    "grid_kg_per_kwh", "green_share", "co2_t_per_year",
+]  # fmt: skip
+
+
+def _opex(category, item, quantity, unit, unit_cost, amount, basis) -> dict:
+    amount = math.nan if amount is None else float(amount)
+    ok = not math.isnan(amount)
+    return {"category": category, "item": item, "line_quantity": float(quantity), "unit": unit,
+            "unit_cost_usd": math.nan if unit_cost is None else float(unit_cost),
+            "usd_per_year": amount, "cost_basis": basis if ok else "none",
+            "priced": ok}  # fmt: skip
+
+
+def _price_sources(pools: pd.DataFrame, catalog: Catalog) -> dict[str, str]:
+    """Price source by server name and by accelerator name (for card-price servers)."""
+    out = {}
+    for p in pools[pools["level"] == "pool"].to_dict(orient="records"):
+        out[str(p["accelerator"])] = str(catalog.accelerator(p["accelerator"])["price_source"])
+        if p["server"]:
+            try:
+                out[str(p["server"])] = str(catalog.server(p["server"])["price_source"])
+            except CatalogError:  # a custom server: its price is the user's
+                out[str(p["server"])] = "custom server (pools)"
+    return out
+
+
+def _in_service_gpus(pools: pd.DataFrame) -> float:
+    """GPUs that do work: every fleet row's servers (spares excluded) × GPUs per server."""
+    fleet = pools[pools["level"] == "fleet"]
+    return float((fleet["servers"] * fleet["gpus_per_server"]).sum())
+
+
+def _goodput(cost: Cost, training: pd.DataFrame) -> float:
+    if cost.goodput is not None:
+        return cost.goodput
+    if training.empty or training["gpus"].sum() == 0:
+        return 1.0
+    return float((training["goodput"] * training["gpus"]).sum() / training["gpus"].sum())
+
+
+def _it_kw(tables: dict[str, pd.DataFrame], column: str) -> float:
+    """The facility stage's total IT power: ``it_typical_kw`` (energy) or
+    ``it_nameplate_kw`` (the critical load a fit-out or a colocation contract is sized
+    for); NaN before the facility stage is in the plan."""
+    power = tables.get("facility_power")
+    if power is None or power.empty:
+        return math.nan
+    total = power[power["scope"] == "total"]
+    return float(total[column].iloc[0]) if len(total) else math.nan
+
+
+def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
+    """(offer name, kind, USD per GPU-hour); NaN price when no offer matches."""
+    if cost.cloud_offer is not None:
+        row = cloud_offer(cost.cloud_offer)
+    else:
+        per_pool = pools[pools["level"] == "pool"]
+        train = per_pool[per_pool["pool"] == "training"]
+        acc = str((train if len(train) else per_pool)["accelerator"].iloc[0]) if len(
+            per_pool) else ""  # fmt: skip
+        row = cheapest_offer(acc)
+    if row is None:
+        price = cost.cloud_usd_per_gpu_hour or math.nan
+        return ("custom" if cost.cloud_usd_per_gpu_hour else "", "on_demand", price)
+    price = cost.cloud_usd_per_gpu_hour or float(row["usd_per_gpu_hour"])
+    return str(row["name"]), str(row["pricing"]), price
+
+
+def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
+             facility: Any = None) -> StageResult:  # fmt: skip
+    """Capex and opex by line, the cost of a useful GPU-hour, own versus cloud, phasing,
+    sensitivity, uncertainty and carbon.
+
+    ``facility`` is the facility section (its ``pue`` and ``electricity_usd_per_kwh``);
+    with it and the ``facility_power`` table, energy is priced.
+    """
+    findings: list[Finding] = []
+    pools, training = tables["pools"], tables["training"]
+    storage, switches = tables["storage_nodes"], tables["switches"]
+    optics = tables["transceivers"]
+    pue = float(facility.pue) if facility is not None else math.nan
+    tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
+    it_kw = _it_kw(tables, "it_typical_kw")
+    critical_kw = _it_kw(tables, "it_nameplate_kw")
+
+    # -- capex ---------------------------------------------------------------------------
+    rows = server_lines(pools, _price_sources(pools, catalog))
+    rows += device_lines(storage, "storage", "nodes", ["tier", "role", "model"],
+                         "catalogue_storage", "data/storage.csv")  # fmt: skip
+    rows += device_lines(switches, "network", "count", ["plane", "role", "model", "unit"],
+                         "catalogue_switches", "data/switches.csv")  # fmt: skip
+    prices = {(p.media, p.speed_gbps): p for p in cost.optics_prices}
+    rows += optics_lines(optics, prices)
+    lines = pd.DataFrame(rows, columns=CAPEX_COLUMNS)
+    network = lines[lines["category"].isin(["network", "optics"])]
+    hardware = lines.copy()
+    spares = derived_line("network_spares", network, cost.network_spares_share,
+                          "section_network_spares_share")  # fmt: skip
+    install = derived_line("installation", hardware, cost.installation_share,
+                           "section_installation_share")  # fmt: skip
+    extra = [spares, install]
+    if cost.site == "own_building":
+        fit = (
+            fitout_usd(critical_kw, cost.fitout_usd_per_kw)
+            if cost.fitout_usd_per_kw is not None
+            else math.nan
+        )
+        extra.append({"category": "facility_fitout", "item": "facility_fitout",
+                      "line_quantity": critical_kw, "unit": "kw",
+                      "line_unit_usd": cost.fitout_usd_per_kw or math.nan,
+                      "capex_usd": fit, "priced": not math.isnan(fit),
+                      "price_basis": "section_fitout_usd_per_kw" if not math.isnan(fit)
+                      else "none", "price_source": "Cushman & Wakefield, Data Center "
+                      "Development Cost Guide 2025" if not math.isnan(fit) else ""})  # fmt: skip
+    lines = pd.concat([lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)], ignore_index=True)
+    lines["priced"] = lines["priced"].astype(bool)
+    capex, capex_gaps = capex_totals(lines)
+    server_capex = float(lines.loc[lines["category"].eq("gpu_servers") & lines["priced"],
+                                   "capex_usd"].sum())  # fmt: skip
+
+    # -- opex ----------------------------------------------------------------------------
+    gpus = _in_service_gpus(pools)
+    goodput = _goodput(cost, training)
+    opex = [_opex("energy", "energy", it_kw, "kw", tariff,
+                  energy_usd_per_year(it_kw, pue, tariff, cost.duty_cycle),
+                  "facility_power")]  # fmt: skip
+    maint = (maintenance_usd_per_year(capex, cost.maintenance_share)
+             if cost.maintenance_share is not None and not capex_gaps else None)  # fmt: skip
+    opex.append(_opex("maintenance", "maintenance", capex, "usd", cost.maintenance_share,
+                      maint, "section_maintenance_share"))  # fmt: skip
+    for role in cost.staff:
+        amount = (staff_usd_per_year(role.headcount, role.usd_per_year)
+                  if role.usd_per_year is not None else None)  # fmt: skip
+        opex.append(_opex("staff", role.role, role.headcount, "fte", role.usd_per_year, amount,
+                          "section_staff"))  # fmt: skip
+    if cost.site == "colocation":
+        rent = (colocation_usd_per_year(critical_kw, cost.colocation_usd_per_kw_month)
+                if cost.colocation_usd_per_kw_month is not None else None)  # fmt: skip
+        opex.append(_opex("space", "colocation", critical_kw, "kw",
+                          cost.colocation_usd_per_kw_month, rent,
+                          "section_colocation_usd_per_kw_month"))  # fmt: skip
+    opex.append(_opex("licences", "licences", gpus, "gpu", cost.licences_usd_per_gpu_year,
+                      gpus * cost.licences_usd_per_gpu_year,
+                      "section_licences_usd_per_gpu_year"))  # fmt: skip
+    opex_df = pd.DataFrame(opex, columns=OPEX_COLUMNS)
+    opex_df["priced"] = opex_df["priced"].astype(bool)
+    opex_total = float(opex_df.loc[opex_df["priced"], "usd_per_year"].sum())
+    opex_gaps = int((~opex_df["priced"]).sum())
+    fixed = float(opex_df.loc[opex_df["priced"] & opex_df["category"].isin(
+        ["staff", "space", "licences"]), "usd_per_year"].sum())  # fmt: skip
+
+    # -- findings on unpriced lines ------------------------------------------------------
+    # One finding per category, naming its unpriced lines (a 16k-GPU plan has hundreds).
+    for table, code in ((lines, "capex_unpriced"), (opex_df, "opex_unpriced")):
+        gaps = table[~table["priced"]]
+        for category, items in gaps.groupby("category", sort=False)["item"]:
+            findings.append(Finding("warning", "cost", str(category), code,
+                                    {"category": category, "lines": len(items),
+                                     "items": "; ".join(items)}))  # fmt: skip
+    if capex_gaps:
+        findings.append(Finding("warning", "cost", "capex", "capex_excludes_unpriced",
+                                {"lines": capex_gaps, "capex_usd": capex}))  # fmt: skip
+    if opex_gaps:
+        findings.append(Finding("warning", "cost", "opex", "opex_excludes_unpriced",
+                                {"lines": opex_gaps, "opex_usd": opex_total}))  # fmt: skip
+
+    # -- headline ------------------------------------------------------------------------
+    offer, kind, price = _offer(cost, pools)
+    if math.isnan(price):
+        findings.append(Finding("info", "cost", "cloud", "no_cloud_offer", {}))
+    job_hours = float(training["gpu_days"].sum() * 24) if len(training) else 0.0
+    job_days = float(training["days_to_finish"].max()) if len(training) else 0.0
+    mfu = float((training["mfu"] * training["gpus"]).sum() / training["gpus"].sum()) \
+        if len(training) and training["gpus"].sum() else 0.45  # fmt: skip
+    base = CostBase(
+        capex_usd=capex, server_capex_usd=server_capex,
+        share_on_servers=(cost.installation_share or 0.0) if install["priced"] else 0.0,
+        it_kw=it_kw, duty_cycle=cost.duty_cycle, pue=pue if not math.isnan(pue) else 1.0,
+        usd_per_kwh=tariff if not math.isnan(tariff) else 0.0, fixed_opex_usd=fixed,
+        maintenance_share=math.nan if maint is None else cost.maintenance_share,
+        gpus=gpus, utilisation=cost.utilisation, goodput=goodput,
+        depreciation_years=cost.depreciation_years, residual_share=cost.residual_share,
+        cloud_usd_per_gpu_hour=price, cloud_pricing=kind, job_gpu_hours=job_hours,
+        job_days=job_days, mfu=mfu,
+    )  # fmt: skip
+    head = headline(base)
+    dep = float(depreciation_usd_per_year(capex, cost.depreciation_years, cost.residual_share))
+    annual = dep + opex_total
+    per_hour = float(head["cost_per_useful_gpu_hour_usd"]) if gpus else math.nan
+    cloud_year = float(cloud_usd_per_year(gpus, price, cost.utilisation, kind))
+    curve = cumulative_curves(capex, opex_total, cloud_year, cost.hybrid_own_share,
+                              cost.horizon_years)  # fmt: skip
+    b_month = breakeven_month(capex, opex_total, cloud_year)
+    b_util = float(breakeven_utilisation(annual, gpus, price)) if gpus else math.nan
+    residual = capex * cost.residual_share if cost.horizon_years >= cost.depreciation_years \
+        else capex * (1 - (1 - cost.residual_share) * cost.horizon_years
+                      / cost.depreciation_years)  # fmt: skip
+    npv_own = npv_usd(capex, opex_total, cost.discount_rate, cost.horizon_years, residual)
+    npv_cloud = npv_usd(0.0, cloud_year, cost.discount_rate, cost.horizon_years)
+    s = cost.hybrid_own_share
+    npv_hybrid = s * npv_own + (1 - s) * npv_cloud
+    if not math.isnan(price) and (math.isnan(b_month) or b_month > cost.horizon_years * 12):
+        findings.append(Finding("warning", "cost", "cloud", "cloud_cheaper_over_horizon",
+                                {"offer": offer, "price": price,
+                                 "horizon_years": cost.horizon_years,
+                                 "breakeven_utilisation": b_util,
+                                 "utilisation": cost.utilisation}))  # fmt: skip
+    if cost.utilisation < 0.5:
+        findings.append(Finding("warning", "cost", "utilisation", "manual_allocation_utilisation",
+                                {"utilisation": cost.utilisation}))  # fmt: skip
+
+    # -- carbon --------------------------------------------------------------------------
+    factor = GRID_KG_PER_KWH[cost.grid_region]
+    mwh = float(energy_mwh_per_year(it_kw, pue, cost.duty_cycle))
+    co2 = float(emissions_t_per_year(mwh, factor, cost.green_share))
+
+    summary = pd.DataFrame([{
+        "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
+        "opex_usd_per_year": opex_total, "opex_unpriced_lines": opex_gaps,
+        "depreciation_years": cost.depreciation_years, "residual_share": cost.residual_share,
+        "depreciation_usd_per_year": dep, "own_usd_per_year": annual,
+        "utilisation": cost.utilisation, "goodput": goodput,
+        "useful_gpu_hours": float(useful_gpu_hours(gpus, cost.utilisation, goodput)),
+        "cost_per_useful_gpu_hour_usd": per_hour, "cloud_offer": offer, "cloud_pricing": kind,
+        "cloud_usd_per_gpu_hour": price, "cloud_usd_per_year": cloud_year,
+        "breakeven_month": b_month, "breakeven_utilisation": b_util,
+        "horizon_years": cost.horizon_years, "discount_rate": cost.discount_rate,
+        "npv_own_usd": npv_own, "npv_cloud_usd": npv_cloud, "npv_hybrid_usd": npv_hybrid,
+        "it_kw": it_kw, "energy_mwh_per_year": mwh, "grid_kg_per_kwh": factor,
+        "green_share": cost.green_share, "co2_t_per_year": co2,
+    }], columns=SUMMARY_COLUMNS)  # fmt: skip
+
+    phasing = phasing_table(gpus, capex / gpus if gpus else math.nan, cost.phase_headroom,
+                            cost.full_build_factor, cost.expand_after_years,
+                            cost.annual_price_decline, cost.discount_rate)  # fmt: skip
+    out = {
+        "cost_capex": lines, "cost_opex": opex_df, "cost_summary": summary,
+        "cost_curve": curve, "cost_phasing": phasing,
+        "cost_tornado": tornado(base, cost.ranges),
+        "cost_monte_carlo": monte_carlo(base, cost.ranges, cost.samples, cost.seed),
+    }  # fmt: skip
+    return StageResult(out, tuple(findings))
+
+
+STAGE = Stage(
+    name="cost",
+    # At merge with the facility stage: sections=("cost", "facility"), needs + facility_power.
+    sections=("cost",),
+    needs=("pools", "training", "storage_nodes", "switches", "transceivers"),
+    provides=(
+        "cost_capex",
+        "cost_opex",
+        "cost_summary",
+        "cost_curve",
+        "cost_phasing",
+        "cost_tornado",
+        "cost_monte_carlo",
+    ),
+    run=run_cost,
+)

@@ -1,0 +1,172 @@
+"""The cost panel and its charts: prices, utilisation and horizon → capex and opex by
+category, cost per useful GPU-hour, own versus cloud with the break-even point, tornado.
+
+Charts read the Plan's cost tables only; they compute nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import altair as alt
+import ipywidgets as w
+import pandas as pd
+
+from ..core.catalog import Catalog
+from ..core.labels import label, normalize_language
+from ..cost import cloud_offers
+from ..scenario import Scenario
+from .charts import _style
+from .panels import PlanPanel, _form, _table_html
+
+
+def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") -> alt.Chart:
+    """Priced capex and opex a year by category (unpriced lines are absent, and said so in
+    the panel's findings), from ``cost_capex`` and ``cost_opex``."""
+    lang = normalize_language(lang)
+    a = capex[capex["priced"]].groupby("category", sort=False)["capex_usd"].sum()
+    b = opex[opex["priced"]].groupby("category", sort=False)["usd_per_year"].sum()
+    df = pd.concat([
+        pd.DataFrame({"what": label("capex_usd", lang), "category": a.index, "usd": a.to_numpy()}),
+        pd.DataFrame({"what": label("opex_usd_per_year", lang), "category": b.index,
+                      "usd": b.to_numpy()}),
+    ], ignore_index=True)  # fmt: skip
+    chart = alt.Chart(df).mark_bar().encode(
+        y=alt.Y("what:N", title=""),
+        x=alt.X("sum(usd):Q", title="USD"),
+        color=alt.Color("category:N", title=label("category", lang)),
+        tooltip=["what:N", "category:N", alt.Tooltip("usd:Q", format=",.0f")],
+    ).properties(title=label("chart.cost_breakdown.title", lang))  # fmt: skip
+    return _style(chart, width=420, height=120)
+
+
+def own_vs_cloud(curve: pd.DataFrame, summary: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Cumulative cost of owning, renting and a hybrid by month, with the break-even
+    month as a rule, from ``cost_curve`` and ``cost_summary``."""
+    lang = normalize_language(lang)
+    names = {c: label(c, lang) for c in ("own_usd", "cloud_usd", "hybrid_usd")}
+    long = curve.melt("month", list(names), var_name="key", value_name="usd")
+    long["what"] = long["key"].map(names)
+    x = alt.X("month:Q", title=label("month", lang))
+    lines = alt.Chart(long).mark_line().encode(
+        x=x, y=alt.Y("usd:Q", title="USD"), color=alt.Color("what:N", title=""),
+        tooltip=["what:N", "month:Q", alt.Tooltip("usd:Q", format=",.0f")],
+    )  # fmt: skip
+    month = float(summary["breakeven_month"].iloc[0])
+    shown = month if math.isfinite(month) and month <= curve["month"].max() else None
+    rule = alt.Chart(pd.DataFrame({"month": [shown] if shown is not None else []})).mark_rule(
+        strokeDash=[4, 4], color="#444").encode(x=x)  # fmt: skip
+    chart = alt.layer(lines, rule).properties(title=label("chart.own_vs_cloud.title", lang))
+    return _style(chart, width=420, height=260)
+
+
+def tornado_chart(tornado: pd.DataFrame, lang: str = "en",
+                  metric: str = "cost_per_useful_gpu_hour_usd") -> alt.Chart:  # fmt: skip
+    """Each assumption's low and high end against the plan's figure, widest bar on top,
+    from ``cost_tornado``."""
+    lang = normalize_language(lang)
+    df = tornado[tornado["metric"] == metric].copy()
+    df["name"] = [label(f"cost.assumption.{a}", lang) for a in df["assumption"]]
+    df["lo"] = df[["at_low", "at_high"]].min(axis=1)
+    df["hi"] = df[["at_low", "at_high"]].max(axis=1)
+    order = df.sort_values("swing", ascending=False)["name"].tolist()
+    y = alt.Y("name:N", title="", sort=order)
+    bars = alt.Chart(df).mark_bar().encode(
+        y=y, x=alt.X("lo:Q", title=label(metric, lang)), x2="hi:Q",
+        tooltip=["name:N", "low_value:Q", "high_value:Q",
+                 alt.Tooltip("at_low:Q", format=",.3f"), alt.Tooltip("at_high:Q", format=",.3f")],
+    )  # fmt: skip
+    base = alt.Chart(df.head(1)).mark_rule(color="#444").encode(x="base:Q")
+    chart = alt.layer(bars, base).properties(title=label("chart.tornado.title", lang))
+    return _style(chart, width=420, height=220)
+
+
+class CostPanel(PlanPanel):
+    """Capex and opex, the cost of a useful GPU-hour, own versus cloud, and the tornado.
+
+    Parameters
+    ----------
+    scenario : Scenario, optional
+        Starting assumptions; default :func:`~hubplan.default_scenario`.
+    catalog : Catalog, optional
+    lang : str
+        ``"en"`` or ``"zh"``.
+    """
+
+    title_key = "panel.cost.title"
+    stages = ("cost",)
+    until = "cost"
+
+    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
+                 lang: str = "en"):  # fmt: skip
+        super().__init__(scenario, catalog, lang)
+        c = self.base.cost
+        offers = ["", *cloud_offers()["name"].tolist()]
+        slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
+        self.controls = {
+            "utilisation": w.FloatSlider(value=c.utilisation, min=0.1, max=1.0, step=0.05,
+                                         **slider),
+            "depreciation_years": w.FloatSlider(value=c.depreciation_years, min=2, max=10,
+                                                step=0.5, **slider),
+            "horizon_years": w.IntSlider(value=c.horizon_years, min=1, max=10, **slider),
+            "cloud_offer": w.Dropdown(options=offers, value=c.cloud_offer or "",
+                                      layout=w.Layout(width="280px")),
+            "discount_rate": w.FloatSlider(value=c.discount_rate, min=0.0, max=0.2, step=0.01,
+                                           **slider),
+        }  # fmt: skip
+        self.labels = {name: w.Label() for name in self.controls}
+        self.units = {"depreciation_years": "yr", "horizon_years": "yr"}
+        self.summary = w.HTML()
+        self.capex_table = w.HTML()
+        self.summary_table = w.HTML()
+        plan = self.result
+        self.breakdown_chart = alt.JupyterChart(
+            cost_breakdown(plan["cost_capex"], plan["cost_opex"], self.lang)
+        )
+        self.curve_chart = alt.JupyterChart(
+            own_vs_cloud(plan["cost_curve"], plan["cost_summary"], self.lang)
+        )
+        self.tornado_chart = alt.JupyterChart(tornado_chart(plan["cost_tornado"], self.lang))
+        self.widget = w.VBox([
+            w.HBox([self.title, self.language]),
+            w.HBox([w.VBox([_form(self.labels, self.controls)],
+                           layout=w.Layout(min_width="420px")),
+                    w.VBox([self.summary, self.message, self.findings])]),
+            w.HBox([self.breakdown_chart, self.tornado_chart]),
+            self.curve_chart, self.summary_table, self.capex_table,
+        ])  # fmt: skip
+        self._start()
+
+    def _label_key(self, name: str) -> str:
+        return f"panel.cost.{name}"
+
+    def scenario(self) -> Scenario:
+        """The Scenario the controls describe (raises ScenarioError when invalid)."""
+        c = self.controls
+        return self.base.with_changes({
+            "cost.utilisation": c["utilisation"].value,
+            "cost.depreciation_years": c["depreciation_years"].value,
+            "cost.horizon_years": c["horizon_years"].value,
+            "cost.cloud_offer": c["cloud_offer"].value or None,
+            "cost.discount_rate": c["discount_rate"].value,
+        })  # fmt: skip
+
+    def _render_body(self) -> None:
+        lang, plan = self.lang, self.result
+        s = plan["cost_summary"].iloc[0]
+        text = label("panel.cost.summary", lang, capex=float(s["capex_usd"]),
+                     capex_gaps=int(s["capex_unpriced_lines"]),
+                     opex=float(s["opex_usd_per_year"]), opex_gaps=int(s["opex_unpriced_lines"]),
+                     per_hour=float(s["cost_per_useful_gpu_hour_usd"]),
+                     offer=s["cloud_offer"], cloud=float(s["cloud_usd_per_gpu_hour"]),
+                     month=float(s["breakeven_month"]),
+                     utilisation=float(s["breakeven_utilisation"]))  # fmt: skip
+        self.summary.value = f'<p id="hubplan-cost-summary"><b>{html.escape(text)}</b></p>'
+        self.summary_table.value = _table_html(
+            plan["cost_summary"], lang, "hubplan-cost-summary-table"
+        )
+        self.capex_table.value = _table_html(plan["cost_capex"], lang, "hubplan-cost-capex")
+        self.breakdown_chart.chart = cost_breakdown(plan["cost_capex"], plan["cost_opex"], lang)
+        self.curve_chart.chart = own_vs_cloud(plan["cost_curve"], plan["cost_summary"], lang)
+        self.tornado_chart.chart = tornado_chart(plan["cost_tornado"], lang)
