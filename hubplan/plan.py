@@ -25,6 +25,7 @@ from .core.catalog import Catalog, load_catalog
 from .core.findings import Finding, findings_frame
 from .core.labels import localize
 from .core.stage import Stage, StageResult
+from .facility.stage import STAGE as FACILITY
 from .scenario import Scenario
 from .server.stage import STAGE as SERVER
 from .workload.stage import STAGE as WORKLOAD
@@ -34,6 +35,7 @@ STAGES: tuple[Stage, ...] = (
     WORKLOAD,
     ACCELERATOR,
     SERVER,
+    FACILITY,
 )
 
 #: How many past results each stage keeps (a workshop flips between a few settings).

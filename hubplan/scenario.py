@@ -26,6 +26,7 @@ from .accelerator.section import Selection
 from .core.errors import ScenarioError
 from .core.paths import templates_dir
 from .core.section import Section
+from .facility.section import Facility, VersionPin
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
 from .server.section import ServerPolicy
 from .workload.section import (
@@ -40,9 +41,9 @@ from .workload.section import (
 SCHEMA_VERSION = 1
 
 __all__ = [
-    "SCHEMA_VERSION", "Architecture", "DevelopmentPool", "ExistingServers",
+    "SCHEMA_VERSION", "Architecture", "DevelopmentPool", "ExistingServers", "Facility",
     "InferenceService", "Overlap", "PoolSpec", "Pools", "Scenario", "Selection",
-    "ServerPolicy", "ServerSpec", "TrainingJob", "Workload", "default_scenario",
+    "ServerPolicy", "ServerSpec", "TrainingJob", "VersionPin", "Workload", "default_scenario",
     "load_scenario",
 ]  # fmt: skip
 
@@ -58,6 +59,7 @@ class Scenario(Section):
     pools: Pools = Field(default_factory=Pools)
     accelerator: Selection = Field(default_factory=Selection)
     server: ServerPolicy = Field(default_factory=ServerPolicy)
+    facility: Facility = Field(default_factory=Facility)
 
     # -- construction ----------------------------------------------------------------
     @classmethod

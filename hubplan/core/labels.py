@@ -117,7 +117,8 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "interconnect": "interconnect", "status": "status", "check": "checkname",
                  "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
                  "level": "choice.level", "policy": "choice.policy",
-                 "severity": "severity"}  # fmt: skip
+                 "severity": "severity", "device_type": "device_type", "type": "device_type",
+                 "scope": "device_type", "cooling_mode": "choice.cooling_mode"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:
