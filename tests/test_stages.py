@@ -10,9 +10,9 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    assert [s.name for s in STAGES] == ["workload", "accelerator", "server"]
+    assert [s.name for s in STAGES] == ["workload", "accelerator", "server", "facility"]
     plan = build_plan(default, cache=False)
-    assert plan.stages_run == ("workload", "accelerator", "server")
+    assert plan.stages_run == ("workload", "accelerator", "server", "facility")
     declared = {t for s in STAGES for t in s.provides}
     assert set(plan.tables) == declared
     # every stage reads only tables that an earlier stage provides
@@ -54,7 +54,7 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     assert int(plan["training"].loc[0, "gpus"]) == 136
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
-    assert build_plan(s).stages_run == ("workload", "accelerator", "server")
+    assert build_plan(s).stages_run == ("workload", "accelerator", "server", "facility")
 
 
 def test_cached_plan_equals_a_fresh_one(default):
@@ -74,7 +74,12 @@ def test_a_new_catalogue_invalidates_the_cache(default, tmp_path):
     rows.to_csv(extra, index=False)
     cheaper = hubplan.load_catalog(accelerators=extra)
     assert cheaper.fingerprint != base.fingerprint
-    assert build_plan(default, cheaper).stages_run == ("workload", "accelerator", "server")
+    assert build_plan(default, cheaper).stages_run == (
+        "workload",
+        "accelerator",
+        "server",
+        "facility",
+    )
 
 
 def test_tables_hold_data_not_sentences(default):

@@ -225,7 +225,8 @@ def _name_racks(racks: pd.DataFrame, f: Facility) -> pd.DataFrame:
     units = [g for g in net_groups if g != "network:shared"]
     target = {g: i for i, g in enumerate(units)}
     target["network:shared"] = 0
-    row_index[net.index] = net["group"].map(target).to_numpy()
+    if not net.empty:
+        row_index[net.index] = net["group"].map(target).to_numpy()
     racks = racks.assign(row_index=row_index.astype(int))
     # order in row: floor racks by id; network racks at the end or after the middle one
     in_row = racks.groupby("row_index").cumcount()
