@@ -300,9 +300,36 @@ def test_16k_gpu_plan_closes():
 
 
 def test_bad_facility_input_names_the_fields(default):
-    with pytest.raises(ScenarioError, match="air_max_kw .*< rear_door_max_kw"):
+    with pytest.raises(ScenarioError, match=r"air_max_kw .*< rear_door_max_kw"):
         default.with_changes({"facility.air_max_kw": 100})
     with pytest.raises(ScenarioError, match=r"facility\.power_headroom = 1\.5"):
         default.with_changes({"facility.power_headroom": 1.5})
     with pytest.raises(ScenarioError, match=r"facility.cooling_modes"):
         default.with_changes({"facility.cooling_modes": ["water"]})
+
+
+def test_facility_panel_recomputes_racks_headless():
+    from hubplan.views import FacilityPanel, charts
+
+    p = FacilityPanel()
+    # default: 21 GPU servers in 9 racks (8 compute), all with their headroom
+    nums = p.summary_numbers()
+    assert (nums["racks"], nums["compute"], nums["ok"], nums["total"]) == (9, 8, 9, 9)
+    # cap two servers a rack: 18 training → 9, 2 inference → 1, 1 dev → 1: 11 compute racks
+    p.controls["max_servers_per_rack"].value = 2
+    assert p.summary_numbers()["compute"] == 11
+    # a 60 kW budget: 60 × 0.85 = 51 kW → five DGX (51.0 kW) a rack when uncapped
+    p.controls["max_servers_per_rack"].value = 0
+    p.controls["rack_budget_kw"].value = 60
+    assert p.result["racks"]["devices"].iloc[0] == 5
+    assert p.error is None and "hubplan-facility-summary" in p.summary.value
+    p.language.value = "zh"
+    assert "机柜" in p.summary.value
+    spec = charts.rack_elevation(p.result["rack_layout"], "zh").to_dict()
+    assert spec["encoding"]["y2"]["field"] == "u_top"
+    assert spec["title"] == "机柜布置图"
+    power = charts.rack_power(p.result["power_allocation"]).to_dict()
+    assert [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+            for layer in power["layer"]] == ["bar", "tick", "tick"]  # fmt: skip
+    cool = charts.cooling_map(p.result["cooling"], p.result["racks"]).to_dict()
+    assert cool["encoding"]["color"]["field"] == "mode"

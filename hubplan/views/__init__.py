@@ -11,7 +11,8 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "AcceleratorPanel": ".panels", "PlanPanel": ".panels", "ServerPanel": ".panels",
+    "AcceleratorPanel": ".panels", "FacilityPanel": ".facility", "PlanPanel": ".panels",
+    "ServerPanel": ".panels",
     "WorkloadPanel": ".panels", "setup": ".notebook", "charts": ".charts",
 }  # fmt: skip
 
