@@ -38,8 +38,9 @@ class FacilityPanel(PlanPanel):
         f = self.base.facility
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
         self.controls = {
-            "rack_budget_kw": w.FloatSlider(value=f.rack_budget_kw, min=8, max=max(150.0, f.rack_budget_kw),
-                                            step=1, **slider),
+            "rack_budget_kw": w.FloatSlider(value=f.rack_budget_kw, min=8,
+                                            max=max(150.0, f.rack_budget_kw), step=1,
+                                            **slider),
             "max_servers_per_rack": w.IntSlider(value=f.max_servers_per_rack or 0, min=0,
                                                 max=16, **slider),
         }  # fmt: skip
