@@ -333,3 +333,19 @@ def test_facility_panel_recomputes_racks_headless():
             for layer in power["layer"]] == ["bar", "tick", "tick"]  # fmt: skip
     cool = charts.cooling_map(p.result["cooling"], p.result["racks"]).to_dict()
     assert cool["encoding"]["color"]["field"] == "mode"
+
+
+def test_server_with_no_power_figure_is_an_error(default, tmp_path):
+    # A card with no TDP in a pool with no server: nothing to rate the server by.
+    csv = tmp_path / "ws.csv"
+    csv.write_text(
+        "name,vendor,segment,vram_gb,bf16_dense_tflops,source,as_of,confidence\n"
+        "WS-48,Example,workstation,48,200,example sheet,2026,low\n"
+    )
+    catalog = hubplan.load_catalog(accelerators=csv)
+    s = default.with_changes({"pools.development.accelerator": "WS-48",
+                              "pools.development.server": None})  # fmt: skip
+    plan = hubplan.build_plan(s, catalog)
+    assert "server_power_unknown" in codes(plan)
+    assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "unknown"
+    assert "server_power_unknown" not in codes(hubplan.build_plan(default))

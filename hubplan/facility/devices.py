@@ -147,6 +147,8 @@ def server_types(
                 gpus, _num(acc["tdp_w"]), facility.gpu_share_of_server_power
             )
             power_source = "estimate"
+        if math.isnan(max_kw):  # no TDP either: planned at 0 kW, an error finding
+            max_kw, power_source = 0.0, "unknown"
         rack_scale = row_kind == "rack"
         size_source = "catalog"
         if rack_scale:

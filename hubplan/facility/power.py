@@ -143,7 +143,7 @@ def power_on_steps(
         limit = start_before + (feed_kw - start_before) / inrush_factor
         fits = todo & (running <= limit + 1e-9)
         # each rack's first device still off starts even when it alone breaks the limit
-        lead = todo & (before == start_before)
+        lead = todo & (pd.Series(todo).groupby(rack).cumsum().to_numpy() == 1)
         take = fits | lead
         # only a contiguous run from the lead: stop at the first device that does not fit
         blocked = pd.Series(todo & ~take).groupby(rack).cummax().to_numpy()

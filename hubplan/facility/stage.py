@@ -73,6 +73,8 @@ def facility_findings(
         found.append(Finding(severity, "facility", subject, code, params))
 
     for s in servers.to_dict(orient="records"):
+        if s["power_source"] == "unknown":
+            add("error", s["pool"], "server_power_unknown", server=s["model"])
         if s["power_source"] == "estimate":
             add(
                 "warning",
