@@ -7,8 +7,10 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
-['candidates', 'compute_claims', 'inference', 'pool_demand', 'pools', 'server_checks',
- 'training', 'training_curve', 'training_memory']
+['candidates', 'compute_claims', 'compute_inventory', 'cooling', 'equipment_list',
+ 'facility_power', 'inference', 'pool_demand', 'pools', 'power_allocation',
+ 'power_on_sequence', 'rack_layout', 'racks', 'server_checks', 'training',
+ 'training_curve', 'training_memory']
 """
 
 from .core.catalog import Catalog, load_catalog, peak_tflops
