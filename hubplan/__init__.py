@@ -7,14 +7,15 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 >>> import hubplan
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
-['acceptance', 'candidates', 'checkpoint_plan', 'compute_claims', 'cost_capex',
- 'cost_curve', 'cost_monte_carlo', 'cost_opex', 'cost_phasing', 'cost_summary',
- 'cost_tornado', 'deployment_steps', 'fabric', 'hot_fill', 'inference', 'ip_plan',
- 'k8s_pools', 'latency_budget', 'phase_acceptance', 'pool_demand', 'pools', 'port_map',
- 'port_use', 'rdma_settings', 'review_checklist', 'schedule', 'server_checks',
- 'slurm_nodes', 'slurm_partitions', 'storage_bandwidth', 'storage_content', 'storage_dr',
- 'storage_nodes', 'storage_tiers', 'switches', 'training', 'training_curve',
- 'training_memory', 'transceivers']
+['acceptance', 'candidates', 'checkpoint_plan', 'compute_claims', 'compute_inventory',
+ 'cooling', 'cost_capex', 'cost_curve', 'cost_monte_carlo', 'cost_opex', 'cost_phasing',
+ 'cost_summary', 'cost_tornado', 'deployment_steps', 'equipment_list', 'fabric',
+ 'facility_power', 'hot_fill', 'inference', 'ip_plan', 'k8s_pools', 'latency_budget',
+ 'phase_acceptance', 'pool_demand', 'pools', 'port_map', 'port_use', 'power_allocation',
+ 'power_on_sequence', 'rack_layout', 'racks', 'rdma_settings', 'review_checklist',
+ 'schedule', 'server_checks', 'slurm_nodes', 'slurm_partitions', 'storage_bandwidth',
+ 'storage_content', 'storage_dr', 'storage_nodes', 'storage_tiers', 'switches',
+ 'training', 'training_curve', 'training_memory', 'transceivers']
 """
 
 from .core.catalog import Catalog, load_catalog, peak_tflops

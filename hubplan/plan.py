@@ -27,6 +27,7 @@ from .core.labels import localize
 from .core.stage import Stage, StageResult
 from .cost.stage import STAGE as COST
 from .delivery.stage import STAGE as DELIVERY
+from .facility.stage import STAGE as FACILITY
 from .network.stage import STAGE as NETWORK
 from .review.stage import STAGE as REVIEW
 from .scenario import Scenario
@@ -41,6 +42,7 @@ STAGES: tuple[Stage, ...] = (
     SERVER,
     STORAGE,
     NETWORK,
+    FACILITY,
     COST,
     DELIVERY,
     REVIEW,

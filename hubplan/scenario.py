@@ -28,6 +28,7 @@ from .core.paths import templates_dir
 from .core.section import Section
 from .cost.section import Cost
 from .delivery.section import Delivery
+from .facility.section import Facility, VersionPin
 from .network.section import Network
 from .pools.section import ExistingServers, Pools, PoolSpec, ServerSpec
 from .review.section import ReviewPolicy
@@ -46,9 +47,9 @@ SCHEMA_VERSION = 1
 
 __all__ = [
     "SCHEMA_VERSION", "Architecture", "Cost", "Delivery", "DevelopmentPool", "ExistingServers",
-    "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy", "Scenario",
-    "Selection",
-    "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "Workload", "default_scenario",
+    "Facility", "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy",
+    "Scenario", "Selection", "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "VersionPin",
+    "Workload", "default_scenario",
     "load_scenario",
 ]  # fmt: skip
 
@@ -66,6 +67,7 @@ class Scenario(Section):
     server: ServerPolicy = Field(default_factory=ServerPolicy)
     storage: Storage = Field(default_factory=Storage)
     network: Network = Field(default_factory=Network)
+    facility: Facility = Field(default_factory=Facility)
     cost: Cost = Field(default_factory=Cost)
     delivery: Delivery = Field(default_factory=Delivery)
     review: ReviewPolicy = Field(default_factory=ReviewPolicy)

@@ -55,3 +55,22 @@ def test_general_format_keeps_the_precision_that_decides_a_check():
     assert labels.format_value("value", 1.9) == "1.9"
     assert labels.format_value("required", 2.0) == "2"
     assert labels.format_value("value", 0.375) == "0.375"
+
+
+def test_a_torn_label_row_is_refused(tmp_path, monkeypatch):
+    # An unquoted comma in the English text pushed the Chinese into the wrong column of a
+    # row (fix.third_tier_early printed half a sentence in both languages).
+    pkg = tmp_path / "demo"
+    pkg.mkdir()
+    (pkg / "labels.csv").write_text(
+        "key,unit,en,zh,excel_format,description\nfix.x,,Fewer switches, optics,少,,\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(labels, "_PACKAGE", tmp_path)
+    labels.catalog.cache_clear()
+    try:
+        with pytest.raises(hubplan.HubplanError, match=r"rows \['fix.x'\] do not have the 6"):
+            labels.catalog()
+    finally:
+        monkeypatch.undo()
+        labels.catalog.cache_clear()

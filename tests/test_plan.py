@@ -50,4 +50,4 @@ def test_unknown_table_is_a_clear_error(default):
     import pytest
 
     with pytest.raises(KeyError, match="tables: training"):
-        plan["racks"]
+        plan["no_such_table"]

@@ -10,8 +10,8 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    names = ["workload", "accelerator", "server", "storage", "network", "cost", "delivery",
-             "review"]  # fmt: skip
+    names = ["workload", "accelerator", "server", "storage", "network", "facility", "cost",
+             "delivery", "review"]  # fmt: skip
     assert [s.name for s in STAGES] == names
     plan = build_plan(default, cache=False)
     assert plan.stages_run == tuple(names)
@@ -60,15 +60,9 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
     assert build_plan(s).stages_run == (
-        "workload",
-        "accelerator",
-        "server",
-        "storage",
-        "network",
-        "cost",
-        "delivery",
-        "review",
-    )
+        "workload", "accelerator", "server", "storage", "network", "facility", "cost",
+        "delivery", "review",
+    )  # fmt: skip
 
 
 def test_cached_plan_equals_a_fresh_one(default):
@@ -94,6 +88,7 @@ def test_a_new_catalogue_invalidates_the_cache(default, tmp_path):
         "server",
         "storage",
         "network",
+        "facility",
         "cost",
         "delivery",
         "review",

@@ -65,6 +65,12 @@ def catalog() -> pd.DataFrame:
     for path in label_files():
         with path.open(encoding="utf-8", newline="") as f:
             rows = list(csv.DictReader(f))
+        torn = [r["key"] for r in rows if None in r or None in r.values()]
+        if torn:  # an unquoted comma shifts the Chinese text into the wrong column
+            raise HubplanError(
+                f"{path.parent.name}/labels.csv: rows {torn} do not have the 6 columns "
+                "key,unit,en,zh,excel_format,description (quote text that holds a comma)"
+            )
         frames.append(pd.DataFrame(rows).fillna("").assign(file=path.parent.name))
     df = pd.concat(frames, ignore_index=True)
     dupes = df.loc[df["key"].duplicated(keep=False), ["key", "file"]]
@@ -121,7 +127,9 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "price_basis": "choice.price_basis",
                  "rule_basis": "choice.rule_basis", "phase": "phase",
                  "criterion": "criterion", "step": "step", "verification": "verification",
-                 "test": "test", "result": "result"}  # fmt: skip
+                 "test": "test", "result": "result", "device_type": "device_type",
+                 "type": "device_type", "scope": "device_type",
+                 "cooling_mode": "choice.cooling_mode"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

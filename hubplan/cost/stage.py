@@ -304,9 +304,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
 
 STAGE = Stage(
     name="cost",
-    # At merge with the facility stage: sections=("cost", "facility"), needs + facility_power.
-    sections=("cost",),
-    needs=("pools", "training", "storage_nodes", "switches", "transceivers"),
+    sections=("cost", "facility"),
+    needs=("pools", "training", "storage_nodes", "switches", "transceivers", "facility_power"),
     provides=(
         "cost_capex",
         "cost_opex",

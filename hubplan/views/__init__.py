@@ -11,10 +11,10 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "AcceleratorPanel": ".panels", "NetworkPanel": ".network", "PlanPanel": ".panels",
-    "ServerPanel": ".panels",
+    "AcceleratorPanel": ".panels", "CostPanel": ".cost", "FacilityPanel": ".facility",
+    "NetworkPanel": ".network", "PlanPanel": ".panels", "ServerPanel": ".panels",
     "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
-    "charts": ".charts", "gantt": ".delivery", "CostPanel": ".cost",
+    "charts": ".charts", "gantt": ".delivery",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY)

@@ -335,3 +335,92 @@ def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) ->
         color=alt.Color("what:N", title=label("role", lang)),
     ).properties(title=title)  # fmt: skip
     return _style(chart, width=420, height=240)
+
+
+def rack_elevation(layout: pd.DataFrame, lang: str = "en", racks: int = 12) -> alt.Chart:
+    """Rack elevation: each device as a bar from its lowest unit up its height, per rack.
+
+    Parameters
+    ----------
+    layout : DataFrame
+        The Plan's ``rack_layout`` table.
+    racks : int
+        Show the first this many racks (a 16 384-GPU plan has hundreds).
+    """
+    lang = normalize_language(lang)
+    shown = layout[layout["rack"].isin(list(dict.fromkeys(layout["rack"]))[:racks])].copy()
+    shown["u_top"] = shown["u_position"] + shown["u_height"]
+    shown["type"] = [label(f"device_type.{t}", lang) for t in shown["device_type"]]
+    chart = (
+        alt.Chart(shown)
+        .mark_bar(stroke="white", strokeWidth=1)
+        .encode(
+            x=alt.X("rack:N", title=label("rack", lang), sort=None),
+            y=alt.Y("u_position:Q", title=f"{label('u_position', lang)} [U]"),
+            y2="u_top:Q",
+            color=alt.Color("type:N", title=label("device_type", lang)),
+            tooltip=["device:N", "model:N", "rack:N", "u_position:Q", "u_height:Q",
+                     alt.Tooltip("max_power_kw:Q", format=".2f")],
+        )
+        .properties(title=label("chart.rack_elevation.title", lang))
+    )  # fmt: skip
+    return _style(chart, width=max(240, 40 * shown["rack"].nunique()))
+
+
+def rack_power(allocation: pd.DataFrame, lang: str = "en", racks: int = 40) -> alt.LayerChart:
+    """Power per rack against its supply, with the headroom line (supply × (1 − headroom)).
+
+    Parameters
+    ----------
+    allocation : DataFrame
+        The Plan's ``power_allocation`` table.
+    """
+    lang = normalize_language(lang)
+    df = allocation.head(racks).copy()
+    df["limit_kw"] = df["supply_kw"] * (1 - df["required_headroom_pct"])
+    x = alt.X("rack:N", title=label("rack", lang), sort=None)
+    bars = alt.Chart(df).mark_bar().encode(
+        x=x,
+        y=alt.Y("allocated_kw:Q", title=f"{label('allocated_kw', lang)} [kW]"),
+        color=alt.Color("status:N", title=label("status", lang),
+                        scale=alt.Scale(domain=["ok", "low_headroom", "over"],
+                                        range=["#4c78a8", "#f58518", "#e45756"])),
+        tooltip=["rack:N", alt.Tooltip("allocated_kw:Q", format=".1f"),
+                 alt.Tooltip("supply_kw:Q", format=".1f"),
+                 alt.Tooltip("headroom_pct:Q", format=".1%"), "status:N"],
+    )  # fmt: skip
+    supply = alt.Chart(df).mark_tick(color="black", thickness=2).encode(x=x, y="supply_kw:Q")
+    limit = (
+        alt.Chart(df)
+        .mark_tick(color="gray", strokeDash=[4, 2], thickness=2)
+        .encode(x=x, y="limit_kw:Q")
+    )
+    layered = alt.layer(bars, supply, limit).properties(title=label("chart.rack_power.title", lang))
+    return _style(layered, width=max(240, 16 * len(df)))
+
+
+def cooling_map(cooling: pd.DataFrame, racks: pd.DataFrame, lang: str = "en") -> alt.Chart:
+    """Cooling mode of every rack on the floor: rows down, positions across.
+
+    Parameters
+    ----------
+    cooling : DataFrame
+        The Plan's ``cooling`` table.
+    racks : DataFrame
+        The Plan's ``racks`` table (row and position of each rack).
+    """
+    lang = normalize_language(lang)
+    df = cooling[cooling["level"] == "rack"].merge(racks[["rack", "position"]], on="rack")
+    df["mode"] = [label(f"choice.cooling_mode.{m}", lang) for m in df["cooling_mode"]]
+    chart = (
+        alt.Chart(df)
+        .mark_rect(stroke="white")
+        .encode(
+            x=alt.X("position:O", title=label("position", lang)),
+            y=alt.Y("row:N", title=label("row", lang)),
+            color=alt.Color("mode:N", title=label("cooling_mode", lang)),
+            tooltip=["rack:N", alt.Tooltip("heat_kw:Q", format=".1f"), "mode:N", "status:N"],
+        )
+        .properties(title=label("chart.cooling_map.title", lang))
+    )  # fmt: skip
+    return _style(chart, width=360, height=max(60, 18 * df["row"].nunique()))

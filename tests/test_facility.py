@@ -1,0 +1,351 @@
+"""Facility stage: racks, power, cooling and the equipment list, against hand-worked numbers.
+
+Sources for the figures: NVIDIA DGX H100/H200 User Guide (10.2 kW maximum, 8U, 130.45 kg);
+the planning guide "智算技术与算力规划设计及部署实施方案" v2.0 (≥ 15 % headroom, 1.5 ×
+nameplate at power-on); NIST SP 811 (1 BTU_IT/h = 0.293 071 1 W).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hubplan
+from hubplan.core.errors import ScenarioError
+from hubplan.facility import (
+    Facility,
+    cooling_mode,
+    device_table,
+    empty_storage_nodes,
+    empty_switches,
+    heat_btu_h,
+    next_fit,
+    place_devices,
+    power_allocation,
+    power_on_steps,
+)
+from hubplan.facility.stage import facility_tables
+from hubplan.views.render import findings_table
+
+DGX = {"pool": "training", "partition": "train", "model": "DGX H100", "accelerator":
+       "H100 SXM5 80GB", "gpus_per_server": 8, "rack_scale": False, "u_height": 8.0,
+       "max_power_kw": 10.2, "typical_power_kw": 8.16, "weight_kg": 130.45,
+       "price_usd": 270000.0, "power_source": "catalog", "size_source": "catalog",
+       "compute_nics": 8.0, "compute_nic_gbps": 400.0}  # fmt: skip
+
+
+def servers(n, **kw):
+    return pd.DataFrame([{**DGX, "servers": n, **kw}])
+
+
+def codes(plan, stage="facility"):
+    f = plan.findings
+    return set(f.loc[f["stage"] == stage, "code"])
+
+
+def test_four_dgx_in_a_40_kw_rack_leave_no_headroom_three_do():
+    # 4 × 10.2 = 40.8 kW on 40 kW: −0.8 kW (−2 %), over; 3 × 10.2 = 30.6 kW: 9.4 kW = 23.5 %.
+    f = Facility(management_servers=0, max_servers_per_rack=4, power_headroom=0.0)
+    racks, layout = place_devices(device_table(servers(4), empty_storage_nodes(),
+                                               empty_switches(), f), f)  # fmt: skip
+    # with no headroom rule the cap is the 40 kW supply: three fit, the fourth gets a rack
+    assert racks["devices"].tolist() == [3, 1]
+    # force four into one rack and read the allocation
+    layout = layout.assign(rack="A01")
+    alloc = power_allocation(racks.iloc[[0]], layout, Facility())
+    row = alloc.iloc[0]
+    assert row["device_power_kw"] == pytest.approx(40.8)
+    assert row["headroom_kw"] == pytest.approx(-0.8)
+    assert row["headroom_pct"] == pytest.approx(-0.02)
+    assert row["status"] == "over"
+    three = power_allocation(racks.iloc[[0]], layout.iloc[:3], Facility()).iloc[0]
+    assert three["headroom_pct"] == pytest.approx(0.235)
+    assert three["status"] == "ok"
+
+
+def test_default_packs_three_dgx_per_40_kw_rack(default):
+    plan = hubplan.build_plan(default)
+    racks, layout = plan["racks"], plan["rack_layout"]
+    # 18 training DGX H100 at 3 a rack = 6 racks, 2 inference = 1, 1 L40S server = 1,
+    # 3 management servers in one network rack: 9 racks in one row A.
+    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 10)]
+    assert racks["kind"].tolist() == ["compute"] * 8 + ["network"]
+    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 3]
+    # every device sits in exactly one rack at a unique position; 8U servers at U1, 9, 17
+    assert layout["device"].is_unique and layout["rack"].notna().all()
+    assert not layout.duplicated(["rack", "u_position"]).any()
+    assert layout.loc[layout["rack"] == "A01", "u_position"].tolist() == [1, 9, 17]
+    assert layout["device"].iloc[0] == "train-0001" and "infer-0002" in set(layout["device"])
+    alloc = plan["power_allocation"]
+    assert (alloc["status"] == "ok").all()
+    assert alloc.loc[0, "allocated_kw"] == pytest.approx(30.6)
+    assert {
+        "rack_power_over",
+        "rack_power_headroom",
+        "inrush_over_feed",
+        "cooling_missing",
+        "cooling_over",
+        "rack_over_weight",
+        "rack_over_height",
+    }.isdisjoint(codes(plan))
+
+
+def test_l40s_server_power_is_estimated_and_flagged(default):
+    plan = hubplan.build_plan(default)
+    dev = plan["rack_layout"].set_index("device").loc["dev-0001"]
+    # catalogue has no maximum: 8 × 350 W ÷ 0.55 = 5.091 kW; 8U stand-in height
+    assert dev["max_power_kw"] == pytest.approx(5.0909, abs=1e-4)
+    assert dev["power_source"] == "estimate" and dev["u_height"] == 8
+    assert {"server_power_estimated", "server_size_estimated"} <= codes(plan)
+    # a custom server with its maximum given is not estimated
+    custom = {"name": "8×L40S quoted", "accelerator": "L40S 48GB", "gpus": 8, "ram_gb": 768,
+              "cpu_cores_total": 64, "cpu_base_ghz": 2.4, "storage_nics": 1, "inband_nics": 1,
+              "bmc_nics": 1, "max_power_kw": 4.4}  # fmt: skip
+    s = default.with_changes({"pools.development.server": None,
+                              "pools.development.custom_server": custom})  # fmt: skip
+    plan = hubplan.build_plan(s)
+    assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "scenario"
+    assert "server_power_estimated" not in codes(plan)
+
+
+def test_power_on_sequence_keeps_inrush_under_the_feed():
+    # 3 × 10.2 kW on a 40 kW feed at 1.5×: two start (2 × 15.3 = 30.6 ≤ 40), then the third
+    # (20.4 running + 15.3 = 35.7 ≤ 40); two racks at once.
+    rack = np.array([0, 0, 0, 1, 1])
+    steps = power_on_steps(rack, np.full(5, 10.2), np.full(5, 40.0), 1.5)
+    assert steps.tolist() == [1, 1, 2, 1, 1]
+    t = facility_tables(servers(3), empty_storage_nodes(), empty_switches(),
+                        hubplan.load_catalog(), Facility(management_servers=0))  # fmt: skip
+    seq = t["power_on_sequence"]
+    assert seq["peak_kw"].round(2).tolist() == [30.6, 35.7]
+    assert (seq["status"] == "ok").all()
+
+
+def test_inrush_over_the_feed_is_an_error(default):
+    # 12 kW racks: 10.2 ≤ 12 × 0.85 = 10.2 fits one DGX a rack, but its start draws
+    # 1.5 × 10.2 = 15.3 kW on a 12 kW feed.
+    plan = hubplan.build_plan(default.with_changes({"facility.rack_budget_kw": 12}))
+    assert "inrush_over_feed" in codes(plan)
+    en = findings_table(plan.findings, "en")
+    msg = en.loc[en["code"] == "inrush_over_feed", "message"].iloc[0]
+    assert "peaks at 15.3 kW (1.5 × inrush) on a 12.0 kW feed" in msg
+
+
+def test_sized_distribution_allocates_inrush():
+    # sized: 40 × 0.85 ÷ 1.5 = 22.67 kW → two DGX (20.4) a rack, allocated 1.5 × 20.4 = 30.6
+    f = Facility(management_servers=0, inrush_policy="sized")
+    t = facility_tables(servers(18), empty_storage_nodes(), empty_switches(),
+                        hubplan.load_catalog(), f)  # fmt: skip
+    assert len(t["racks"]) == 9
+    assert t["power_allocation"]["allocated_kw"].iloc[0] == pytest.approx(30.6)
+    assert (t["power_on_sequence"]["step"] == 1).all()
+
+
+def test_low_headroom_is_a_warning(default):
+    # One 10.2 kW DGX on an 11 kW rack leaves (11 − 10.2) ÷ 11 = 7.3 %, below 15 %; with
+    # an inrush factor of 1 its power-on stays under the feed.
+    plan = hubplan.build_plan(default.with_changes({"facility.rack_budget_kw": 11,
+                                                    "facility.inrush_factor": 1.0}))  # fmt: skip
+    alloc = plan["power_allocation"]
+    dgx = alloc[alloc["device_power_kw"] == 10.2]
+    assert dgx["headroom_pct"].round(3).unique().tolist() == [0.073]
+    assert "rack_power_headroom" in codes(plan)
+    assert "rack_power_over" not in codes(plan)
+
+
+def test_cooling_modes_and_btu():
+    # NIST SP 811: 1 BTU_IT/h = 0.2930711 W → 10.2 kW = 34 804 BTU/h
+    assert round(heat_btu_h(10.2)) == 34804
+    # limits at 15 % headroom: air 12.75, rear door 68, liquid 127.5 kW
+    modes = cooling_mode(pd.Series([12.75, 12.76, 68.0, 68.1, 127.5, 128]), Facility())
+    assert modes.tolist() == ["air", "rear_door", "rear_door", "liquid", "liquid", "beyond"]
+
+
+def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
+    plan = hubplan.build_plan(default.with_changes({"facility.cooling_modes": ["air"]}))
+    cool = plan["cooling"]
+    # 30.6 kW DGX racks need rear doors: 7 racks (6 training, 1 inference at 20.4 kW)
+    missing = cool[(cool["level"] == "rack") & (cool["status"] == "missing")]
+    assert len(missing) == 7
+    assert "cooling_missing" in codes(plan)
+    row = cool[cool["level"] == "row"].iloc[0]
+    # row A: 6 × 30.6 + 20.4 + 5.09 + 2.4 = 211.49 kW
+    assert row["heat_kw"] == pytest.approx(211.49, abs=0.01)
+
+
+def test_rack_scale_systems_get_their_own_racks(default):
+    s = default.with_changes({
+        "pools.training.accelerator": "GB200 186GB", "pools.training.gpus_per_server": 72,
+        "pools.training.server": "GB200 NVL72 rack", "pools.training.spare_ratio": 0,
+        "facility.cooling_modes": ["air", "rear_door", "liquid"],
+    })  # fmt: skip
+    plan = hubplan.build_plan(s)
+    lay = plan["rack_layout"]
+    nvl = lay[lay["model"] == "GB200 NVL72 rack"]
+    assert nvl["rack"].is_unique  # one rack each
+    alloc = plan["power_allocation"].set_index("rack").loc[nvl["rack"].iloc[0]]
+    # 132 kW on 150 kW: 12 % headroom, below 15 %
+    assert alloc["headroom_pct"] == pytest.approx(0.12)
+    # 132 kW is beyond liquid at 150 × 0.85 = 127.5; 1 360 kg over 880 kg
+    assert {"rack_power_headroom", "cooling_over", "rack_over_weight"} <= codes(plan)
+
+
+def test_storage_nodes_and_switches_take_their_own_racks():
+    stor = pd.DataFrame([
+        {"tier": "cold", "role": "data", "model": "obj-4u", "nodes": 4, "rack_units": 4,
+         "max_power_kw": 1.0, "typical_power_kw": 0.6, "price_usd": 20000, "nic_ports": 2,
+         "nic_gbps": 100},
+        {"tier": "hot", "role": "data", "model": "nvme-2u", "nodes": 12, "rack_units": 2,
+         "max_power_kw": 2.0, "typical_power_kw": 1.5, "price_usd": 60000, "nic_ports": 2,
+         "nic_gbps": 400},
+    ])  # fmt: skip
+    sw = pd.DataFrame([
+        {"plane": "compute", "role": "leaf", "model": "QM9700", "count": 4, "ports": 64,
+         "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7, "typical_power_kw": 1.0,
+         "price_usd": 30000, "unit": 1},
+        {"plane": "compute", "role": "leaf", "model": "QM9700", "count": 4, "ports": 64,
+         "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7, "typical_power_kw": 1.0,
+         "price_usd": 30000, "unit": 2},
+        {"plane": "compute", "role": "spine", "model": "QM9700", "count": 4, "ports": 64,
+         "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7, "typical_power_kw": 1.0,
+         "price_usd": 30000, "unit": ""},
+    ])  # fmt: skip
+    f = Facility(management_servers=0, racks_per_row=4)
+    t = facility_tables(servers(18), stor, sw, hubplan.load_catalog(), f)
+    lay = t["rack_layout"].set_index("device")
+    # hot tier first; 12 × 2 kW = 24 kW on a 22 kW rack at 15 % (18.7 kW): 9 a rack → 2 racks
+    assert lay.loc["stor-hot-data-01", "rack"] == lay.loc["stor-hot-data-09", "rack"]
+    assert lay.loc["stor-hot-data-10", "rack"] != lay.loc["stor-hot-data-09", "rack"]
+    # switches numbered from 01 per plane and role across units
+    assert {"compute-leaf-01", "compute-leaf-08", "compute-spine-04"} <= set(lay.index)
+    racks = t["racks"].set_index("rack")
+    # 18 DGX → 6 compute racks; storage: 9 hot (18 kW), then 3 hot + 4 cold (10 kW, 22U)
+    assert racks["kind"].value_counts()[["compute", "storage"]].tolist() == [6, 2]
+    # unit 1's network rack joins row A (its end), unit 2's row B, shared switches row A
+    net = racks[racks["kind"] == "network"]
+    assert net.loc[lay.loc["compute-leaf-01", "rack"], "row"] == "A"
+    assert net.loc[lay.loc["compute-leaf-05", "rack"], "row"] == "B"
+    assert lay.loc["compute-leaf-01", "rack"] == "A05"  # after A01-A04
+    eq = t["equipment_list"].set_index("model")
+    assert eq.loc["QM9700", "quantity"] == 12
+    assert eq.loc["nvme-2u", "extended_price_usd"] == 12 * 60000
+
+
+def test_middle_of_row_network_racks():
+    sw = pd.DataFrame([{"plane": "compute", "role": "leaf", "model": "QM9700", "count": 2,
+                        "ports": 64, "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7,
+                        "typical_power_kw": 1.0, "price_usd": 30000, "unit": 1}])  # fmt: skip
+    f = Facility(management_servers=0, network_rack_position="middle_of_row")
+    t = facility_tables(servers(12), empty_storage_nodes(), sw, hubplan.load_catalog(), f)
+    # 4 compute racks; the network rack stands third: A01, A02 compute, A03 network
+    racks = t["racks"]
+    assert racks["kind"].tolist() == ["compute", "compute", "network", "compute", "compute"]
+    assert racks["rack"].tolist() == ["A01", "A02", "A03", "A04", "A05"]
+
+
+def test_rack_over_height_and_next_fit_caps(default):
+    plan = hubplan.build_plan(default.with_changes({"facility.rack_units": 10,
+                                                    "facility.reserved_units": 3}))  # fmt: skip
+    assert "rack_over_height" in codes(plan)  # an 8U DGX in 7 usable units
+    # weight: three 130.45 kg DGX = 391.35 kg; a 300 kg limit leaves two a rack
+    assert next_fit(np.full(3, 10.2), np.full(3, 8.0), np.full(3, 130.45), 34, 40,
+                    300).tolist() == [0, 0, 1]  # fmt: skip
+
+
+def test_versions_pinned_or_flagged(default):
+    assert "versions_unpinned" in codes(hubplan.build_plan(default))
+    pins = [{"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in
+            ("DGX H100", "Supermicro SYS-521GE-TNRT L40S", "1U management server",
+             "compute NIC 400 Gb/s")]  # fmt: skip
+    plan = hubplan.build_plan(default.with_changes({"facility.versions": pins}))
+    assert "versions_unpinned" not in codes(plan)
+    eq = plan["equipment_list"].set_index("model")
+    assert eq.loc["compute NIC 400 Gb/s", "firmware_version"] == "fw-1"
+    # 20 DGX H100 × 8 compute NICs
+    assert eq.loc["compute NIC 400 Gb/s", "quantity"] == 160
+
+
+def test_compute_inventory_and_facility_power(default):
+    plan = hubplan.build_plan(default)
+    inv = plan["compute_inventory"].set_index("pool")
+    # 18 DGX H100 × 8 = 144 H100 at 989.5 dense BF16 TFLOPS = 142.488 PFLOPS
+    assert inv.loc["training", "total_pflops"] == pytest.approx(142.488)
+    assert inv.loc["total", "gpus"] == 168
+    fp = plan["facility_power"].set_index("scope").loc["total"]
+    # 20 × 10.2 + 5.0909 + 3 × 0.8 = 211.49 kW nameplate; × 1.25 = 264.36 kW
+    assert fp["it_nameplate_kw"] == pytest.approx(211.491, abs=1e-3)
+    assert fp["facility_kw"] == pytest.approx(264.364, abs=1e-3)
+
+
+def test_16k_gpu_plan_closes():
+    s = hubplan.scenario.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
+                                       / "pretrain-16k.yaml")  # fmt: skip
+    plan = hubplan.build_plan(s)
+    assert int(plan["pools"]["total_gpus"].iloc[0]) == 16384
+    lay = plan["rack_layout"]
+    assert (lay["device_type"] == "gpu_server").sum() == 2048
+    gpu = lay.loc[lay["device_type"] == "gpu_server", "device"]
+    assert gpu.iloc[0] == "train-0001" and gpu.iloc[-1] == "train-2048"
+    # ⌈2 048 ÷ 3⌉ = 683 compute racks, + 1 management rack; 69 rows of 10 (+ network)
+    assert (plan["racks"]["kind"] == "compute").sum() == 683
+    assert (plan["power_allocation"]["status"] == "ok").all()
+    assert (plan["cooling"]["status"] == "ok").all()
+    fp = plan["facility_power"].set_index("scope").loc["total"]
+    # typical: 2 048 × 8.16 + 3 × 0.4 = 16 712.88 kW; × 1.25 × 8 760 h = 183 006.0 MWh;
+    # × US$88 per MWh = US$16.10 M a year
+    assert fp["annual_mwh"] == pytest.approx(183006.0, abs=0.1)
+    assert fp["annual_cost_usd"] == pytest.approx(16.1045e6, rel=1e-4)
+    assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
+        pytest.approx(16384 * 989.5 / 1000)
+    )
+
+
+def test_bad_facility_input_names_the_fields(default):
+    with pytest.raises(ScenarioError, match=r"air_max_kw .*< rear_door_max_kw"):
+        default.with_changes({"facility.air_max_kw": 100})
+    with pytest.raises(ScenarioError, match=r"facility\.power_headroom = 1\.5"):
+        default.with_changes({"facility.power_headroom": 1.5})
+    with pytest.raises(ScenarioError, match=r"facility.cooling_modes"):
+        default.with_changes({"facility.cooling_modes": ["water"]})
+
+
+def test_facility_panel_recomputes_racks_headless():
+    from hubplan.views import FacilityPanel, charts
+
+    p = FacilityPanel()
+    # default: 21 GPU servers in 9 racks (8 compute), all with their headroom
+    nums = p.summary_numbers()
+    assert (nums["racks"], nums["compute"], nums["ok"], nums["total"]) == (9, 8, 9, 9)
+    # cap two servers a rack: 18 training → 9, 2 inference → 1, 1 dev → 1: 11 compute racks
+    p.controls["max_servers_per_rack"].value = 2
+    assert p.summary_numbers()["compute"] == 11
+    # a 60 kW budget: 60 × 0.85 = 51 kW → five DGX (51.0 kW) a rack when uncapped
+    p.controls["max_servers_per_rack"].value = 0
+    p.controls["rack_budget_kw"].value = 60
+    assert p.result["racks"]["devices"].iloc[0] == 5
+    assert p.error is None and "hubplan-facility-summary" in p.summary.value
+    p.language.value = "zh"
+    assert "机柜" in p.summary.value
+    spec = charts.rack_elevation(p.result["rack_layout"], "zh").to_dict()
+    assert spec["encoding"]["y2"]["field"] == "u_top"
+    assert spec["title"] == "机柜布置图"
+    power = charts.rack_power(p.result["power_allocation"]).to_dict()
+    assert [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+            for layer in power["layer"]] == ["bar", "tick", "tick"]  # fmt: skip
+    cool = charts.cooling_map(p.result["cooling"], p.result["racks"]).to_dict()
+    assert cool["encoding"]["color"]["field"] == "mode"
+
+
+def test_server_with_no_power_figure_is_an_error(default, tmp_path):
+    # A card with no TDP in a pool with no server: nothing to rate the server by.
+    csv = tmp_path / "ws.csv"
+    csv.write_text(
+        "name,vendor,segment,vram_gb,bf16_dense_tflops,source,as_of,confidence\n"
+        "WS-48,Example,workstation,48,200,example sheet,2026,low\n"
+    )
+    catalog = hubplan.load_catalog(accelerators=csv)
+    s = default.with_changes({"pools.development.accelerator": "WS-48",
+                              "pools.development.server": None})  # fmt: skip
+    plan = hubplan.build_plan(s, catalog)
+    assert "server_power_unknown" in codes(plan)
+    assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "unknown"
+    assert "server_power_unknown" not in codes(hubplan.build_plan(default))
