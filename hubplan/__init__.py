@@ -23,6 +23,7 @@ from .core.errors import CatalogError, HubplanError, InputError, ScenarioError
 from .core.labels import bilingual, label, localize
 from .plan import STAGES, Plan, build_plan
 from .scenario import Scenario, default_scenario, load_scenario
+from .solver import cheapest_plans
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,7 @@ __all__ = [
     "__version__",
     "bilingual",
     "build_plan",
+    "cheapest_plans",
     "default_scenario",
     "label",
     "load_catalog",

@@ -1,0 +1,99 @@
+"""Solve for the cheapest plan: try every catalogue server for a pool, build each plan, and
+rank the feasible ones by cost, saying why each other candidate lost.
+
+This sits above the Plan (it builds many): each variant changes only the pool's hardware,
+so the stage cache reruns the stages that hardware touches and reuses the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import pandas as pd
+
+from .core.catalog import Catalog, load_catalog
+from .core.errors import HubplanError
+from .plan import build_plan
+from .scenario import Scenario
+
+COLUMNS = ["server", "accelerator", "gpus_per_server", "feasible", "reason", "gpus", "servers",
+           "days_to_finish", "capex_usd", "price_basis", "capex_unpriced_lines",
+           "horizon_cost_usd", "cost_per_useful_gpu_hour_usd", "rank"]  # fmt: skip
+
+
+def cheapest_plans(
+    scenario: Scenario,
+    catalog: Catalog | None = None,
+    pool: Literal["training", "inference", "development"] = "training",
+    by: Literal["capex", "horizon"] = "capex",
+) -> pd.DataFrame:
+    """Every catalogue server for ``pool``, built into a whole plan, cheapest feasible first.
+
+    A candidate is feasible when its plan has no error finding (the model fits, the
+    deadline and the rack power close, ...). Feasible candidates with a sourced server or
+    card price are ranked by ``capex`` (hardware and fit-out) or ``horizon`` (capex plus
+    the cost of running it for the cost section's horizon); the others carry the reason
+    they lost in ``reason`` (the first error finding's code, or ``no_price``).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    catalog : Catalog, optional
+    pool : str
+        Which pool's hardware to vary.
+    by : {'capex', 'horizon'}
+        The cost to rank on.
+
+    Examples
+    --------
+    >>> import hubplan
+    >>> ranked = cheapest_plans(hubplan.default_scenario())
+    >>> ranked.iloc[0]["server"]  # the fine-tune is cheapest on MI300X (see README)
+    'Supermicro AS-8125GS-TNMR2 MI300X'
+    """
+    catalog = catalog if catalog is not None else load_catalog()
+    rows = []
+    servers = catalog.servers[catalog.servers["kind"] == "server"]
+    for srv in servers.to_dict(orient="records"):
+        prefix = f"pools.{pool}"
+        changes = {f"{prefix}.accelerator": srv["accelerator"], f"{prefix}.server": srv["name"],
+                   f"{prefix}.custom_server": None,
+                   f"{prefix}.gpus_per_server": int(srv["gpus"])}  # fmt: skip
+        row = {"server": srv["name"], "accelerator": srv["accelerator"],
+               "gpus_per_server": int(srv["gpus"])}  # fmt: skip
+        try:
+            plan = build_plan(scenario.with_changes(changes), catalog, until="cost")
+        except HubplanError as exc:  # a figure the plan needs is not in the catalogue
+            rows.append({**row, "feasible": False, "reason": f"input: {exc}"})
+            continue
+        summary = plan["cost_summary"].iloc[0]
+        pools = plan["pools"]
+        mine = pools[(pools["level"] == "pool") & (pools["pool"] == pool)]
+        capex = float(summary["capex_usd"])
+        years = float(summary["horizon_years"])
+        row.update(
+            gpus=int(mine["total_gpus"].sum()), servers=int(mine["total_servers"].sum()),
+            capex_usd=capex, price_basis=str(mine["price_basis"].iloc[0]),
+            capex_unpriced_lines=int(summary["capex_unpriced_lines"]),
+            horizon_cost_usd=capex + float(summary["opex_usd_per_year"]) * years,
+            cost_per_useful_gpu_hour_usd=float(summary["cost_per_useful_gpu_hour_usd"]),
+        )  # fmt: skip
+        if pool == "training" and not plan["training"].empty:
+            row["days_to_finish"] = float(plan["training"]["days_to_finish"].max())
+        errors = plan.errors
+        if not errors.empty:
+            row.update(feasible=False, reason=str(errors["code"].iloc[0]))
+        elif row["price_basis"] == "none" or math.isnan(capex):
+            row.update(feasible=False, reason="no_price")
+        else:
+            row.update(feasible=True, reason="")
+        rows.append(row)
+    out = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    key = "capex_usd" if by == "capex" else "horizon_cost_usd"
+    ok = out["feasible"].fillna(False).astype(bool)
+    out.loc[ok, "rank"] = out.loc[ok, key].rank(method="first")
+    best = out.loc[ok, key].min() if ok.any() else math.nan
+    costlier = ok & (out[key] > best)
+    out.loc[costlier, "reason"] = "costlier"
+    return out.sort_values(["rank", "server"], na_position="last").reset_index(drop=True)
