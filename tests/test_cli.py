@@ -1,6 +1,7 @@
 """The command line: numbers, --json, catalogues, one-line errors with exit status 2."""
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -437,3 +438,15 @@ def test_random_scenarios_never_traceback(capsys, tmp_path_factory, edits, comma
     path = tmp_path_factory.mktemp("s") / "s.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     _check_no_traceback(capsys, [*command, "--scenario", str(path), "--json"])
+
+
+def test_plan_writes_the_scheduler_files(tmp_path):
+    # slurm.conf for the default plan: the 18 DGX H100 of the training pool (17 + 1 spare)
+    # are one node group with 8 H100 each (gres.conf(5) typed GPUs).
+    out = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan", "--slurm", str(tmp_path)],
+                         capture_output=True, text=True, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "5 scheduler files written" in out.stdout
+    conf = (tmp_path / "slurm.conf").read_text()
+    assert "NodeName=train-[0001-0018]" in conf and "Gres=gpu:h100:8" in conf
+    assert os.access(tmp_path / "prolog.sh", os.X_OK)

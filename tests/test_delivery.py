@@ -66,14 +66,14 @@ def test_slurm_nodes_and_text(plan):
     assert n.loc["training", "real_memory_mib"] == 1_855_468 == real_memory_mib(2048, 0.05)
     conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"])
     assert (
-        "NodeName=train[001-018] CPUs=224 Sockets=2 CoresPerSocket=56 ThreadsPerCore=2 "
+        "NodeName=train-[0001-0018] CPUs=224 Sockets=2 CoresPerSocket=56 ThreadsPerCore=2 "
         "RealMemory=1855468 Gres=gpu:h100:8 State=UNKNOWN"
     ) in conf
-    assert "PartitionName=dev Nodes=dev001 Default=YES MaxTime=480 State=UP" in conf
+    assert "PartitionName=dev Nodes=dev-0001 Default=YES MaxTime=480 State=UP" in conf
     gres = gres_conf(plan["slurm_nodes"])
-    assert "NodeName=train[001-018] Name=gpu Type=h100 File=/dev/nvidia[0-7]" in gres
+    assert "NodeName=train-[0001-0018] Name=gpu Type=h100 File=/dev/nvidia[0-7]" in gres
     assert validate_scheduler(conf, gres, plan["slurm_nodes"]) == []
-    assert "train*) expected=8" in prolog_script(plan["slurm_nodes"])
+    assert "train-*) expected=8" in prolog_script(plan["slurm_nodes"])
 
 
 def test_validation_catches_bad_text(plan):
@@ -161,3 +161,15 @@ def test_a_service_that_fits_nowhere_gets_no_kubernetes_pool(default):
     plan = hubplan.build_plan(s)
     assert "context_exceeds_window" in set(plan.errors["code"])
     assert plan["k8s_pools"].empty
+
+
+def test_slurm_nodes_carry_the_hostnames_of_the_ip_plan_and_racks(default):
+    # An installer reads the IP plan, the rack layout and slurm.conf side by side: a server
+    # must have one name in all three (train-0001 … train-0018 for the default plan).
+    plan = hubplan.build_plan(default)
+    ips = set(plan["ip_plan"]["device"])
+    racked = set(plan["rack_layout"]["device"])
+    expected = {f"train-{i:04d}" for i in range(1, 19)}
+    assert expected <= ips and expected <= racked
+    group = plan["slurm_nodes"].set_index("pool").loc["training", "node_group"]
+    assert group == "train-[0001-0018]"

@@ -33,7 +33,7 @@ numbers = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infini
 @given(
     params=st.floats(min_value=1e6, max_value=1e13, allow_nan=False),
     tokens=st.floats(min_value=1e6, max_value=1e14, allow_nan=False),
-    days=st.floats(min_value=0.01, max_value=3650, allow_nan=False),
+    days=st.floats(min_value=0.1, max_value=3650, allow_nan=False),
     mfu=st.floats(min_value=0.01, max_value=0.6, allow_nan=False),
     goodput=st.floats(min_value=0.01, max_value=1.0, allow_nan=False),
     zero=st.sampled_from([0, 1, 2, 3]),

@@ -540,7 +540,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
     if args.scenario_file:
         args.scenario = args.scenario_file
     plan = hubplan.build_plan(_scenario(args), _catalog(args))
-    from ..export import write_appendix, write_netbox  # openpyxl only when exporting
+    from ..export import write_appendix, write_netbox, write_scheduler_files
 
     files: dict[str, str] = {}
     if args.xlsx:
@@ -548,6 +548,9 @@ def cmd_plan(args: argparse.Namespace) -> None:
     if args.netbox:
         for name, path in write_netbox(plan, args.netbox).items():
             files[f"netbox.{name}"] = str(path)
+    if args.slurm:
+        for path in write_scheduler_files(plan, args.slurm):
+            files[f"scheduler.{path.name}"] = str(path)
     if args.json:
         payload: dict[str, Any] = {name: _records(df) for name, df in plan.tables.items()}
         payload["findings"] = _records(_findings(plan.findings, args.lang))
@@ -566,6 +569,9 @@ def cmd_plan(args: argparse.Namespace) -> None:
         if args.netbox:
             n = sum(k.startswith("netbox.") for k in files)
             print(label("cli.wrote_netbox", args.lang, n=n, path=str(args.netbox)))
+        if args.slurm:
+            n = sum(k.startswith("scheduler.") for k in files)
+            print(label("cli.wrote_scheduler", args.lang, n=n, path=str(args.slurm)))
     _finish(plan.findings, args.lang)
 
 
@@ -674,6 +680,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     pl.add_argument("--xlsx", metavar="OUT", help=label("help.xlsx", lang))
     pl.add_argument("--xlsx-style", metavar="FILE", help=label("help.xlsx_style", lang))
     pl.add_argument("--netbox", metavar="DIR", help=label("help.netbox", lang))
+    pl.add_argument("--slurm", metavar="DIR", help=label("help.slurm", lang))
     pl.set_defaults(func=cmd_plan, flags=[])
     return parser
 

@@ -70,15 +70,16 @@ def real_memory_mib(ram_gb: float, margin: float) -> int:
 
 
 def node_range(prefix: str, count: int) -> str:
-    """A Slurm hostlist expression for ``count`` nodes.
+    """A Slurm hostlist expression for ``count`` nodes, named as every other table of the
+    plan names them (``<partition>-<nnnn>``: the IP plan, the port map, the rack layout).
 
     >>> node_range("train", 20), node_range("dev", 1)
-    ('train[001-020]', 'dev001')
+    ('train-[0001-0020]', 'dev-0001')
     """
-    width = max(3, len(str(count)))
+    width = max(4, len(str(count)))
     if count == 1:
-        return f"{prefix}{1:0{width}d}"
-    return f"{prefix}[{1:0{width}d}-{count:0{width}d}]"
+        return f"{prefix}-{1:0{width}d}"
+    return f"{prefix}-[{1:0{width}d}-{count:0{width}d}]"
 
 
 def gpu_type(accelerator: str) -> str:

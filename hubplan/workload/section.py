@@ -96,7 +96,13 @@ class TrainingJob(Section):
         "tokenizers pack ~1.3-1.5 characters per token, also ~4 B. [B/token]",
     )
     epochs: float = Field(1.0, gt=0, le=1000, description="Passes over the data.")
-    days: float = Field(15.0, gt=0, le=3650, description="Deadline, calendar days. [d]")
+    days: float = Field(
+        15.0,
+        ge=0.1,
+        le=3650,
+        description="Deadline, calendar days; at least 0.1 (2.4 hours): shorter is no training "
+        "run a centre is sized for. [d]",
+    )
     precision: TrainingPrecision = Field(
         "bf16", description="Math precision of the matmuls; dense peak at this precision."
     )

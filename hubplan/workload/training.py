@@ -328,9 +328,10 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
         "layout_step_gpus": step, "gpus_required": required, "gpus": gpus,
         "servers": gpus // pool.gpus_per_server, "binding": binding,
         "days_to_finish": days_to_finish,
-        "tokens_per_s": tokens / (days_to_finish * SECONDS_PER_DAY),
+        "tokens_per_s": tokens / (days_to_finish * SECONDS_PER_DAY) if days_to_finish > 0
+        else math.nan,
         "days_on_memory_bound": training_days(
-            flops, math.ceil(rule_gpus / step) * step, peak, job.mfu, job.goodput
+            flops, max(math.ceil(rule_gpus / step), 1) * step, peak, job.mfu, job.goodput
         ),
     }  # fmt: skip
 
