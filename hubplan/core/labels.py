@@ -129,7 +129,8 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "criterion": "criterion", "step": "step", "verification": "verification",
                  "test": "test", "result": "result", "device_type": "device_type",
                  "type": "device_type", "scope": "device_type",
-                 "cooling_mode": "choice.cooling_mode"}  # fmt: skip
+                 "cooling_mode": "choice.cooling_mode", "sized_by": "choice.sized_by",
+                 "limited_by": "choice.limited_by"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..core.labels import catalog, display_frame, label, normalize_language
+from ..core.labels import VALUE_COLUMNS, catalog, display_frame, label, normalize_language
 
 
 def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
@@ -22,11 +22,23 @@ def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     lang = normalize_language(lang)
     out = findings[["severity", "stage", "subject", "code"]].copy()
     pairs = [
-        (label(f"finding.{c}", lang, **p), label(f"fix.{c}", lang, **p))
+        (label(f"finding.{c}", lang, **_coded(p, lang)), label(f"fix.{c}", lang, **_coded(p, lang)))
         for c, p in zip(findings["code"], findings["data"], strict=True)
     ]
     out["message"] = [m for m, _ in pairs]
     out["fix"] = [f for _, f in pairs]
+    return out
+
+
+def _coded(params: dict, lang: str) -> dict:
+    """A finding's parameters with code values (those of the label catalogue's value
+    columns, e.g. ``limited_by='clients'``) in ``lang``."""
+    keys = catalog().index
+    out = dict(params)
+    for name, value in params.items():
+        prefix = VALUE_COLUMNS.get(name)
+        if prefix and isinstance(value, str) and f"{prefix}.{value}" in keys:
+            out[name] = label(f"{prefix}.{value}", lang)
     return out
 
 

@@ -101,7 +101,8 @@ class StoragePanel(PlanPanel):
         good = float(ck["expected_goodput"].min()) if not ck.empty else float("nan")
         text = label("panel.storage.summary", lang, hot_nodes=int(hot["nodes"]),
                      hot_model=hot["model"], hot_usable=float(hot["usable_tb"]),
-                     sized_by=hot["sized_by"], read=float(total["read_demand_gb_s"]),
+                     sized_by=label(f"choice.sized_by.{hot['sized_by']}", lang),
+                     read=float(total["read_demand_gb_s"]),
                      write=float(total["write_demand_gb_s"]), interval=interval,
                      goodput=good)  # fmt: skip
         self.summary.value = f'<p id="hubplan-storage-summary"><b>{html.escape(text)}</b></p>'
