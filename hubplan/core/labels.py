@@ -130,7 +130,7 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "test": "test", "result": "result", "device_type": "device_type",
                  "type": "device_type", "scope": "device_type",
                  "cooling_mode": "choice.cooling_mode", "sized_by": "choice.sized_by",
-                 "limited_by": "choice.limited_by"}  # fmt: skip
+                 "limited_by": "choice.limited_by", "category": "choice.category"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

@@ -214,9 +214,11 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     for table, code in ((lines, "capex_unpriced"), (opex_df, "opex_unpriced")):
         gaps = table[~table["priced"]]
         for category, items in gaps.groupby("category", sort=False)["item"]:
+            shown = list(dict.fromkeys(items))[:5]  # a 16k plan has one line per unit
             findings.append(Finding("warning", "cost", str(category), code,
                                     {"category": category, "lines": len(items),
-                                     "items": "; ".join(items)}))  # fmt: skip
+                                     "items": "; ".join(shown)
+                                     + (" …" if len(items) > len(shown) else "")}))  # fmt: skip
     if capex_gaps:
         findings.append(Finding("warning", "cost", "capex", "capex_excludes_unpriced",
                                 {"lines": capex_gaps, "capex_usd": capex}))  # fmt: skip
