@@ -23,7 +23,7 @@ from hubplan.facility import (
     power_allocation,
     power_on_steps,
 )
-from hubplan.facility.stage import facility_tables
+from hubplan.facility.stage import facility_findings, facility_tables
 from hubplan.views.render import findings_table
 
 DGX = {"pool": "training", "partition": "train", "model": "DGX H100", "accelerator":
@@ -65,11 +65,20 @@ def test_four_dgx_in_a_40_kw_rack_leave_no_headroom_three_do():
 def test_default_packs_three_dgx_per_40_kw_rack(default):
     plan = hubplan.build_plan(default)
     racks, layout = plan["racks"], plan["rack_layout"]
-    # 18 training DGX H100 at 3 a rack = 6 racks, 2 inference = 1, 1 L40S server = 1,
-    # 3 management servers in one network rack: 9 racks in one row A.
-    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 10)]
-    assert racks["kind"].tolist() == ["compute"] * 8 + ["network"]
-    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 3]
+    # Compute racks (40 kW, cap 40 × 0.85 = 34 kW): 18 training DGX H100 at 3 a rack
+    # (30.6 kW; a 4th would make 40.8) = 6 racks, 2 inference = 1, 1 L40S server = 1.
+    # Storage and network racks have 22 kW, cap 22 × 0.85 = 18.7 kW.
+    # Storage (storage stage, no catalogue size or power): 2 hot OSS + 2 hot MDS + 1 warm
+    # + 1 cold capacity node = 6 nodes on the 2U / 2 kW stand-ins = 12 kW, 12U: 1 rack.
+    # Network: unit 1's 8 QM9700 compute leaves (1U, 1.72 kW) = 13.76 kW: 1 rack; the
+    # shared rack holds 4 QM9700 spines + 1 QM9700 storage leaf (5 × 1.72 = 8.6 kW), the
+    # SN4600C (2U, 0.466 kW typical ÷ 0.8 = 0.5825 kW), the SN2201 (0.098 ÷ 0.8 = 0.1225 kW)
+    # and 3 management servers (3 × 0.8 kW) = 11.705 kW, 10 devices in 11U.
+    # 8 compute + 1 storage = 9 racks of row A's 10; the 2 network racks join its end: A01-A11.
+    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 12)]
+    assert racks["kind"].tolist() == ["compute"] * 8 + ["storage", "network", "network"]
+    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 6, 8, 10]
+    assert racks["u_used"].iloc[-3:].tolist() == [12, 8, 11]
     # every device sits in exactly one rack at a unique position; 8U servers at U1, 9, 17
     assert layout["device"].is_unique and layout["rack"].notna().all()
     assert not layout.duplicated(["rack", "u_position"]).any()
@@ -78,6 +87,8 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     alloc = plan["power_allocation"]
     assert (alloc["status"] == "ok").all()
     assert alloc.loc[0, "allocated_kw"] == pytest.approx(30.6)
+    # storage 12 kW, compute leaves 13.76 kW, shared 11.705 kW, each of 22 kW
+    assert alloc["allocated_kw"].iloc[-3:].tolist() == pytest.approx([12.0, 13.76, 11.705])
     assert {
         "rack_power_over",
         "rack_power_headroom",
@@ -89,12 +100,45 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     }.isdisjoint(codes(plan))
 
 
+def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
+    plan = hubplan.build_plan(default)
+    lay = plan["rack_layout"].set_index("device")
+    # The catalogue sources neither size nor power of the default storage nodes: the
+    # section's stand-ins, 2U and 2 kW, typical 2 × 0.8 = 1.6 kW.
+    oss = lay.loc["stor-hot-oss-01"]
+    assert (oss["u_height"], oss["max_power_kw"], oss["typical_power_kw"]) == (2, 2.0, 1.6)
+    assert oss["power_source"] == "estimate" and oss["size_source"] == "estimate"
+    # SN4600C: 2U and 0.466 kW typical are sourced (SN4000 manual), the maximum is not:
+    # 0.466 ÷ 0.8 = 0.5825 kW; the QM9700's 1.72 kW maximum is sourced, nothing estimated.
+    sn = lay.loc["inband-leaf-01"]
+    assert sn["max_power_kw"] == pytest.approx(0.5825) and sn["typical_power_kw"] == 0.466
+    assert (sn["power_source"], sn["size_source"]) == ("estimate", "catalog")
+    assert lay.loc["compute-leaf-01", "power_source"] == "switches"
+    f = plan.findings
+    est = f[f["code"] == "device_figures_estimated"].set_index("subject")["data"]
+    # three storage models (the HDD node serves warm and cold: 2 devices), two switches
+    assert est["HDD capacity node 60x24TB 2x100G"] == {
+        "model": "HDD capacity node 60x24TB 2x100G",
+        "count": 2,
+        "kw": 2.0,
+        "units": 2,
+    }
+    assert est["SN4600C"]["kw"] == 0.58 and est["SN2201"]["kw"] == 0.12  # 0.098 ÷ 0.8
+    assert len(est) == 5 and "QM9700" not in est
+    # the stand-in is a setting: 1.5 kW storage nodes make a 6 × 1.5 = 9 kW storage rack
+    s = default.with_changes({"facility.unknown_storage_kw": 1.5})
+    alloc = hubplan.build_plan(s)["power_allocation"]
+    assert alloc.loc[alloc["kind"] == "storage", "device_power_kw"].tolist() == [9.0]
+
+
 def test_l40s_server_power_is_estimated_and_flagged(default):
     plan = hubplan.build_plan(default)
     dev = plan["rack_layout"].set_index("device").loc["dev-0001"]
     # catalogue has no maximum: 8 × 350 W ÷ 0.55 = 5.091 kW; 8U stand-in height
     assert dev["max_power_kw"] == pytest.approx(5.0909, abs=1e-4)
     assert dev["power_source"] == "estimate" and dev["u_height"] == 8
+    assert dev["size_source"] == "estimate"  # the 8U stand-in, not a catalogue height
+    assert plan["rack_layout"].set_index("device").loc["mgmt-01", "size_source"] == "scenario"
     assert {"server_power_estimated", "server_size_estimated"} <= codes(plan)
     # a custom server with its maximum given is not estimated
     custom = {"name": "8×L40S quoted", "accelerator": "L40S 48GB", "gpus": 8, "ram_gb": 768,
@@ -227,6 +271,12 @@ def test_storage_nodes_and_switches_take_their_own_racks():
     assert lay.loc["compute-leaf-01", "rack"] == "A05"  # after A01-A04
     eq = t["equipment_list"].set_index("model")
     assert eq.loc["QM9700", "quantity"] == 12
+    # one row per model naming every use of it
+    assert eq.loc["QM9700", "configuration"] == "compute leaf, compute spine; 64 × 400 Gb/s"
+    # every size and power given: no stand-in, no warning
+    assert not (t["rack_layout"]["power_source"] == "estimate").any()
+    found = facility_findings(servers(18), t, f)
+    assert "device_figures_estimated" not in {x.code for x in found}
     assert eq.loc["nvme-2u", "extended_price_usd"] == 12 * 60000
 
 
