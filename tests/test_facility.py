@@ -23,7 +23,7 @@ from hubplan.facility import (
     power_allocation,
     power_on_steps,
 )
-from hubplan.facility.stage import facility_tables
+from hubplan.facility.stage import facility_findings, facility_tables
 from hubplan.views.render import findings_table
 
 DGX = {"pool": "training", "partition": "train", "model": "DGX H100", "accelerator":
@@ -65,11 +65,20 @@ def test_four_dgx_in_a_40_kw_rack_leave_no_headroom_three_do():
 def test_default_packs_three_dgx_per_40_kw_rack(default):
     plan = hubplan.build_plan(default)
     racks, layout = plan["racks"], plan["rack_layout"]
-    # 18 training DGX H100 at 3 a rack = 6 racks, 2 inference = 1, 1 L40S server = 1,
-    # 3 management servers in one network rack: 9 racks in one row A.
-    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 10)]
-    assert racks["kind"].tolist() == ["compute"] * 8 + ["network"]
-    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 3]
+    # Compute racks (40 kW, cap 40 × 0.85 = 34 kW): 18 training DGX H100 at 3 a rack
+    # (30.6 kW; a 4th would make 40.8) = 6 racks, 2 inference = 1, 1 L40S server = 1.
+    # Storage and network racks have 22 kW, cap 22 × 0.85 = 18.7 kW.
+    # Storage (storage stage, no catalogue size or power): 2 hot OSS + 2 hot MDS + 1 warm
+    # + 1 cold capacity node = 6 nodes on the 2U / 2 kW stand-ins = 12 kW, 12U: 1 rack.
+    # Network: unit 1's 8 QM9700 compute leaves (1U, 1.72 kW) = 13.76 kW: 1 rack; the
+    # shared rack holds 4 QM9700 spines + 1 QM9700 storage leaf (5 × 1.72 = 8.6 kW), the
+    # SN4600C (2U, 0.466 kW typical ÷ 0.8 = 0.5825 kW), the SN2201 (0.098 ÷ 0.8 = 0.1225 kW)
+    # and 3 management servers (3 × 0.8 kW) = 11.705 kW, 10 devices in 11U.
+    # 8 compute + 1 storage = 9 racks of row A's 10; the 2 network racks join its end: A01-A11.
+    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 12)]
+    assert racks["kind"].tolist() == ["compute"] * 8 + ["storage", "network", "network"]
+    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 6, 8, 10]
+    assert racks["u_used"].iloc[-3:].tolist() == [12, 8, 11]
     # every device sits in exactly one rack at a unique position; 8U servers at U1, 9, 17
     assert layout["device"].is_unique and layout["rack"].notna().all()
     assert not layout.duplicated(["rack", "u_position"]).any()
@@ -78,6 +87,8 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     alloc = plan["power_allocation"]
     assert (alloc["status"] == "ok").all()
     assert alloc.loc[0, "allocated_kw"] == pytest.approx(30.6)
+    # storage 12 kW, compute leaves 13.76 kW, shared 11.705 kW, each of 22 kW
+    assert alloc["allocated_kw"].iloc[-3:].tolist() == pytest.approx([12.0, 13.76, 11.705])
     assert {
         "rack_power_over",
         "rack_power_headroom",
@@ -89,12 +100,45 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     }.isdisjoint(codes(plan))
 
 
+def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
+    plan = hubplan.build_plan(default)
+    lay = plan["rack_layout"].set_index("device")
+    # The catalogue sources neither size nor power of the default storage nodes: the
+    # section's stand-ins, 2U and 2 kW, typical 2 × 0.8 = 1.6 kW.
+    oss = lay.loc["stor-hot-oss-01"]
+    assert (oss["u_height"], oss["max_power_kw"], oss["typical_power_kw"]) == (2, 2.0, 1.6)
+    assert oss["power_source"] == "estimate" and oss["size_source"] == "estimate"
+    # SN4600C: 2U and 0.466 kW typical are sourced (SN4000 manual), the maximum is not:
+    # 0.466 ÷ 0.8 = 0.5825 kW; the QM9700's 1.72 kW maximum is sourced, nothing estimated.
+    sn = lay.loc["inband-leaf-01"]
+    assert sn["max_power_kw"] == pytest.approx(0.5825) and sn["typical_power_kw"] == 0.466
+    assert (sn["power_source"], sn["size_source"]) == ("estimate", "catalog")
+    assert lay.loc["compute-leaf-01", "power_source"] == "switches"
+    f = plan.findings
+    est = f[f["code"] == "device_figures_estimated"].set_index("subject")["data"]
+    # three storage models (the HDD node serves warm and cold: 2 devices), two switches
+    assert est["HDD capacity node 60x24TB 2x100G"] == {
+        "model": "HDD capacity node 60x24TB 2x100G",
+        "count": 2,
+        "kw": 2.0,
+        "units": 2,
+    }
+    assert est["SN4600C"]["kw"] == 0.58 and est["SN2201"]["kw"] == 0.12  # 0.098 ÷ 0.8
+    assert len(est) == 5 and "QM9700" not in est
+    # the stand-in is a setting: 1.5 kW storage nodes make a 6 × 1.5 = 9 kW storage rack
+    s = default.with_changes({"facility.unknown_storage_kw": 1.5})
+    alloc = hubplan.build_plan(s)["power_allocation"]
+    assert alloc.loc[alloc["kind"] == "storage", "device_power_kw"].tolist() == [9.0]
+
+
 def test_l40s_server_power_is_estimated_and_flagged(default):
     plan = hubplan.build_plan(default)
     dev = plan["rack_layout"].set_index("device").loc["dev-0001"]
     # catalogue has no maximum: 8 × 350 W ÷ 0.55 = 5.091 kW; 8U stand-in height
     assert dev["max_power_kw"] == pytest.approx(5.0909, abs=1e-4)
     assert dev["power_source"] == "estimate" and dev["u_height"] == 8
+    assert dev["size_source"] == "estimate"  # the 8U stand-in, not a catalogue height
+    assert plan["rack_layout"].set_index("device").loc["mgmt-01", "size_source"] == "scenario"
     assert {"server_power_estimated", "server_size_estimated"} <= codes(plan)
     # a custom server with its maximum given is not estimated
     custom = {"name": "8×L40S quoted", "accelerator": "L40S 48GB", "gpus": 8, "ram_gb": 768,
@@ -163,13 +207,16 @@ def test_cooling_modes_and_btu():
 def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
     plan = hubplan.build_plan(default.with_changes({"facility.cooling_modes": ["air"]}))
     cool = plan["cooling"]
-    # 30.6 kW DGX racks need rear doors: 7 racks (6 training, 1 inference at 20.4 kW)
+    # Air cools up to 15 × 0.85 = 12.75 kW a rack. Over it, needing rear doors: 6 training
+    # racks (30.6 kW), the inference rack (2 × 10.2 = 20.4 kW) and unit 1's compute-leaf
+    # rack (8 QM9700 × 1.72 = 13.76 kW): 8 racks. Under it: the L40S rack (5.09 kW), the
+    # storage rack (6 × 2 kW stand-ins = 12 kW) and the shared network rack (11.705 kW).
     missing = cool[(cool["level"] == "rack") & (cool["status"] == "missing")]
-    assert len(missing) == 7
+    assert len(missing) == 8
     assert "cooling_missing" in codes(plan)
     row = cool[cool["level"] == "row"].iloc[0]
-    # row A: 6 × 30.6 + 20.4 + 5.09 + 2.4 = 211.49 kW
-    assert row["heat_kw"] == pytest.approx(211.49, abs=0.01)
+    # row A: 6 × 30.6 + 20.4 + 5.0909 + 12 + 13.76 + 11.705 = 246.556 kW
+    assert row["heat_kw"] == pytest.approx(246.556, abs=0.001)
 
 
 def test_rack_scale_systems_get_their_own_racks(default):
@@ -227,6 +274,12 @@ def test_storage_nodes_and_switches_take_their_own_racks():
     assert lay.loc["compute-leaf-01", "rack"] == "A05"  # after A01-A04
     eq = t["equipment_list"].set_index("model")
     assert eq.loc["QM9700", "quantity"] == 12
+    # one row per model naming every use of it
+    assert eq.loc["QM9700", "configuration"] == "compute leaf, compute spine; 64 × 400 Gb/s"
+    # every size and power given: no stand-in, no warning
+    assert not (t["rack_layout"]["power_source"] == "estimate").any()
+    found = facility_findings(servers(18), t, f)
+    assert "device_figures_estimated" not in {x.code for x in found}
     assert eq.loc["nvme-2u", "extended_price_usd"] == 12 * 60000
 
 
@@ -253,10 +306,21 @@ def test_rack_over_height_and_next_fit_caps(default):
 
 def test_versions_pinned_or_flagged(default):
     assert "versions_unpinned" in codes(hubplan.build_plan(default))
-    pins = [{"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in
-            ("DGX H100", "Supermicro SYS-521GE-TNRT L40S", "1U management server",
-             "compute NIC 400 Gb/s")]  # fmt: skip
-    plan = hubplan.build_plan(default.with_changes({"facility.versions": pins}))
+    servers_only = ("DGX H100", "Supermicro SYS-521GE-TNRT L40S", "1U management server",
+                    "compute NIC 400 Gb/s")  # fmt: skip
+    # the storage nodes (storage stage) and switches (network stage) are equipment too
+    storage_and_network = ("Lustre OSS NVMe 24x30.72TB 2x400G", "Lustre MDS NVMe mirrored "
+                           "2x400G", "HDD capacity node 60x24TB 2x100G", "QM9700", "SN4600C",
+                           "SN2201")  # fmt: skip
+
+    def pinned(models):
+        pins = [{"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in models]
+        return hubplan.build_plan(default.with_changes({"facility.versions": pins}))
+
+    f = pinned(servers_only).findings
+    left = f.loc[f["code"] == "versions_unpinned", "data"].iloc[0]
+    assert left["count"] == 6 and left["models"].split(", ") == list(storage_and_network)
+    plan = pinned(servers_only + storage_and_network)
     assert "versions_unpinned" not in codes(plan)
     eq = plan["equipment_list"].set_index("model")
     assert eq.loc["compute NIC 400 Gb/s", "firmware_version"] == "fw-1"
@@ -270,32 +334,54 @@ def test_compute_inventory_and_facility_power(default):
     # 18 DGX H100 × 8 = 144 H100 at 989.5 dense BF16 TFLOPS = 142.488 PFLOPS
     assert inv.loc["training", "total_pflops"] == pytest.approx(142.488)
     assert inv.loc["total", "gpus"] == 168
-    fp = plan["facility_power"].set_index("scope").loc["total"]
-    # 20 × 10.2 + 5.0909 + 3 × 0.8 = 211.49 kW nameplate; × 1.25 = 264.36 kW
-    assert fp["it_nameplate_kw"] == pytest.approx(211.491, abs=1e-3)
-    assert fp["facility_kw"] == pytest.approx(264.364, abs=1e-3)
+    by_scope = plan["facility_power"].set_index("scope")
+    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + SN2201 0.098 ÷ 0.8
+    #         = 22.36 + 0.5825 + 0.1225 = 23.065 kW; storage: 6 nodes × 2 kW stand-in = 12 kW
+    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(23.065)
+    assert by_scope.loc["storage_node", "it_nameplate_kw"] == pytest.approx(12.0)
+    fp = by_scope.loc["total"]
+    # 20 × 10.2 + 5.0909 + 12 + 23.065 + 3 × 0.8 = 246.556 kW nameplate; × 1.25 = 308.195 kW
+    assert fp["it_nameplate_kw"] == pytest.approx(246.556, abs=1e-3)
+    assert fp["facility_kw"] == pytest.approx(308.195, abs=1e-3)
 
 
 def test_16k_gpu_plan_closes():
     s = hubplan.scenario.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
                                        / "pretrain-16k.yaml")  # fmt: skip
     plan = hubplan.build_plan(s)
-    assert int(plan["pools"]["total_gpus"].iloc[0]) == 16384
+    # 2 048 working DGX H100 (16 384 GPUs) + 5 % spares: ⌈102.4⌉ = 103 → 2 151 servers,
+    # 17 208 GPUs, all racked.
+    assert int(plan["pools"]["total_gpus"].iloc[0]) == 17208
     lay = plan["rack_layout"]
-    assert (lay["device_type"] == "gpu_server").sum() == 2048
+    assert (lay["device_type"] == "gpu_server").sum() == 2151
     gpu = lay.loc[lay["device_type"] == "gpu_server", "device"]
-    assert gpu.iloc[0] == "train-0001" and gpu.iloc[-1] == "train-2048"
-    # ⌈2 048 ÷ 3⌉ = 683 compute racks, + 1 management rack; 69 rows of 10 (+ network)
-    assert (plan["racks"]["kind"] == "compute").sum() == 683
+    assert gpu.iloc[0] == "train-0001" and gpu.iloc[-1] == "train-2151"
+    # Storage stage: 87 hot OSS + 2 MDS + 1 warm + 1 cold node = 91 on the 2 kW stand-in,
+    # 9 a rack (9 × 2 = 18 ≤ 22 × 0.85 = 18.7 kW) → ⌈91 ÷ 9⌉ = 11 racks.
+    # Network stage: 2 013 QM9700, 172 SN4600C, 92 SN2201. 68 units' 8 compute leaves
+    # (13.76 kW) take a rack each = 68. Shared: 1 469 QM9700 at 10 a rack (17.2 kW) = 146
+    # racks + 9; that rack takes 5 SN4600C (0.5825 kW each, 18.39 kW); the other 147 SN4600C
+    # of the in-band plane go 20 a rack (40U) = 7 racks + 7, topped with 26 SN2201 (1U);
+    # 40 SN2201; 26 SN2201 + 7 BMC-spine SN4600C; 13 SN4600C + 3 management servers:
+    # 146 + 1 + 7 + 4 = 158. Network racks: 68 + 158 = 226.
+    racks = plan["racks"]
+    assert racks["kind"].value_counts()[["compute", "storage", "network"]].tolist() == [
+        717, 11, 226]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
+    # 717 compute + 11 storage racks fill ⌈728 ÷ 10⌉ = 73 rows (network racks join rows)
+    assert racks["row"].nunique() == 73
+    counts = plan["switches"].groupby("model")["count"].sum()
+    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [2013, 172, 92]
     assert (plan["power_allocation"]["status"] == "ok").all()
     assert (plan["cooling"]["status"] == "ok").all()
     fp = plan["facility_power"].set_index("scope").loc["total"]
-    # typical: 2 048 × 8.16 + 3 × 0.4 = 16 712.88 kW; × 1.25 × 8 760 h = 183 006.0 MWh;
-    # × US$88 per MWh = US$16.10 M a year
-    assert fp["annual_mwh"] == pytest.approx(183006.0, abs=0.1)
-    assert fp["annual_cost_usd"] == pytest.approx(16.1045e6, rel=1e-4)
+    # typical: 2 151 × 8.16 = 17 552.16; switches 2 013 × 0.747 + 172 × 0.466 + 92 × 0.098
+    # = 1 592.879; storage 91 × 2 × 0.8 = 145.6; management 3 × 0.4 = 1.2: 19 291.839 kW;
+    # × 1.25 PUE × 8 760 h = 211 245.64 MWh; × US$88 per MWh = US$18.590 M a year
+    assert fp["it_typical_kw"] == pytest.approx(19291.839)
+    assert fp["annual_mwh"] == pytest.approx(211245.64, abs=0.01)
+    assert fp["annual_cost_usd"] == pytest.approx(18.58962e6, rel=1e-6)
     assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
-        pytest.approx(16384 * 989.5 / 1000)
+        pytest.approx(17208 * 989.5 / 1000)
     )
 
 
@@ -312,9 +398,11 @@ def test_facility_panel_recomputes_racks_headless():
     from hubplan.views import FacilityPanel, charts
 
     p = FacilityPanel()
-    # default: 21 GPU servers in 9 racks (8 compute), all with their headroom
+    # default: 21 GPU servers in 8 compute racks, + 1 storage rack (6 nodes, 12 kW) and 2
+    # network racks (8 compute leaves; spines, storage leaf, management switches and
+    # servers), as in test_default_packs_three_dgx_per_40_kw_rack: 11, all with headroom
     nums = p.summary_numbers()
-    assert (nums["racks"], nums["compute"], nums["ok"], nums["total"]) == (9, 8, 9, 9)
+    assert (nums["racks"], nums["compute"], nums["ok"], nums["total"]) == (11, 8, 11, 11)
     # cap two servers a rack: 18 training → 9, 2 inference → 1, 1 dev → 1: 11 compute racks
     p.controls["max_servers_per_rack"].value = 2
     assert p.summary_numbers()["compute"] == 11

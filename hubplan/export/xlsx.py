@@ -558,7 +558,13 @@ def build_appendix(
     >>> import hubplan
     >>> wb = build_appendix(hubplan.build_plan(hubplan.default_scenario()), "zh")
     >>> wb.sheetnames[:4]
-    ['摘要', 'IP 地址规划', '端口连接表', '训练作业']
+    ['摘要', '设备清单', 'IP 地址规划', '功率分配表']
+
+    Device power per rack is a live sum over the rack layout (45 devices, rows 2-46;
+    rack in column D, maximum power in column G):
+
+    >>> wb["功率分配表"]["E2"].value
+    "=SUMIF('机柜设备布置'!$D$2:$D$46,A2,'机柜设备布置'!$G$2:$G$46)"
     """
     lang = normalize_language(lang)
     st = style if isinstance(style, AppendixStyle) else load_style(style)

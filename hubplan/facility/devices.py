@@ -232,6 +232,7 @@ def device_table(
                     "weight_kg": s["weight_kg"],
                     "price_usd": s["price_usd"],
                     "power_source": s["power_source"],
+                    "size_source": (s["size_source"] if "size_source" in s.columns else "catalog"),
                     "typical_source": "ratio",
                 }
             )
@@ -325,6 +326,7 @@ def device_table(
                         else math.nan
                     ),
                     "power_source": "scenario",
+                    "size_source": "scenario",
                     "typical_source": "scenario",
                 }
             )
@@ -347,7 +349,11 @@ def estimate_missing(devices: pd.DataFrame, facility: Facility) -> pd.DataFrame:
     typical from maximum the other way round.
     """
     out = devices.copy()
-    out["size_source"] = np.where(out["u_height"].isna(), "estimate", "catalog")
+    # GPU and management servers say where their size comes from; storage nodes and
+    # switches are sized by the catalogue unless their height is missing.
+    out["size_source"] = out["size_source"].where(
+        out["size_source"].notna(), np.where(out["u_height"].isna(), "estimate", "catalog")
+    )
     ratio = facility.server_typical_ratio
     for kind, units, kw in (("switch", facility.unknown_switch_units, facility.unknown_switch_kw),
                             ("storage_node", facility.unknown_storage_units,

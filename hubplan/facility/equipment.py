@@ -149,14 +149,19 @@ def equipment_list(
         if not math.isnan(s["compute_nics"]) and not math.isnan(s["compute_nic_gbps"]):
             text += f"; {s['compute_nics']:g} × {s['compute_nic_gbps']:g} Gb/s compute NIC"
         config[("gpu_server", s["model"])] = text
+    # One model can serve several tiers or planes (a QM9700 as compute leaf, compute spine
+    # and storage leaf): its row names every use, in table order.
+    uses: dict[tuple[str, str], dict[str, None]] = {}
     for s in storage_nodes.to_dict(orient="records"):
-        config[("storage_node", s["model"])] = (
-            f"{s['tier']} tier {s['role']}; {s['nic_ports']:g} × {s['nic_gbps']:g} Gb/s"
-        )
+        key = ("storage_node", s["model"])
+        uses.setdefault(key, {})[f"{s['tier']} tier {s['role']}"] = None
+        config[key] = f"; {s['nic_ports']:g} × {s['nic_gbps']:g} Gb/s"
     for s in switches.to_dict(orient="records"):
-        config[("switch", s["model"])] = (
-            f"{s['plane']} {s['role']}; {s['ports']:g} × {s['port_gbps']:g} Gb/s"
-        )
+        key = ("switch", s["model"])
+        uses.setdefault(key, {})[f"{s['plane']} {s['role']}"] = None
+        config[key] = f"; {s['ports']:g} × {s['port_gbps']:g} Gb/s"
+    for key, names in uses.items():
+        config[key] = ", ".join(names) + config[key]
     base["configuration"] = [
         config.get((t, m), "") for t, m in zip(base["device_type"], base["model"], strict=True)
     ]
