@@ -367,8 +367,12 @@ def test_16k_gpu_plan_closes():
     racks = plan["racks"]
     assert racks["kind"].value_counts()[["compute", "storage", "network"]].tolist() == [
         717, 11, 226]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
-    # 717 compute + 11 storage racks fill ⌈728 ÷ 10⌉ = 73 rows (network racks join rows)
-    assert racks["row"].nunique() == 73
+    # 717 compute + 11 storage racks fill ⌈728 ÷ 10⌉ = 73 rows, each unit's leaf rack joins
+    # its row; the 158 shared network racks (spines, cores, storage, in-band, BMC) are more
+    # than half a row, so they fill ⌈158 ÷ 10⌉ = 16 rows of their own: 89 rows, none longer
+    # than 10 floor racks + 1 unit network rack.
+    assert racks["row"].nunique() == 89
+    assert racks.groupby("row").size().max() == 11
     counts = plan["switches"].groupby("model")["count"].sum()
     assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [2013, 172, 92]
     assert (plan["power_allocation"]["status"] == "ok").all()

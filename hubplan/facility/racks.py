@@ -215,7 +215,8 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
 
 def _name_racks(racks: pd.DataFrame, f: Facility) -> pd.DataFrame:
     """Rows and names: compute then storage racks fill rows of ``racks_per_row``; unit
-    ``k``'s network racks join row ``k`` (shared ones the first row), at its end or middle."""
+    ``k``'s network racks join row ``k``, at its end or middle; shared network racks join
+    the first row, or, when there are more than half a row of them, rows of their own."""
     floor = racks[racks["kind"] != "network"]
     n_floor = len(floor)
     row_index = pd.Series(0, index=racks.index)
@@ -227,6 +228,13 @@ def _name_racks(racks: pd.DataFrame, f: Facility) -> pd.DataFrame:
     target["network:shared"] = 0
     if not net.empty:
         row_index[net.index] = net["group"].map(target).to_numpy()
+        shared = net[net["group"] == "network:shared"]
+        if len(shared) > f.racks_per_row // 2:
+            # A large plan's spines, cores and management planes fill a network room of
+            # rows of their own, after the compute and storage rows: no row grows past what
+            # its power and cooling were laid out for.
+            floor_rows = max(-(-n_floor // f.racks_per_row), 1)
+            row_index[shared.index] = floor_rows + np.arange(len(shared)) // f.racks_per_row
     racks = racks.assign(row_index=row_index.astype(int))
     # order in row: floor racks by id; network racks at the end or after the middle one
     in_row = racks.groupby("row_index").cumcount()
