@@ -60,7 +60,10 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
     path = write_appendix(plan, tmp_path / "a.xlsx", lang, write_only=write_only)
     wb = openpyxl.load_workbook(path)
     tables, _ = xlsx_mod._plan_sheets(plan)
-    assert wb.sheetnames == [sheet_name("summary", lang)] + [sheet_name(t, lang) for t in tables]
+    assert wb.sheetnames == [
+        sheet_name("summary", lang), *[sheet_name(t, lang) for t in tables],
+        sheet_name("findings", lang), sheet_name("assumptions", lang),
+    ]  # fmt: skip
     assert "port_map" in tables and "ip_plan" in tables and "training" in tables
     assert "power_allocation" in tables  # the facility stage is in the plan
     for t in tables:
@@ -111,8 +114,11 @@ def test_sheet_craft(plan, tmp_path):
 def test_summary_headline_findings_and_assumptions(plan, tmp_path):
     wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", "en"))
     ws = wb["Summary"]
-    assert set(ws.tables) == {"tbl_headline", "tbl_findings", "tbl_assumptions"}
-    rows = _rows(ws)
+    # one Excel table per sheet: headline figures here, findings and assumptions apart
+    assert set(ws.tables) == {"tbl_headline"}
+    assert set(wb["Findings"].tables) == {"tbl_findings"}
+    assert set(wb["Assumptions"].tables) == {"tbl_assumptions"}
+    rows = _rows(ws) + _rows(wb["Findings"]) + _rows(wb["Assumptions"])
     flat = {(r[0], r[1]): r[2] for r in rows if r[0] is not None}
     # the worked example: 144 training + 16 inference H100 = 160 in the fleet row
     assert flat[("Total GPUs", "H100 SXM5 80GB / DGX H100")] == 160
@@ -120,7 +126,7 @@ def test_summary_headline_findings_and_assumptions(plan, tmp_path):
     assert flat[("workload.training[0].mfu", 0.45)] is not None  # value and its source
     src = next(r[2] for r in rows if r[0] == "workload.training[0].mfu")
     assert "Llama 3" in src or "planning" in src
-    findings = [r for r in rows if r[3] == "binding_compute"]
+    findings = [r for r in _rows(wb["Findings"]) if r[3] == "binding_compute"]
     assert findings and findings[0][4].startswith("Compute binds")
     # a plan without the facility stage says which sheets it leaves out
     bare = hubplan.build_plan(plan.scenario, until="network")

@@ -452,8 +452,6 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
     section = Font(name=s.font(lang), size=s.font_size + 1, bold=True)
     wrap = Alignment(wrap_text=True, vertical="top")
     heads = headline_figures(plan)
-    fnd = findings_table(plan.findings, lang)
-    reg = assumption_register(plan.scenario)
     widths = [34, 44, 18, 60, 60, 60]
     _set_widths(ws, widths)
     from .. import __version__
@@ -489,21 +487,6 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
         for n in notes:
             w.append([w.text(n)])
         w.append([])
-    w.append([w.text(label("xlsx.findings", lang), font=section)])
-    if not fnd.empty:
-        w.table(table_display_name("findings"), _table_columns(fnd, lang))
-    w.append([])
-    w.append([w.text(label("xlsx.assumptions", lang), font=section)])
-    w.table(
-        table_display_name("assumptions"),
-        [
-            _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
-            _Column("xlsx.setting", column_label("xlsx.setting", lang),
-                    _cell_values(reg["value"])),
-            _Column("xlsx.source", column_label("xlsx.source", lang),
-                    list(reg["description"])),
-        ],
-    )  # fmt: skip
     if s.logo is not None:
         from openpyxl.drawing.image import Image
 
@@ -515,6 +498,32 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
                 "(pip install pillow), or set logo: null"
             ) from None
     _page_setup(ws, s, lang, title, repeat_header=False)
+
+
+def _findings_sheet(w: _Writer, plan, lang: str) -> None:
+    """Every finding of the plan, in ``lang``: one table."""
+    fnd = findings_table(plan.findings, lang)
+    columns = _table_columns(fnd, lang)
+    _set_widths(w.ws, [10, 12, 24, 24, 80, 80][: len(columns)])
+    w.ws.freeze_panes = "A2"
+    w.table(table_display_name("findings"), columns)
+
+
+def _assumptions_sheet(w: _Writer, plan, lang: str) -> None:
+    """The assumption register: every scenario field, its value and why (its source)."""
+    reg = assumption_register(plan.scenario)
+    _set_widths(w.ws, [44, 18, 100])
+    w.ws.freeze_panes = "A2"
+    w.table(
+        table_display_name("assumptions"),
+        [
+            _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
+            _Column("xlsx.setting", column_label("xlsx.setting", lang),
+                    _cell_values(reg["value"])),
+            _Column("xlsx.source", column_label("xlsx.source", lang),
+                    list(reg["description"])),
+        ],
+    )  # fmt: skip
 
 
 def _plan_sheets(plan) -> tuple[list[str], list[tuple[str, str]]]:
@@ -596,6 +605,11 @@ def build_appendix(
         w.table(table_display_name(t), columns)
         if t == "power_allocation":
             _power_conditional(ws, df, st, power.policy if power else None)
+        _page_setup(ws, st, lang, title, repeat_header=True)
+    for key, write in (("findings", _findings_sheet), ("assumptions", _assumptions_sheet)):
+        title = sheet_name(key, lang)
+        ws = wb.create_sheet(title)
+        write(_Writer(wb, ws, st, lang, wo), plan, lang)
         _page_setup(ws, st, lang, title, repeat_header=True)
     _properties(wb, plan, st, lang)
     return wb
