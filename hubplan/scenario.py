@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .accelerator.section import Selection
 from .core.errors import ScenarioError
+from .core.files import write_text_atomic
 from .core.paths import templates_dir
 from .core.section import Section
 from .cost.section import Cost
@@ -112,18 +112,7 @@ class Scenario(Section):
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the YAML atomically (a crash never leaves a half-written file)."""
-        path = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.to_yaml())
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return write_text_atomic(path, self.to_yaml())
 
     def with_changes(self, changes: dict[str, Any]) -> Scenario:
         """A new Scenario with dotted-path fields replaced, validated as a whole.

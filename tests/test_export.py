@@ -9,6 +9,7 @@ import dataclasses
 import math
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -433,3 +434,16 @@ def test_cli_plan_writes_the_appendix_and_netbox(tmp_path, capsys):
     assert f"附表已写入 {out}" in text and "GPU 合计 (H100 SXM5 80GB / DGX H100): 160" in text
     assert "摘要" in openpyxl.load_workbook(out).sheetnames
     assert (tmp_path / "nb" / "cables.csv").is_file()
+
+
+def test_exported_files_are_readable_like_any_new_file(plan, tmp_path):
+    # A temporary file from mkstemp is owner-only (0600); a reviewer on a shared drive must
+    # be able to open the appendix: the saved file gets 0666 less the umask (0644 at 022).
+    old = os.umask(0o022)
+    try:
+        xlsx = write_appendix(plan, tmp_path / "a.xlsx", "en")
+        yaml_path = plan.scenario.save(tmp_path / "s.yaml")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(xlsx.stat().st_mode) == 0o644
+    assert stat.S_IMODE(yaml_path.stat().st_mode) == 0o644

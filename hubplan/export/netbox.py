@@ -17,15 +17,14 @@ from __future__ import annotations
 import csv
 import ipaddress
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..core.errors import HubplanError
+from ..core.files import atomic_path
 from ..core.labels import label
 
 #: The NetBox release whose import forms the headers follow.
@@ -246,17 +245,11 @@ def write_netbox(plan, folder: str | Path, *, site: str | None = None) -> dict[s
             continue
         df = frames[name][HEADERS[name]]
         path = folder / f"{name}.csv"
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".csv.tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                w = csv.writer(f)
-                w.writerow(HEADERS[name])
-                for row in df.itertuples(index=False):
-                    w.writerow(["" if v is None or v is pd.NA or (isinstance(v, float)
-                                and math.isnan(v)) else _csv_safe(v) for v in row])  # fmt: skip
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(HEADERS[name])
+            for row in df.itertuples(index=False):
+                w.writerow(["" if v is None or v is pd.NA or (isinstance(v, float)
+                            and math.isnan(v)) else _csv_safe(v) for v in row])  # fmt: skip
         written[name] = path
     return written

@@ -8,24 +8,14 @@ The text comes from ``hubplan.delivery`` (pure functions); this module only writ
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from ..core.files import write_text_atomic
 from ..delivery import container_spec, gres_conf, k8s_manifests, prolog_script, slurm_conf
 
 
-def _atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _atomic_write(path: Path, text: str, mode: int = 0o666) -> None:
+    write_text_atomic(path, text, mode)
 
 
 def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:

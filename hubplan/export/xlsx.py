@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
-import tempfile
 import unicodedata
 import warnings
 from copy import copy
@@ -43,6 +41,7 @@ from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
 from ..core.errors import HubplanError
+from ..core.files import atomic_path
 from ..core.labels import catalog as label_catalog
 from ..core.labels import column_label, label, localize, normalize_language, unit
 from ..views.render import findings_table
@@ -637,22 +636,14 @@ def save_atomic(wb: Workbook, path: str | Path) -> Path:
     path = Path(path)
     if not path.parent.is_dir():
         raise HubplanError(f"xlsx = {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".xlsx.tmp", dir=path.parent)
-    os.close(fd)
     try:
-        wb.save(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            wb.save(tmp)
     except PermissionError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise HubplanError(
             f"xlsx = {str(path)!r}: cannot replace the file ({exc.strerror}); "
             "close it in Excel and export again"
         ) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 
