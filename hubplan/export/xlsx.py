@@ -449,7 +449,6 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
     title = label("xlsx.title", lang, name=plan.scenario.name)
     bold = Font(name=s.font(lang), size=s.title_font_size, bold=True)
     section = Font(name=s.font(lang), size=s.font_size + 1, bold=True)
-    wrap = Alignment(wrap_text=True, vertical="top")
     heads = headline_figures(plan)
     widths = [34, 44, 18, 60, 60, 60]
     _set_widths(ws, widths)
@@ -457,8 +456,8 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
     from ..core.catalog import load_catalog  # the fingerprint names the catalogue used
 
     w.append([w.text(title, font=bold)])
-    if plan.scenario.description:
-        w.append([w.text(plan.scenario.description, align=wrap)])
+    if plan.scenario.description:  # one line that runs on across the empty cells
+        w.append([w.text(" ".join(plan.scenario.description.split()))])
     w.append([w.text(label("xlsx.generated", lang, version=__version__,
                            catalog=load_catalog().fingerprint[:12],
                            date=dt.date.today().isoformat()))])  # fmt: skip
