@@ -18,9 +18,10 @@ import pandas as pd
 import pytest
 
 import hubplan
-from hubplan.network import STORAGE_NODE_COLUMNS, Network, load_switches, size_fabric
+from hubplan.network import Network, load_switches, size_fabric
 from hubplan.network.stage import run_network
 from hubplan.scenario import Pools, PoolSpec, ServerSpec
+from hubplan.storage import STORAGE_NODE_COLUMNS
 
 
 # (SUs, leaves, spines, cores, node-leaf, leaf-spine, spine-core cables) from [B200-RA]

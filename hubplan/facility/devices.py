@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..network import SWITCH_COLUMNS
 from ..pools import Pools
 from ..server import resolve_server
+from ..storage import STORAGE_NODE_COLUMNS
 from .section import Facility
 
 #: One row per device: what the packer, the power and the equipment tables read.
@@ -37,31 +39,6 @@ DEVICE_COLUMNS = [
     "typical_source",
 ]
 
-STORAGE_NODE_COLUMNS = [
-    "tier",
-    "role",
-    "model",
-    "nodes",
-    "rack_units",
-    "max_power_kw",
-    "typical_power_kw",
-    "price_usd",
-    "nic_ports",
-    "nic_gbps",
-]
-SWITCH_COLUMNS = [
-    "plane",
-    "role",
-    "model",
-    "count",
-    "ports",
-    "port_gbps",
-    "rack_units",
-    "max_power_kw",
-    "typical_power_kw",
-    "price_usd",
-    "unit",
-]
 
 #: Storage tiers in rack order.
 TIERS = ("hot", "warm", "cold")

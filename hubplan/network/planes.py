@@ -14,10 +14,6 @@ import pandas as pd
 from ..core.errors import HubplanError
 from .fabric import Fabric, size_fabric
 
-#: The storage stage's node table, as this stage reads it.
-STORAGE_NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
-                        "typical_power_kw", "price_usd", "nic_ports", "nic_gbps"]  # fmt: skip
-
 
 def size_plane(
     name: str,

@@ -25,9 +25,10 @@ from .checkpoint import (
 )
 from .dr import replication_gb_s, transfer_hours
 from .section import Storage
+from .stage import STORAGE_NODE_COLUMNS
 
 __all__ = [
-    "PROTECTION_USABLE", "STORAGE_SCHEMA", "SUPERPOD_NODE_READ_GB_S",
+    "PROTECTION_USABLE", "STORAGE_NODE_COLUMNS", "STORAGE_SCHEMA", "SUPERPOD_NODE_READ_GB_S",
     "SUPERPOD_NODE_WRITE_GB_S", "Storage", "checkpoint_interval_s", "checkpoint_tb",
     "checkpoint_time_share", "client_gb_s", "goodput", "job_mtbf_hours", "nodes_for",
     "read_demand_gb_s", "replication_gb_s", "storage_catalog", "storage_model",

@@ -32,7 +32,8 @@ from .dr import replication_gb_s, transfer_hours
 from .section import Storage
 
 #: The contract the network and facility stages read: one row per node type.
-NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
+#: The storage_nodes table: the contract the network and facility stages read.
+STORAGE_NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
                 "typical_power_kw", "price_usd", "nic_ports", "nic_gbps"]  # fmt: skip
 WEIGHT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 TIERS = ("hot", "warm", "cold")
@@ -372,7 +373,7 @@ def run_storage(
         "rack_units": _num(row["rack_units"]), "max_power_kw": _num(row["max_power_kw"]),
         "typical_power_kw": _num(row["typical_power_kw"]), "price_usd": _num(row["price_usd"]),
         "nic_ports": _num(row["nic_ports"]), "nic_gbps": _num(row["nic_gbps"]),
-    } for tier, row, n in node_rows], columns=NODE_COLUMNS)  # fmt: skip
+    } for tier, row, n in node_rows], columns=STORAGE_NODE_COLUMNS)  # fmt: skip
     if nodes_df["nic_ports"].notna().all():
         nodes_df["nic_ports"] = nodes_df["nic_ports"].astype(int)
     unknown_cols = ["rack_units", "max_power_kw", "typical_power_kw", "price_usd"]
