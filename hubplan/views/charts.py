@@ -436,7 +436,7 @@ class StaticChart:
     in untrusted ones (a freshly cloned workbook).
     """
 
-    def __init__(self, chart: alt.TopLevelMixin, scale: float = 1.5):
+    def __init__(self, chart: alt.TopLevelMixin, scale: float = 1.0):
         self.chart = chart
         self.scale = scale
 
@@ -453,6 +453,6 @@ class StaticChart:
         }
 
 
-def static(chart: alt.TopLevelMixin, scale: float = 1.5) -> StaticChart:
+def static(chart: alt.TopLevelMixin, scale: float = 1.0) -> StaticChart:
     """Show ``chart`` as a static image (see :class:`StaticChart`)."""
     return StaticChart(chart, scale)
