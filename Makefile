@@ -1,6 +1,7 @@
 # hubplan — the two commands a new machine needs:
 #   make lab    set up .venv and open the workbook (notebooks/00_overview.ipynb, default scenario)
 #   make test   set up .venv and run every check: ruff, pytest (+ doctests), nbval over notebooks/
+#   make present  the overview as a code-free dashboard (Voila) on http://127.0.0.1:8866/
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -8,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab refuses to run as root unless told; CI and containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint pytest bench clean notebooks
+.PHONY: lab present test lint pytest bench clean notebooks
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hubplan needs Python >= 3.11; found " + sys.version.split()[0])'
@@ -23,15 +24,21 @@ $(STAMP): pyproject.toml templates/jupyterlab/overrides.json | $(BIN)/python
 	@# No news or update toasts over the workbook while presenting (and no network calls).
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp templates/jupyterlab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	@# The appendix tests open the workbook in LibreOffice: install it when missing.
-	@command -v soffice >/dev/null 2>&1 || { \
-	  echo "soffice not found: installing Debian's libreoffice-calc-nogui and fonts-noto-cjk"; \
+	@# The appendix tests open the workbook in LibreOffice, the browser test drives Debian's
+	@# Chromium (no `playwright install`): install what is missing, with the CJK fonts.
+	@command -v soffice >/dev/null 2>&1 && test -x /usr/bin/chromium || { \
+	  echo "soffice or chromium not found: installing Debian's libreoffice-calc-nogui, chromium and fonts-noto-cjk"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    libreoffice-calc-nogui fonts-noto-cjk; }
+	    libreoffice-calc-nogui chromium fonts-noto-cjk; }
 	@touch $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_overview.ipynb
+
+# The overview as a clean dashboard for a workshop: no code cells, loopback only, offline.
+PORT ?= 8866
+present: $(STAMP)
+	$(BIN)/voila notebooks/00_overview.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check hubplan tests notebooks benchmarks scripts

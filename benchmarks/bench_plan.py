@@ -15,7 +15,7 @@ import ipywidgets as w
 
 import hubplan
 from hubplan.core.catalog import _shipped
-from hubplan.views import WorkloadPanel
+from hubplan.views import OverviewPanel, WorkloadPanel
 
 
 def timed(fn, repeat: int = 10) -> tuple[float, float]:
@@ -76,6 +76,56 @@ def main() -> None:
     for name, med, worst in rows:
         print(f"{name:<34}{med:>12.1f}{worst:>10.1f}")
     w.Widget.close_all()
+    overview(scenario, catalog)
+
+
+#: One small step per control, each to a value not seen before (no cache hit from
+#: flipping back): what a presenter does with each of the dashboard's controls.
+OVERVIEW_STEPS = {
+    "electricity": [0.090 + 0.002 * i for i in range(8)],
+    "utilisation": [0.60 + 0.01 * i for i in range(8)],
+    "rack_kw": [30.0 + 2 * i for i in range(8)],
+    "peak_qps": [11.0 + i for i in range(8)],
+    "mfu": [0.40 + 0.01 * i for i in range(8)],
+    "days": [16.0 + i for i in range(8)],
+    "params_b": [60.0 + 5 * i for i in range(8)],
+    "data_gb": [400.0 + 50 * i for i in range(8)],
+    "accelerator": ["H200 SXM 141GB", "B200 180GB", "MI300X 192GB", "H20 96GB",
+                    "A100 SXM4 80GB", "L40S 48GB", "H100 PCIe 80GB", "H100 SXM5 80GB"],
+}  # fmt: skip
+
+
+def overview(scenario, catalog) -> None:
+    """Control change to updated headline figures in the OverviewPanel, every stage in
+    the plan: wall and CPU time per control (the machine may be shared: CPU time is the
+    steadier figure), which stages reran, and the median over every move."""
+    every_wall, every_cpu = [], []
+    print()
+    print(
+        f"{'OverviewPanel: one move of':<28}{'median ms':>10}{'cpu ms':>8}{'max ms':>8}"
+        "  stages rerun (last move)"
+    )
+    for name, values in OVERVIEW_STEPS.items():
+        panel = OverviewPanel(scenario, catalog)
+        wall, cpu = [], []
+        for v in values:
+            t0, c0 = time.perf_counter(), time.process_time()
+            panel.controls[name].value = v
+            wall.append((time.perf_counter() - t0) * 1e3)
+            cpu.append((time.process_time() - c0) * 1e3)
+            assert panel.error is None, panel.error
+        every_wall += wall
+        every_cpu += cpu
+        ran = ",".join(panel.result.stages_run) or "none"
+        print(
+            f"{name:<28}{statistics.median(wall):>10.1f}{statistics.median(cpu):>8.1f}"
+            f"{max(wall):>8.1f}  {ran}"
+        )
+        w.Widget.close_all()
+    print(
+        f"{'every move (median)':<28}{statistics.median(every_wall):>10.1f}"
+        f"{statistics.median(every_cpu):>8.1f}{max(every_wall):>8.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ from typing import Any
 
 _LAZY = {
     "AcceleratorPanel": ".panels", "CostPanel": ".cost", "FacilityPanel": ".facility",
-    "NetworkPanel": ".network", "PlanPanel": ".panels", "ServerPanel": ".panels",
+    "NetworkPanel": ".network", "OverviewPanel": ".overview", "PlanPanel": ".panels",
+    "ServerPanel": ".panels",
     "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
-    "charts": ".charts", "gantt": ".delivery",
+    "charts": ".charts", "compare_scenarios": ".overview", "gantt": ".delivery",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY)

@@ -424,3 +424,35 @@ def cooling_map(cooling: pd.DataFrame, racks: pd.DataFrame, lang: str = "en") ->
         .properties(title=label("chart.cooling_map.title", lang))
     )  # fmt: skip
     return _style(chart, width=360, height=max(60, 18 * df["row"].nunique()))
+
+
+class StaticChart:
+    """A chart as a picture: PNG and SVG rendered in the kernel by vl-convert (offline).
+
+    Notebook cells that only show a chart use this instead of a JupyterChart widget: the
+    output is an image, so a saved notebook reopened without a kernel (and without
+    widget state, which the project never commits) still shows it, and the page carries
+    no Vega JavaScript for it. JupyterLab shows the SVG in trusted notebooks and the PNG
+    in untrusted ones (a freshly cloned workbook).
+    """
+
+    def __init__(self, chart: alt.TopLevelMixin, scale: float = 1.0):
+        self.chart = chart
+        self.scale = scale
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, object]:
+        import vl_convert as vlc
+
+        spec = self.chart.to_dict()
+        title = spec.get("title", "")
+        title = title.get("text", "") if isinstance(title, dict) else title
+        return {
+            "image/png": vlc.vegalite_to_png(spec, scale=self.scale, allowed_base_urls=[]),
+            "image/svg+xml": vlc.vegalite_to_svg(spec, allowed_base_urls=[]),
+            "text/plain": f"<chart: {title}>",
+        }
+
+
+def static(chart: alt.TopLevelMixin, scale: float = 1.0) -> StaticChart:
+    """Show ``chart`` as a static image (see :class:`StaticChart`)."""
+    return StaticChart(chart, scale)

@@ -1,0 +1,152 @@
+"""The workshop view in a real browser: Voila serves notebooks/00_overview.ipynb on
+127.0.0.1, Debian's Chromium (driven by playwright-python, no ``playwright install``)
+opens it with every request off the machine blocked, a control changes, the headline
+figure follows, and a screenshot lands in build/.
+
+Prints the in-browser time from a committed control change to the updated figure
+(reported, never asserted) and writes it to build/browser-timing.txt.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+# The Debian package's binary; Chromium must not reach out while the test runs.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+        "--disable-default-apps", "--disable-extensions"]  # fmt: skip
+#: Requests off the machine that Voila's page makes and does without (icon font CSS).
+HARMLESS = ("font-awesome", "fontawesome")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed "
+                       "(make test installs it: apt-get install chromium fonts-noto-cjk)"),
+]  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _local(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if url.startswith(("data:", "blob:", "about:")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+@pytest.fixture
+def voila(tmp_path):
+    pytest.importorskip("voila", reason="voila is not installed (make test installs it)")
+    port = _free_port()
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "PYTHONPATH": str(ROOT)}  # fmt: skip
+    log = (tmp_path / "voila.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "00_overview.ipynb"),
+         "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        for _ in range(240):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail(f"voila exited: {(tmp_path / 'voila.log').read_text()[-2000:]}")
+                time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()  # Voila shuts its kernels down on SIGTERM
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+_WATCH = """() => {
+  const el = document.querySelector('#hubplan-fig-opex_usd_per_year');
+  window.__before = el.textContent; window.__t1 = null;
+  const obs = new MutationObserver(() => {
+    const now = document.querySelector('#hubplan-fig-opex_usd_per_year');
+    if (now && now.textContent !== window.__before && window.__t1 === null) {
+      window.__t1 = performance.now(); obs.disconnect();
+    }
+  });
+  obs.observe(document.body, {subtree: true, childList: true, characterData: true});
+  window.__t0 = performance.now();
+}"""
+
+
+def test_overview_dashboard_in_chromium(voila):
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    external: list[str] = []
+    timings: list[float] = []
+    out = ROOT / "build"
+    out.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+
+            def offline(route):
+                if _local(route.request.url):
+                    route.continue_()
+                else:  # the room may have no internet: nothing off the machine is served
+                    external.append(route.request.url)
+                    route.abort()
+
+            page.route("**/*", offline)
+            page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
+            opex = page.locator("#hubplan-fig-opex_usd_per_year")
+            # default scenario: 2 062.4 MWh a year × 0.088 USD/kWh = 181 492 USD
+            sync_api.expect(opex).to_have_text("181,492 USD", timeout=240_000)
+            page.locator(".vega-embed svg").nth(1).wait_for(timeout=60_000)
+            field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
+            for tariff, shown in (("0.176", "362,984 USD"), ("0.1", "206,241 USD"),
+                                  ("0.12", "247,489 USD"), ("0.15", "309,361 USD"),
+                                  ("0.2", "412,482 USD")):  # fmt: skip
+                # opex = 181 491.87 × tariff / 0.088 (the energy line scales with the tariff)
+                field.fill(tariff)
+                page.evaluate(_WATCH)
+                field.press("Enter")
+                sync_api.expect(opex).to_have_text(shown, timeout=60_000)
+                page.wait_for_function("window.__t1 !== null", timeout=60_000)
+                timings.append(page.evaluate("window.__t1 - window.__t0"))
+            page.locator("button:has-text('中文')").first.click()
+            sync_api.expect(page.locator("#hubplan-headline")).to_contain_text("年运营支出")
+            page.wait_for_timeout(1500)  # let Vega finish drawing before the picture
+            page.screenshot(path=str(out / "browser-overview.png"), full_page=True)
+        finally:
+            browser.close()
+    median = statistics.median(timings)
+    (out / "browser-timing.txt").write_text(
+        "control change to updated figure in Chromium (ms): "
+        + ", ".join(f"{t:.0f}" for t in timings)
+        + f"; median {median:.0f}\n"
+    )
+    print(f"in-browser change to figure: median {median:.0f} ms ({timings})")
+    needed = [u for u in external if not any(h in u for h in HARMLESS)]
+    assert not needed, f"the dashboard asked for files off the machine: {needed}"
