@@ -111,7 +111,7 @@ class CostPanel(PlanPanel):
                                                 step=0.5, **slider),
             "horizon_years": w.IntSlider(value=c.horizon_years, min=1, max=10, **slider),
             "cloud_offer": w.Dropdown(options=offers, value=c.cloud_offer or "",
-                                      layout=w.Layout(width="280px")),
+                                      layout=w.Layout(width="260px")),  # as wide as the sliders
             "discount_rate": w.FloatSlider(value=c.discount_rate, min=0.0, max=0.2, step=0.01,
                                            **slider),
         }  # fmt: skip
