@@ -231,8 +231,9 @@ def test_help_shows_choices_and_ranges(capsys):
     assert "{full,lora,qlora}" in out and "> 0, <= 1" in out  # method; mfu's range
 
 
-def test_readme_commands_work_as_written(capsys):
+def test_readme_commands_work_as_written(capsys, tmp_path, monkeypatch):
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # commands that write files write them here
     block = readme.split("### Command line", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line.split("#", 1)[0]) for line in block.splitlines()
                 if line.startswith("hubplan ")]  # fmt: skip
