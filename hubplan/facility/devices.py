@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..network import management_server_names, switch_number_width
 from ..pools import Pools
 from ..server import resolve_server
 from .section import Facility
@@ -275,13 +276,14 @@ def device_table(
             net["count"].to_numpy(int),
         )
         number = s["_first"].to_numpy(int) + within + 1
-        names = (
-            s["plane"].astype(str)
-            + "-"
-            + s["role"].astype(str)
-            + "-"
-            + pd.Series(number).astype(str).str.zfill(2)
-        )
+        # Zero-padded as the network stage names them in the port map and IP plan
+        # (compute-leaf-01 … compute-leaf-99, compute-leaf-001 … from 100 switches on).
+        total = net.groupby(["plane", "role"], sort=False)["count"].transform("sum")
+        digits = total.map(switch_number_width).to_numpy(int)[idx]
+        text = pd.Series(number).astype(str)
+        for w in np.unique(digits):
+            text[digits == w] = text[digits == w].str.zfill(int(w))
+        names = s["plane"].astype(str) + "-" + s["role"].astype(str) + "-" + text
         unit_key = s["unit"].where(s["unit"] != "", "shared")
         parts.append(
             pd.DataFrame(
@@ -308,7 +310,7 @@ def device_table(
         parts.append(
             pd.DataFrame(
                 {
-                    "device": [f"mgmt-{i:02d}" for i in range(1, n + 1)],
+                    "device": management_server_names(n),
                     "device_type": "management_server",
                     "model": facility.management_server_model,
                     "kind": "network",
