@@ -548,3 +548,28 @@ def test_shared_fleet_is_what_the_racks_hold():
     lay = plan["rack_layout"]
     racked = lay[(lay["device_type"] == "gpu_server") & (lay["model"] == "DGX H100")]
     assert len(racked) == 261
+
+
+def test_servers_and_storage_nodes_are_racked_under_their_network_names():
+    # The campaign found storage nodes named stor-hot-oss-001 in the port map (the network
+    # pads to the largest count, here 120 nodes) but stor-hot-oss-01 in the rack layout;
+    # the same held for a pool of 10 000 servers or more (train-00001 vs train-0001).
+    from hubplan.facility import Facility, device_table, empty_switches
+    from hubplan.network import server_names, storage_node_names
+
+    servers = pd.DataFrame([{"pool": "training", "partition": "train", "model": "DGX H100",
+                             "servers": 10_000, "rack_scale": False, "u_height": 8.0,
+                             "max_power_kw": 10.2, "typical_power_kw": 8.16,
+                             "weight_kg": 130.45, "price_usd": 270000.0,
+                             "power_source": "catalog"}])  # fmt: skip
+    nodes = pd.DataFrame({"tier": ["hot", "cold"], "role": ["oss", "capacity"],
+                          "model": ["a", "b"], "nodes": [120, 3], "rack_units": [2, 4],
+                          "max_power_kw": [2.0, 1.0], "typical_power_kw": [1.6, 0.8],
+                          "price_usd": [np.nan, np.nan], "nic_ports": [2, 2],
+                          "nic_gbps": [400.0, 100.0]})  # fmt: skip
+    d = device_table(servers, nodes, empty_switches(), Facility(management_servers=0))
+    racked = d["device"].tolist()
+    assert racked[0] == "train-00001" and racked[9_999] == "train-10000"
+    assert racked[:10_000] == server_names("train", 10_000).tolist()
+    assert sorted(racked[10_000:]) == sorted(storage_node_names(nodes)["device"])
+    assert "stor-hot-oss-001" in racked and "stor-cold-capacity-003" in racked

@@ -14,7 +14,12 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..network import management_server_names, switch_number_width
+from ..network import (
+    management_server_names,
+    server_names,
+    storage_node_names,
+    switch_number_width,
+)
 from ..pools import Pools
 from ..server import resolve_server
 from .section import Facility
@@ -180,19 +185,6 @@ def server_types(
     return pd.DataFrame(rows)
 
 
-def _numbered(prefix: pd.Series, counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Repeat each row ``counts`` times; return (row index, names ``<prefix>-<n>``)."""
-    idx = np.repeat(np.arange(len(counts)), counts)
-    start = np.cumsum(counts) - counts
-    number = np.arange(len(idx)) - np.repeat(start, counts) + 1
-    names = (
-        prefix.to_numpy()[idx].astype(object)
-        + "-"
-        + pd.Series(number).astype(str).str.zfill(width).to_numpy(dtype=object)
-    )
-    return idx, names
-
-
 def device_table(
     servers: pd.DataFrame, storage_nodes: pd.DataFrame, switches: pd.DataFrame, facility: Facility
 ) -> pd.DataFrame:
@@ -215,7 +207,13 @@ def device_table(
     """
     parts = []
     if not servers.empty:
-        idx, names = _numbered(servers["partition"], servers["servers"].to_numpy(int), 4)
+        counts = servers["servers"].to_numpy(int)
+        idx = np.repeat(np.arange(len(servers)), counts)
+        # named as the network stage cables and addresses them
+        names = np.concatenate(
+            [server_names(str(p), int(n)).to_numpy(dtype=object)
+             for p, n in zip(servers["partition"], counts, strict=True)]
+        )  # fmt: skip
         s = servers.iloc[idx].reset_index(drop=True)
         parts.append(
             pd.DataFrame(
@@ -240,8 +238,9 @@ def device_table(
     if not storage_nodes.empty:
         st = storage_nodes.assign(_t=storage_nodes["tier"].map({t: i for i, t in enumerate(TIERS)}))
         st = st.sort_values("_t", kind="stable").reset_index(drop=True)
-        prefix = "stor-" + st["tier"].astype(str) + "-" + st["role"].astype(str)
-        idx, names = _numbered(prefix, st["nodes"].to_numpy(int), 2)
+        counts = st["nodes"].to_numpy(int)
+        idx = np.repeat(np.arange(len(st)), counts)
+        names = storage_node_names(st)["device"].to_numpy(dtype=object)  # as the network
         s = st.iloc[idx].reset_index(drop=True)
         parts.append(
             pd.DataFrame(

@@ -22,7 +22,7 @@ from .planes import (
     size_plane,
     storage_node_names,
 )
-from .ports import MEDIA_BY_REACH, link_media
+from .ports import MEDIA_BY_REACH, link_media, server_names
 from .ports import width as switch_number_width
 from .rdma import ib_timeout_s, rdma_settings
 from .section import Network
@@ -33,6 +33,6 @@ __all__ = [
     "Network", "check_no_overlap", "divisor_at_least", "dotted", "find_switch",
     "fit_supernet", "ib_timeout_s", "interface_addresses", "latency_budget", "leaf_ports",
     "link_media", "load_switches", "management_server_names", "max_two_tier_servers",
-    "ports_at", "rdma_settings", "service_radius_km", "size_fabric", "size_plane",
+    "ports_at", "rdma_settings", "server_names", "service_radius_km", "size_fabric", "size_plane",
     "storage_node_names", "subnet_prefix", "switch_number_width", "two_tier_spines",
 ]  # fmt: skip

@@ -25,7 +25,16 @@ from .addressing import (
 from .fabric import Fabric, max_two_tier_servers, size_fabric
 from .latency import latency_budget
 from .planes import endpoints, management_server_names, size_plane, storage_node_names
-from .ports import compute_links, names, plane_links, port_map, port_use, transceivers, width
+from .ports import (
+    compute_links,
+    names,
+    plane_links,
+    port_map,
+    port_use,
+    server_names,
+    transceivers,
+    width,
+)
 from .rdma import rdma_settings
 from .section import Network
 from .switches import ports_at
@@ -82,15 +91,6 @@ def _server_nics(spec, catalog: Catalog) -> dict[str, float]:
 
 def _count(v: float, default: int = 0) -> int:
     return default if math.isnan(v) else int(v)
-
-
-def server_names(partition: str, count: int) -> pd.Series:
-    """GPU server names ``<partition>-<nnnn>``, numbered from 1.
-
-    >>> server_names("train", 2).tolist()
-    ['train-0001', 'train-0002']
-    """
-    return names(f"{partition}-", np.arange(count), max(4, len(str(count))))
 
 
 def _switch_rows(plane, role, sw, count, port_gbps, units=None) -> list[dict]:
