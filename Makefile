@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab refuses to run as root unless told; CI and containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab present test lint pytest bench clean notebooks
+.PHONY: lab present test lint pytest bench clean notebooks properties
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hubplan needs Python >= 3.11; found " + sys.version.split()[0])'
@@ -56,6 +56,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_network.py
 	$(BIN)/python benchmarks/bench_appendix.py
 	$(BIN)/python benchmarks/bench_cost.py
+	$(BIN)/python benchmarks/bench_scale.py
+
+# The long property campaign (a few thousand random scenarios; README, "Property campaign").
+properties: $(STAMP)
+	HUBPLAN_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py
 
 # Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
 notebooks: $(STAMP)

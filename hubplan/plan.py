@@ -85,6 +85,21 @@ class Plan:
         return self.findings[self.findings["severity"] == "error"]
 
 
+def section_value(scenario: Scenario, path: str) -> Any:
+    """A stage's input from the scenario: a whole section (``"facility"``) or one field of
+    it (``"facility.management_servers"``), so a stage that needs one figure of another
+    stage's section is not rerun when the rest of that section changes.
+
+    >>> from hubplan import default_scenario
+    >>> section_value(default_scenario(), "facility.management_servers")
+    3
+    """
+    value: Any = scenario
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
 def stage_names() -> tuple[str, ...]:
     return tuple(s.name for s in STAGES)
 
@@ -179,7 +194,7 @@ def build_plan(
     findings: list[Finding] = []
     ran: list[str] = []
     for stage in STAGES:
-        sections = {s: getattr(scenario, s) for s in stage.sections}
+        sections = {s: section_value(scenario, s) for s in stage.sections}
         inputs = {n: tables[n] for n in stage.needs}
         key = _key(stage, sections, catalog, inputs) if cache else None
         store = _cache.setdefault(stage.name, OrderedDict())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -269,12 +270,21 @@ def _bound(value: Any) -> str:
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
+def _is_tag(part: Any) -> bool:
+    """Whether a location part is a pydantic validator tag rather than a field name."""
+    return isinstance(part, str) and re.fullmatch(r"[a-z][\w-]*\[.*\]", part) is not None
+
+
 def _problems(exc: ValidationError, cls: type[BaseModel]) -> list[tuple[str, str]]:
     problems = []
     for err in exc.errors(include_url=False):
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
-        path = _format_path(loc)
         kind = err["type"]
+        raw = tuple(err["loc"])
+        # Drop pydantic's validator tags ("function-after[_check(), TrainingJob]"); an
+        # unknown key is the user's own text, kept whatever it holds ("s[chema_version").
+        keep = raw[-1:] if kind == "extra_forbidden" else ()
+        loc = tuple(p for p in raw[: len(raw) - len(keep)] if not _is_tag(p)) + keep
+        path = _format_path(loc)
         if kind == "extra_forbidden":
             owner = _model_at(cls, loc[:-1]) if len(loc) > 1 else cls
             names = list(owner.model_fields) if owner else []

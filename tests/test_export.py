@@ -123,7 +123,8 @@ def test_summary_headline_findings_and_assumptions(plan, tmp_path):
     flat = {(r[0], r[1]): r[2] for r in rows if r[0] is not None}
     # the worked example: 144 training + 16 inference H100 = 160 in the fleet row
     assert flat[("Total GPUs", "H100 SXM5 80GB / DGX H100")] == 160
-    assert flat[("Links in the port map", None)] == len(plan["port_map"]) == 540
+    # 540 links plus an in-band and a BMC link for each of the 3 management servers
+    assert flat[("Links in the port map", None)] == len(plan["port_map"]) == 546
     assert flat[("workload.training[0].mfu", 0.45)] is not None  # value and its source
     src = next(r[2] for r in rows if r[0] == "workload.training[0].mfu")
     assert "Llama 3" in src or "planning" in src
@@ -396,7 +397,8 @@ def test_netbox_files_carry_netboxs_own_headers(plan, tmp_path):
         assert NETBOX_REQUIRED.get(name, set()) <= set(header), name
         assert len(set(header)) == len(header)
     ips = _read_csv(files["ip_addresses"])
-    assert len(ips) - 1 == len(plan["ip_plan"]) == 300
+    # 300 addresses plus an in-band and a BMC address for each of the 3 management servers
+    assert len(ips) - 1 == len(plan["ip_plan"]) == 306
     assert ips[1][0] == "10.0.0.2/26" and ["10.0.0.0/26", "planned", "compute"] in _read_csv(
         files["prefixes"]
     )  # 10.0.0.2 in a /26 -> network 10.0.0.0/26

@@ -171,13 +171,36 @@ def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     keys = catalog().index
     for col, prefix in VALUE_COLUMNS.items():
         if col in out.columns:
-            out[col] = out[col].map(
-                lambda v, p=prefix: label(f"{p}.{v}", lang) if f"{p}.{v}" in keys else v
-            )
+            out[col] = _label_values(out[col], prefix, keys, lang)
     out = out.rename(columns={c: column_label(c, lang) for c in out.columns})
     if out.index.name:
         out.index.name = column_label(out.index.name, lang)
     return out
+
+
+def _label_values(values: pd.Series, prefix: str, keys: pd.Index, lang: str) -> pd.Series:
+    """``values`` with each value that has a ``<prefix>.<value>`` label replaced by it.
+
+    Each distinct value is looked up once (a 600 000-link port map has a handful of
+    distinct roles), so the cost is one pass over the column.
+    """
+
+    def one(v):
+        return label(f"{prefix}.{v}", lang) if f"{prefix}.{v}" in keys else v
+
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists): look each one up
+        return values.map(one)
+    if not any(f"{prefix}.{v}" in keys for v in uniques):
+        return values  # nothing to translate (numbered steps, free names)
+    labelled = [one(v) for v in uniques]
+    shown = np.empty(len(uniques) + 1, dtype=object)
+    shown[:-1] = labelled
+    out = shown[codes]  # code -1 (missing) picks the last slot; put the original back
+    missing = codes == -1
+    out[missing] = values.to_numpy(dtype=object)[missing]
+    return pd.Series(out, index=values.index, name=values.name).infer_objects()
 
 
 def display_frame(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:

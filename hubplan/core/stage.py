@@ -39,7 +39,9 @@ class Stage:
     name : str
         Stage name, as findings and ``build_plan(until=...)`` spell it.
     sections : tuple[str, ...]
-        Scenario sections it reads (attributes of the Scenario); its cache key.
+        Scenario sections it reads (attributes of the Scenario), or single fields of
+        another stage's section (``"facility.management_servers"``, passed to ``run`` as
+        ``facility_management_servers``); its cache key.
     needs : tuple[str, ...]
         Tables of earlier stages it reads; its cache key too (by content).
     provides : tuple[str, ...]
@@ -57,7 +59,8 @@ class Stage:
     def __call__(
         self, catalog: Catalog, tables: Mapping[str, pd.DataFrame], sections: Mapping[str, Any]
     ) -> StageResult:
-        result = self.run(catalog=catalog, tables=dict(tables), **sections)
+        kwargs = {name.replace(".", "_"): value for name, value in sections.items()}
+        result = self.run(catalog=catalog, tables=dict(tables), **kwargs)
         got, declared = set(result.tables), set(self.provides)
         if got != declared:
             missing = ", ".join(sorted(declared - got)) or "none"

@@ -14,7 +14,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..network import SWITCH_COLUMNS
+from ..network import (
+    SWITCH_COLUMNS,
+    management_server_names,
+    server_names,
+    storage_node_names,
+    switch_number_width,
+)
 from ..pools import Pools
 from ..server import resolve_server
 from ..storage import STORAGE_NODE_COLUMNS
@@ -156,19 +162,6 @@ def server_types(
     return pd.DataFrame(rows)
 
 
-def _numbered(prefix: pd.Series, counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Repeat each row ``counts`` times; return (row index, names ``<prefix>-<n>``)."""
-    idx = np.repeat(np.arange(len(counts)), counts)
-    start = np.cumsum(counts) - counts
-    number = np.arange(len(idx)) - np.repeat(start, counts) + 1
-    names = (
-        prefix.to_numpy()[idx].astype(object)
-        + "-"
-        + pd.Series(number).astype(str).str.zfill(width).to_numpy(dtype=object)
-    )
-    return idx, names
-
-
 def device_table(
     servers: pd.DataFrame, storage_nodes: pd.DataFrame, switches: pd.DataFrame, facility: Facility
 ) -> pd.DataFrame:
@@ -191,7 +184,13 @@ def device_table(
     """
     parts = []
     if not servers.empty:
-        idx, names = _numbered(servers["partition"], servers["servers"].to_numpy(int), 4)
+        counts = servers["servers"].to_numpy(int)
+        idx = np.repeat(np.arange(len(servers)), counts)
+        # named as the network stage cables and addresses them
+        names = np.concatenate(
+            [server_names(str(p), int(n)).to_numpy(dtype=object)
+             for p, n in zip(servers["partition"], counts, strict=True)]
+        )  # fmt: skip
         s = servers.iloc[idx].reset_index(drop=True)
         parts.append(
             pd.DataFrame(
@@ -217,8 +216,9 @@ def device_table(
     if not storage_nodes.empty:
         st = storage_nodes.assign(_t=storage_nodes["tier"].map({t: i for i, t in enumerate(TIERS)}))
         st = st.sort_values("_t", kind="stable").reset_index(drop=True)
-        prefix = "stor-" + st["tier"].astype(str) + "-" + st["role"].astype(str)
-        idx, names = _numbered(prefix, st["nodes"].to_numpy(int), 2)
+        counts = st["nodes"].to_numpy(int)
+        idx = np.repeat(np.arange(len(st)), counts)
+        names = storage_node_names(st)["device"].to_numpy(dtype=object)  # as the network
         s = st.iloc[idx].reset_index(drop=True)
         parts.append(
             pd.DataFrame(
@@ -253,13 +253,14 @@ def device_table(
             net["count"].to_numpy(int),
         )
         number = s["_first"].to_numpy(int) + within + 1
-        names = (
-            s["plane"].astype(str)
-            + "-"
-            + s["role"].astype(str)
-            + "-"
-            + pd.Series(number).astype(str).str.zfill(2)
-        )
+        # Zero-padded as the network stage names them in the port map and IP plan
+        # (compute-leaf-01 … compute-leaf-99, compute-leaf-001 … from 100 switches on).
+        total = net.groupby(["plane", "role"], sort=False)["count"].transform("sum")
+        digits = total.map(switch_number_width).to_numpy(int)[idx]
+        text = pd.Series(number).astype(str)
+        for w in np.unique(digits):
+            text[digits == w] = text[digits == w].str.zfill(int(w))
+        names = s["plane"].astype(str) + "-" + s["role"].astype(str) + "-" + text
         unit_key = s["unit"].where(s["unit"] != "", "shared")
         parts.append(
             pd.DataFrame(
@@ -286,7 +287,7 @@ def device_table(
         parts.append(
             pd.DataFrame(
                 {
-                    "device": [f"mgmt-{i:02d}" for i in range(1, n + 1)],
+                    "device": management_server_names(n),
                     "device_type": "management_server",
                     "model": facility.management_server_model,
                     "kind": "network",

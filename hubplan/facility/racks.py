@@ -148,12 +148,15 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
     usable = f.rack_units - f.reserved_units
     inrush = f.inrush_factor if f.inrush_policy == "sized" else 1.0
     rack_of = np.zeros(len(devices), dtype=np.int64)
-    rack_rows = []
-    groups = sorted(devices["group"].unique(), key=_group_order) if len(devices) else []
+    # Row positions of each group, found in one pass (a mask per group would compare every
+    # device once per scalable unit: quadratic in GPUs).
+    where = devices.groupby("group", sort=False).indices if len(devices) else {}
+    groups = sorted(where, key=_group_order)
+    parts = []
     next_rack = 0
     for group in groups:
-        mask = (devices["group"] == group).to_numpy()
-        d = devices.loc[mask]
+        rows = where[group]
+        d = devices.iloc[rows]
         kind = group.partition(":")[0]
         scale = d["rack_scale"].to_numpy(bool)
         budget = f.rack_budget_kw if kind == "compute" else f.support_rack_budget_kw
@@ -170,12 +173,12 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
                 f.rack_max_kg,
                 f.max_servers_per_rack if kind == "compute" else None,
             )
-        rack_of[mask] = local + next_rack
+        rack_of[rows] = local + next_rack
         count = int(local.max()) + 1 if len(local) else 0
-        for i in range(count):
-            rack_rows.append(
+        parts.append(
+            pd.DataFrame(
                 {
-                    "rack_id": next_rack + i,
+                    "rack_id": np.arange(next_rack, next_rack + count),
                     "kind": kind,
                     "group": group,
                     "budget_kw": budget,
@@ -184,11 +187,10 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
                     "u_usable": f.rack_units if scale.any() else usable,
                 }
             )
+        )
         next_rack += count
-    racks = pd.DataFrame(
-        rack_rows,
-        columns=["rack_id", "kind", "group", "budget_kw", "power_cap_kw", "u_total", "u_usable"],
-    )
+    columns = ["rack_id", "kind", "group", "budget_kw", "power_cap_kw", "u_total", "u_usable"]
+    racks = pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
     racks = _name_racks(racks, f)
     layout = devices.assign(rack_id=rack_of)
     # lowest unit of each device: 1 + the height of the devices below it in its rack

@@ -16,8 +16,9 @@ from .fabric import (
     two_tier_spines,
 )
 from .latency import FIBRE_MS_PER_KM, latency_budget, service_radius_km
-from .planes import size_plane, storage_node_names
-from .ports import MEDIA_BY_REACH, link_media
+from .planes import management_server_names, size_plane, storage_node_names
+from .ports import MEDIA_BY_REACH, link_media, server_names
+from .ports import width as switch_number_width
 from .rdma import ib_timeout_s, rdma_settings
 from .section import Network
 from .stage import SWITCH_COLUMNS
@@ -28,7 +29,7 @@ __all__ = [
     "SWITCH_SCHEMA", "Fabric",
     "Network", "check_no_overlap", "divisor_at_least", "dotted", "find_switch",
     "fit_supernet", "ib_timeout_s", "interface_addresses", "latency_budget", "leaf_ports",
-    "link_media", "load_switches", "max_two_tier_servers", "ports_at", "rdma_settings",
-    "service_radius_km", "size_fabric", "size_plane", "storage_node_names", "subnet_prefix",
-    "two_tier_spines",
+    "link_media", "load_switches", "management_server_names", "max_two_tier_servers",
+    "ports_at", "rdma_settings", "server_names", "service_radius_km", "size_fabric", "size_plane",
+    "storage_node_names", "subnet_prefix", "switch_number_width", "two_tier_spines",
 ]  # fmt: skip

@@ -90,6 +90,18 @@ def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:
     return rows[["device", "nic_ports", "nic_gbps"]]
 
 
+def management_server_names(count: int) -> pd.Series:
+    """Management server names ``mgmt-<nn>`` (scheduler heads, monitoring), from 1.
+
+    The facility stage racks them under the same names; the network stage cables one
+    in-band and one BMC port of each.
+
+    >>> management_server_names(2).tolist()
+    ['mgmt-01', 'mgmt-02']
+    """
+    return pd.Series([f"mgmt-{i:02d}" for i in range(1, int(count) + 1)], dtype=object)
+
+
 def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> pd.DataFrame:
     """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major.
 

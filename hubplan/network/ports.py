@@ -78,6 +78,16 @@ def names(prefix: str, index0: np.ndarray, width: int) -> pd.Series:
     return prefix + pd.Series(np.asarray(index0) + 1).astype(str).str.zfill(width)
 
 
+def server_names(partition: str, count: int) -> pd.Series:
+    """GPU server names ``<partition>-<nnnn>``, numbered from 1 (five digits and more
+    from 10 000 servers on); the facility stage racks them under the same names.
+
+    >>> server_names("train", 2).tolist()
+    ['train-0001', 'train-0002']
+    """
+    return names(f"{partition}-", np.arange(count), max(4, len(str(count))))
+
+
 def width(n: int) -> int:
     """Digits for numbering ``n`` switches: at least two (``compute-leaf-01``)."""
     return max(2, len(str(int(n))))

@@ -24,8 +24,17 @@ from .addressing import (
 )
 from .fabric import Fabric, max_two_tier_servers, size_fabric
 from .latency import latency_budget
-from .planes import endpoints, size_plane, storage_node_names
-from .ports import compute_links, names, plane_links, port_map, port_use, transceivers, width
+from .planes import endpoints, management_server_names, size_plane, storage_node_names
+from .ports import (
+    compute_links,
+    names,
+    plane_links,
+    port_map,
+    port_use,
+    server_names,
+    transceivers,
+    width,
+)
 from .rdma import rdma_settings
 from .section import Network
 from .switches import ports_at
@@ -84,15 +93,6 @@ def _count(v: float, default: int = 0) -> int:
     return default if math.isnan(v) else int(v)
 
 
-def server_names(partition: str, count: int) -> pd.Series:
-    """GPU server names ``<partition>-<nnnn>``, numbered from 1.
-
-    >>> server_names("train", 2).tolist()
-    ['train-0001', 'train-0002']
-    """
-    return names(f"{partition}-", np.arange(count), max(4, len(str(count))))
-
-
 def _switch_rows(plane, role, sw, count, port_gbps, units=None) -> list[dict]:
     base = {
         "plane": plane,
@@ -113,12 +113,19 @@ def _switch_rows(plane, role, sw, count, port_gbps, units=None) -> list[dict]:
 
 
 def run_network(
-    *, catalog: Catalog, tables: dict[str, pd.DataFrame], network: Network, pools: Pools
+    *,
+    catalog: Catalog,
+    tables: dict[str, pd.DataFrame],
+    network: Network,
+    pools: Pools,
+    facility_management_servers: int = 0,
 ) -> StageResult:
     """Size the planes and build the switch list, port map, IP plan and optics bill.
 
-    Reads the server stage's ``pools`` table (per-pool rows) and, when the storage stage
-    provides it, ``storage_nodes``.
+    Reads the server stage's ``pools`` table (per-pool rows) and the storage stage's
+    ``storage_nodes``; the management servers the facility section asks for
+    (``facility.management_servers``, racked by the facility stage) get one in-band and
+    one BMC port and address each.
     """
     switches_cat = catalog.switches
     findings: list[Finding] = []
@@ -328,6 +335,11 @@ def run_network(
         bmc_parts.append(
             endpoints(nodes["device"], np.ones(len(nodes), int), "bmc", "storage_node")
         )
+    mgmt = management_server_names(facility_management_servers)
+    if len(mgmt):
+        one = np.ones(len(mgmt), int)
+        inb_parts.append(endpoints(mgmt, one, "mgmt", "management_server"))
+        bmc_parts.append(endpoints(mgmt, one, "bmc", "management_server"))
     empty = pd.DataFrame(columns=["device", "device_role", "interface"])
     plane_ends["storage"] = pd.concat(stor_parts, ignore_index=True) if stor_parts else empty
     plane_ends["inband"] = pd.concat(inb_parts, ignore_index=True) if inb_parts else empty
@@ -640,7 +652,7 @@ def _ip_frame(device, role, interface, plane, addr, prefix, gw, vlan) -> pd.Data
 
 STAGE = Stage(
     name="network",
-    sections=("network", "pools"),
+    sections=("network", "pools", "facility.management_servers"),
     needs=("pools", "storage_nodes"),
     provides=(
         "switches",
