@@ -24,13 +24,18 @@ $(STAMP): pyproject.toml templates/jupyterlab/overrides.json | $(BIN)/python
 	@# No news or update toasts over the workbook while presenting (and no network calls).
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@cp templates/jupyterlab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	@# The appendix tests open the workbook in LibreOffice, the browser test drives Debian's
-	@# Chromium (no `playwright install`): install what is missing, with the CJK fonts.
+	@touch $(STAMP)
+
+# What the tests need beyond Python: the appendix tests open the workbook in LibreOffice,
+# the browser test drives Debian's Chromium (no `playwright install`); CJK fonts for both.
+# Installed from Debian's packages when missing (as root, like CI).
+SYSDEPS := $(VENV)/.sysdeps
+$(SYSDEPS): | $(BIN)/python
 	@command -v soffice >/dev/null 2>&1 && test -x /usr/bin/chromium || { \
 	  echo "soffice or chromium not found: installing Debian's libreoffice-calc-nogui, chromium and fonts-noto-cjk"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    libreoffice-calc-nogui chromium fonts-noto-cjk; }
-	@touch $(STAMP)
+	@touch $(SYSDEPS)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_overview.ipynb
@@ -45,7 +50,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check hubplan tests benchmarks scripts
 	$(BIN)/lint-imports
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(SYSDEPS)
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests hubplan notebooks
 
@@ -54,6 +59,7 @@ test: lint pytest
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_plan.py
 	$(BIN)/python benchmarks/bench_network.py
+	$(BIN)/python benchmarks/bench_facility.py
 	$(BIN)/python benchmarks/bench_appendix.py
 	$(BIN)/python benchmarks/bench_cost.py
 	$(BIN)/python benchmarks/bench_scale.py
