@@ -44,30 +44,13 @@ def scenario_for(gpus: int):
     return base.with_changes(changes)
 
 
-def raw_write(plan, path: Path) -> float:
-    """openpyxl write-only with the appendix's cell values and nothing else [s]."""
-    from openpyxl import Workbook
-
-    from hubplan.export.xlsx import _plan_sheets, _table_columns
-
-    tables, _ = _plan_sheets(plan)
-    columns = {t: _table_columns(plan.tables[t], "en") for t in tables}
-    t0 = time.perf_counter()
-    wb = Workbook(write_only=True)
-    for t, cols in columns.items():
-        ws = wb.create_sheet(t[:31])
-        ws.append([c.header for c in cols])
-        for row in zip(*(c.cells for c in cols), strict=True):
-            ws.append(row)
-    wb.save(path)
-    return time.perf_counter() - t0
-
-
 def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def one(gpus: int) -> dict:
+    from bench_appendix import raw_write  # the same raw openpyxl write as the appendix bench
+
     import hubplan
     from hubplan.export import write_appendix
     from hubplan.export.xlsx import _plan_sheets
