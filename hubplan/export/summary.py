@@ -57,12 +57,12 @@ def headline_figures(plan) -> pd.DataFrame:
         add("total_pflops", r.get("precision", ""), r.get("total_pflops"))
     for r in _rows_of(plan, "facility_power", "scope", "total").to_dict(orient="records"):
         for key in ("it_nameplate_kw", "facility_kw", "annual_mwh"):
-            add(key, "total", r.get(key))
+            add(key, "", r.get(key))  # the whole facility
     for r in _rows_of(plan, "cost_summary").to_dict(orient="records"):
-        add("xlsx.capex_total", "total", r.get("capex_usd"))  # every priced capex line
+        add("xlsx.capex_total", "", r.get("capex_usd"))  # every priced capex line
         for key in ("opex_usd_per_year", "cost_per_useful_gpu_hour_usd", "breakeven_month",
                     "co2_t_per_year"):  # fmt: skip
-            add(key, "total", r.get(key))
+            add(key, "", r.get(key))
     for table, key in (("racks", "xlsx.racks"), ("port_map", "xlsx.links"),
                        ("ip_plan", "xlsx.addresses")):  # fmt: skip
         if table in plan.tables:
