@@ -730,7 +730,3 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

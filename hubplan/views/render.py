@@ -21,12 +21,11 @@ def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     """
     lang = normalize_language(lang)
     out = findings[["severity", "stage", "subject", "code"]].copy()
-    pairs = [
-        (label(f"finding.{c}", lang, **_coded(p, lang)), label(f"fix.{c}", lang, **_coded(p, lang)))
-        for c, p in zip(findings["code"], findings["data"], strict=True)
-    ]
-    out["message"] = [m for m, _ in pairs]
-    out["fix"] = [f for _, f in pairs]
+    params = [_coded(p, lang) for p in findings["data"]]
+    out["message"] = [label(f"finding.{c}", lang, **p)
+                      for c, p in zip(findings["code"], params, strict=True)]  # fmt: skip
+    out["fix"] = [label(f"fix.{c}", lang, **p)
+                  for c, p in zip(findings["code"], params, strict=True)]  # fmt: skip
     return out
 
 
