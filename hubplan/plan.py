@@ -194,7 +194,7 @@ def build_plan(
     findings: list[Finding] = []
     ran: list[str] = []
     for stage in STAGES:
-        sections = {s: section_value(scenario, s) for s in stage.sections}
+        sections = stage.inputs(lambda path: section_value(scenario, path))
         inputs = {n: tables[n] for n in stage.needs}
         key = _key(stage, sections, catalog, inputs) if cache else None
         store = _cache.setdefault(stage.name, OrderedDict())

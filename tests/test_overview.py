@@ -54,6 +54,10 @@ def test_deadline_resizes_the_whole_plan():
     # (5 % of 9 rounds up) = 80 training GPUs; inference and development unchanged.
     assert p.figures["gpus_by_pool"] == {"training": 80, "inference": 16, "development": 8}
     assert "network" in p.result.stages_run and "facility" in p.result.stages_run
+    # The chart the browser draws follows: training 9 × 8 = 72 working and 8 spare GPUs.
+    spec = p.pools_chart.spec
+    bars = {(r["pool"], r["part"]): r["value"] for r in spec["datasets"][spec["data"]["name"]]}
+    assert bars[("training", "Working")] == 72 and bars[("training", "Spare")] == 8
 
 
 def test_peak_qps_and_rack_budget_reach_their_sections():
@@ -84,6 +88,8 @@ def test_language_toggle():
     assert "GPU 数（按资源池）" in p.headline.value and "训练 144" in p.headline.value
     assert "待处理发现" in p.headline.value and "警告" in p.headline.value
     assert p.labels["electricity"].value == "电价 [USD/kWh]"
+    assert p.pools_chart.spec["encoding"]["y"]["title"] == "GPU 数"
+    assert p.cost_chart.spec["title"] == "累计成本：自建、租用、混合"
 
 
 def test_bad_input_shows_in_the_dashboard_and_keeps_the_last_figures():

@@ -42,7 +42,7 @@ def test_language_toggle_switches_every_label():
     assert "张 GPU" in p.summary.value and "瓶颈在算力" in p.summary.value
     assert "负载规模测算" in p.title.value
     assert "GPU 数" in p.table.value
-    assert p.chart.chart.to_dict()["layer"][0]["encoding"]["y"]["title"] == "GPU 数"
+    assert p.chart.spec["layer"][0]["encoding"]["y"]["title"] == "GPU 数"
 
 
 def test_bad_input_shows_in_the_panel_and_keeps_the_last_plan(default):

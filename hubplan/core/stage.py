@@ -48,6 +48,11 @@ class Stage:
         Tables it adds to the Plan: exactly these, checked on every run.
     run : RunFunction
         The pure function that computes them.
+    ignores : tuple[str, ...]
+        Fields of its sections that belong to a later stage (``"facility.
+        electricity_usd_per_kwh"``: the cost stage prices energy). They are left out of
+        its cache key, so changing one does not rerun it, and it receives them as None,
+        so reading one fails loudly instead of going stale in the cache.
     """
 
     name: str
@@ -55,6 +60,25 @@ class Stage:
     needs: tuple[str, ...]
     provides: tuple[str, ...]
     run: RunFunction
+    ignores: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for path in self.ignores:
+            section, _, name = path.partition(".")
+            if section not in self.sections or not name or "." in name:
+                raise ValueError(
+                    f"stage {self.name!r} ignores {path!r}: name one field of a whole "
+                    f"section it reads ({', '.join(self.sections)}) as 'section.field'"
+                )
+
+    def inputs(self, section_of: Callable[[str], Any]) -> dict[str, Any]:
+        """Its scenario inputs by name (``section_of(name)`` reads one from the
+        scenario), with the fields it ignores set to None."""
+        values = {name: section_of(name) for name in self.sections}
+        for path in self.ignores:
+            section, _, name = path.partition(".")
+            values[section] = values[section].model_copy(update={name: None})
+        return values
 
     def __call__(
         self, catalog: Catalog, tables: Mapping[str, pd.DataFrame], sections: Mapping[str, Any]

@@ -7,7 +7,9 @@ tested through ``chart.to_dict()`` (fields, encodings, titles), not pixels.
 from __future__ import annotations
 
 import itertools
-from functools import cache
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 
 import altair as alt
 import pandas as pd
@@ -29,6 +31,63 @@ def enable_offline() -> None:
     alt.renderers.enable("jupyter", offline=True)
 
 
+def records(df: pd.DataFrame) -> list[dict]:
+    """A table's rows as JSON-safe dicts, as altair inlines a DataFrame (NaN → null)."""
+    return alt.utils.sanitize_pandas_dataframe(df).to_dict(orient="records")
+
+
+@lru_cache(maxsize=128)
+def _structure(build: Callable[..., alt.TopLevelMixin], shape: tuple) -> dict:
+    return build(*shape).to_dict()  # validated against the Vega-Lite schema, once
+
+
+@dataclass(frozen=True)
+class SplitChart:
+    """A chart as its structure and its data, so a live panel can re-show it cheaply.
+
+    Building an altair chart and validating its Vega-Lite spec costs 15-40 ms, the
+    larger part of a dashboard update; a control change usually moves only the data.
+    ``build(*shape)`` makes the chart with named data sources (``alt.NamedData``) and
+    depends only on ``shape`` (language, job name, axis type: hashable); ``datasets``
+    fills those sources. :meth:`spec` validates the structure once per shape and adds
+    the rows; :meth:`chart` is the same chart as an altair object.
+
+    >>> import pandas as pd
+    >>> def build(lang):
+    ...     return alt.Chart(alt.NamedData("t")).mark_bar().encode(x="a:N", y="b:Q")
+    >>> s = SplitChart(build, ("en",), {"t": pd.DataFrame({"a": ["x"], "b": [1.0]})})
+    >>> s.spec()["datasets"], s.spec()["data"]
+    ({'t': [{'a': 'x', 'b': 1.0}]}, {'name': 't'})
+    >>> s.chart().to_dict()["datasets"] == s.spec()["datasets"]
+    True
+    """
+
+    build: Callable[..., alt.TopLevelMixin]
+    shape: tuple[Hashable, ...]
+    datasets: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def _rows(self) -> dict[str, list[dict]]:
+        return {name: records(df) for name, df in self.datasets.items()}
+
+    def spec(self) -> dict:
+        """The Vega-Lite spec: the cached, validated structure with this data."""
+        return {**_structure(self.build, self.shape), "datasets": self._rows()}
+
+    def chart(self) -> alt.TopLevelMixin:
+        """The chart as an altair object (built and validated anew)."""
+        return self.build(*self.shape).properties(datasets=self._rows())
+
+
+def show_split(widget: alt.JupyterChart, split: SplitChart) -> None:
+    """Show ``split`` in a JupyterChart by setting its Vega-Lite ``spec``: no altair build
+    and no schema validation when the structure was seen before. The widget's ``chart``
+    becomes None (it shows a spec, not an altair object; :meth:`SplitChart.chart` makes
+    one); the browser gets one message."""
+    with widget.hold_sync():
+        widget.chart = None
+        widget.spec = split.spec()
+
+
 def _style(chart: alt.TopLevelMixin, width: int = 520, height: int = 300) -> alt.TopLevelMixin:
     return chart.properties(width=width, height=height).configure(font=FONT)
 
@@ -47,41 +106,47 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
     job : str, optional
         Which job; default the first.
     """
+    return gpus_vs_deadline_split(curve, training, lang, job).chart()
+
+
+_CURVES = ("compute_bound_gpus", "memory_bound_gpus", "gpus")
+
+
+def gpus_vs_deadline_split(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "en",
+                           job: str | None = None) -> SplitChart:  # fmt: skip
+    """:func:`gpus_vs_deadline` as a :class:`SplitChart`."""
     lang = normalize_language(lang)
     job = job if job is not None else str(training["job"].iloc[0])
     pick = curve[curve["job"] == job]
     chosen = training[training["job"] == job].iloc[0]
-    series = {
-        "compute_bound_gpus": label("compute_bound_gpus", lang),
-        "memory_bound_gpus": label("memory_bound_gpus", lang),
-        "gpus": label("gpus", lang),
-    }
+    series = {key: label(key, lang) for key in _CURVES}
     long = pick.melt(id_vars="deadline_days", value_vars=list(series), var_name="series",
                      value_name="value")  # fmt: skip
     long["series"] = long["series"].map(series)
-    x = alt.X("deadline_days:Q", title=f"{label('chart.gpus_vs_days.x', lang)} [d]")
-    y = alt.Y("value:Q", title=label("chart.gpus_vs_days.y", lang))
-    lines = alt.Chart(long).mark_line().encode(
-        x=x, y=y,
-        # Legend below the plot: at the right it is clipped when the panel is narrow.
-        color=alt.Color("series:N", title=label("chart.curve", lang),
-                        sort=list(series.values()),
-                        legend=alt.Legend(orient="bottom", labelLimit=400)),
-        strokeDash=alt.StrokeDash("series:N", legend=None, sort=list(series.values())),
-        tooltip=[alt.Tooltip("deadline_days:Q", format=".1f"), "series:N", "value:Q"],
-    )  # fmt: skip
-    point_df = pd.DataFrame([{
+    point = pd.DataFrame([{
         "deadline_days": float(chosen["deadline_days"]), "value": int(chosen["gpus"]),
         "what": f"{label('chart.chosen', lang)}: {int(chosen['gpus'])} GPU",
     }])  # fmt: skip
-    point = (
-        alt.Chart(point_df)
-        .mark_point(size=140, filled=True, color="black")
-        .encode(x="deadline_days:Q", y="value:Q", tooltip=["what:N"])
+    return SplitChart(_gpus_vs_deadline, (lang, job), {"curves": long, "chosen": point})
+
+
+def _gpus_vs_deadline(lang: str, job: str) -> alt.LayerChart:
+    order = [label(key, lang) for key in _CURVES]
+    x = alt.X("deadline_days:Q", title=f"{label('chart.gpus_vs_days.x', lang)} [d]")
+    y = alt.Y("value:Q", title=label("chart.gpus_vs_days.y", lang))
+    lines = alt.Chart(alt.NamedData("curves")).mark_line().encode(
+        x=x, y=y,
+        # Legend below the plot: at the right it is clipped when the panel is narrow.
+        color=alt.Color("series:N", title=label("chart.curve", lang), sort=order,
+                        legend=alt.Legend(orient="bottom", labelLimit=400)),
+        strokeDash=alt.StrokeDash("series:N", legend=None, sort=order),
+        tooltip=[alt.Tooltip("deadline_days:Q", format=".1f"), "series:N", "value:Q"],
+    )  # fmt: skip
+    chosen = alt.Chart(alt.NamedData("chosen"))
+    point = chosen.mark_point(size=140, filled=True, color="black").encode(
+        x="deadline_days:Q", y="value:Q", tooltip=["what:N"]
     )
-    rule = (
-        alt.Chart(point_df).mark_rule(strokeDash=[4, 4], color="gray").encode(x="deadline_days:Q")
-    )
+    rule = chosen.mark_rule(strokeDash=[4, 4], color="gray").encode(x="deadline_days:Q")
     text = point.mark_text(align="left", dx=8, dy=-8).encode(text="what:N")
     chart = alt.layer(lines, rule, point, text).properties(
         title=f"{label('chart.gpus_vs_days.title', lang)} — {job}"
@@ -91,6 +156,11 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
 
 def pool_gpus(pools: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """GPUs per pool, working and spare stacked, from the Plan's ``pools`` table."""
+    return pool_gpus_split(pools, lang).chart()
+
+
+def pool_gpus_split(pools: pd.DataFrame, lang: str = "en") -> SplitChart:
+    """:func:`pool_gpus` as a :class:`SplitChart`."""
     lang = normalize_language(lang)
     rows = pools[pools["level"] == "pool"]
     long = pd.concat([
@@ -99,7 +169,11 @@ def pool_gpus(pools: pd.DataFrame, lang: str = "en") -> alt.Chart:
         rows.assign(part=label("chart.spare", lang),
                     value=rows["spare_servers"] * rows["gpus_per_server"]),
     ])[["pool", "accelerator", "server", "part", "value"]]  # fmt: skip
-    chart = alt.Chart(long).mark_bar().encode(
+    return SplitChart(_pool_gpus, (lang,), {"pools": long})
+
+
+def _pool_gpus(lang: str) -> alt.Chart:
+    chart = alt.Chart(alt.NamedData("pools")).mark_bar().encode(
         x=alt.X("pool:N", title=label("pool", lang), sort=None),
         y=alt.Y("sum(value):Q", title=label("gpus", lang)),
         color=alt.Color("part:N", title="", sort=[label("chart.working", lang)]),

@@ -17,7 +17,7 @@ from ..core.catalog import Catalog
 from ..core.labels import label, normalize_language
 from ..cost import cloud_offers
 from ..scenario import Scenario
-from .charts import _style
+from .charts import SplitChart, _style
 from .panels import PlanPanel, _form, _table_html
 
 
@@ -44,19 +44,33 @@ def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") ->
 def own_vs_cloud(curve: pd.DataFrame, summary: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Cumulative cost of owning, renting and a hybrid by month, with the break-even
     month as a rule, from ``cost_curve`` and ``cost_summary``."""
+    return own_vs_cloud_split(curve, summary, lang).chart()
+
+
+_PATHS = ("own_usd", "cloud_usd", "hybrid_usd")
+
+
+def own_vs_cloud_split(curve: pd.DataFrame, summary: pd.DataFrame,
+                       lang: str = "en") -> SplitChart:  # fmt: skip
+    """:func:`own_vs_cloud` as a :class:`~hubplan.views.charts.SplitChart`."""
     lang = normalize_language(lang)
-    names = {c: label(c, lang) for c in ("own_usd", "cloud_usd", "hybrid_usd")}
+    names = {c: label(c, lang) for c in _PATHS}
     long = curve.melt("month", list(names), var_name="key", value_name="usd")
     long["what"] = long["key"].map(names)
+    month = float(summary["breakeven_month"].iloc[0])
+    shown = month if math.isfinite(month) and month <= curve["month"].max() else None
+    rule = pd.DataFrame({"month": [shown] if shown is not None else []}, dtype=float)
+    return SplitChart(_own_vs_cloud, (lang,), {"paths": long, "breakeven": rule})
+
+
+def _own_vs_cloud(lang: str) -> alt.LayerChart:
     x = alt.X("month:Q", title=label("month", lang))
-    lines = alt.Chart(long).mark_line().encode(
+    lines = alt.Chart(alt.NamedData("paths")).mark_line().encode(
         x=x, y=alt.Y("usd:Q", title="USD"), color=alt.Color("what:N", title=""),
         tooltip=["what:N", "month:Q", alt.Tooltip("usd:Q", format=",.0f")],
     )  # fmt: skip
-    month = float(summary["breakeven_month"].iloc[0])
-    shown = month if math.isfinite(month) and month <= curve["month"].max() else None
-    rule = alt.Chart(pd.DataFrame({"month": [shown] if shown is not None else []})).mark_rule(
-        strokeDash=[4, 4], color="#444").encode(x=x)  # fmt: skip
+    rule = alt.Chart(alt.NamedData("breakeven")).mark_rule(strokeDash=[4, 4],
+                                                            color="#444").encode(x=x)  # fmt: skip
     chart = alt.layer(lines, rule).properties(title=label("chart.own_vs_cloud.title", lang))
     return _style(chart, width=420, height=260)
 

@@ -22,7 +22,7 @@ from ..core.labels import label, normalize_language
 from ..plan import Plan, stage_names
 from ..scenario import Scenario
 from . import charts
-from .cost import own_vs_cloud
+from .cost import own_vs_cloud_split
 from .panels import PlanPanel, _form
 
 #: The headline figures, in the order the dashboard and the comparison show them.
@@ -222,7 +222,7 @@ class OverviewPanel(PlanPanel):
         plan = self.result
         self.pools_chart = alt.JupyterChart(charts.pool_gpus(plan["pools"], self.lang))
         self.cost_chart = alt.JupyterChart(
-            own_vs_cloud(plan["cost_curve"], plan["cost_summary"], self.lang)
+            own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], self.lang).chart()
         )
         self._shown: dict[str, Any] = {}
         self.widget = w.VBox([
@@ -271,18 +271,19 @@ class OverviewPanel(PlanPanel):
         lang, plan = self.lang, self.result
         self.figures = headline_figures(plan)
         self.headline.value = headline_html(self.figures, lang)
-        # Charts are re-specified only when their tables (shared with the stage cache,
-        # so the same object while the stage did not rerun) or the language changed.
+        # A chart is re-shown only when its tables (shared with the stage cache, so the
+        # same object while the stage did not rerun) or the language changed; then only its
+        # data is new (charts.SplitChart): the structure was validated once per language.
         for name, chart, make, keys in (
-            ("pools", self.pools_chart, lambda: charts.pool_gpus(plan["pools"], lang),
+            ("pools", self.pools_chart, lambda: charts.pool_gpus_split(plan["pools"], lang),
              ("pools",)),
             ("cost", self.cost_chart,
-             lambda: own_vs_cloud(plan["cost_curve"], plan["cost_summary"], lang),
+             lambda: own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], lang),
              ("cost_curve", "cost_summary")),
         ):  # fmt: skip
             stamp = (lang, *(id(plan[k]) for k in keys))
             if self._shown.get(name) != stamp:
-                chart.chart = make()
+                charts.show_split(chart, make())
                 self._shown[name] = stamp
 
 

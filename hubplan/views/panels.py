@@ -247,7 +247,7 @@ class WorkloadPanel(PlanPanel):
         self.summary = w.HTML()
         self.table = w.HTML()
         self.full, self.full_table = _full_table("panel.full_table")
-        self.chart = alt.JupyterChart(self._chart(self.result))
+        self.chart = alt.JupyterChart(self._chart(self.result).chart())
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="380px")),
@@ -286,9 +286,10 @@ class WorkloadPanel(PlanPanel):
             changes[f"{j}.tokens"] = c["tokens_b"].value * 1e9
         return self.base.with_changes(changes)
 
-    def _chart(self, plan: Plan) -> alt.TopLevelMixin:
+    def _chart(self, plan: Plan) -> charts.SplitChart:
         job = str(plan["training"]["job"].iloc[self.job])
-        return charts.gpus_vs_deadline(plan["training_curve"], plan["training"], self.lang, job)
+        return charts.gpus_vs_deadline_split(plan["training_curve"], plan["training"],
+                                             self.lang, job)  # fmt: skip
 
     def _label_key(self, name: str) -> str:
         return {"tokens_b": "tokens", "memory_headroom": "panel.headroom"}.get(
@@ -311,7 +312,7 @@ class WorkloadPanel(PlanPanel):
         self.table.value = _table_html(plan["training"][keys], lang, "hubplan-training")
         self.full.set_title(0, label("panel.full_table", lang))
         self.full_table.value = _table_html(plan["training"], lang, "hubplan-training-full")
-        self.chart.chart = self._chart(plan)
+        charts.show_split(self.chart, self._chart(plan))
 
 
 #: The columns the panel shows; the whole comparison is in the collapsed full table.
