@@ -588,7 +588,7 @@ def training_gpus_vs_days(
             compute_gpus = training_gpu_count(flops, peak, d, job.mfu, job.goodput,
                                               job.time_margin)  # fmt: skip
             _, gpus, binding = _deadline_count(compute_gpus, memory_gpus, step)
-            training_days(flops, gpus, peak, job.mfu, job.goodput)  # refuses 0 GPUs alike
+            training_days(flops, gpus, peak, job.mfu, job.goodput)  # raises on 0, as sizing does
         rows.append({"deadline_days": d, "compute_bound_gpus": compute_gpus,
                      "memory_bound_gpus": first["memory_bound_gpus"], "gpus": gpus,
                      "binding": binding})  # fmt: skip
