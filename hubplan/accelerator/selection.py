@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog, peak_tflops
@@ -120,9 +121,17 @@ def candidate_mfu(job_mfu: float, candidate: pd.Series, reference: pd.Series) ->
 def scaleout_gbps_per_gpu(servers: pd.DataFrame) -> dict[str, float]:
     """Scale-out bandwidth per GPU for each accelerator: the best catalogue server's
     compute NICs × speed ÷ GPUs. [Gb/s]"""
-    srv = servers.dropna(subset=["compute_nics", "compute_nic_gbps"])
-    per_gpu = srv["compute_nics"] * srv["compute_nic_gbps"] / srv["gpus"]
-    return per_gpu.groupby(srv["accelerator"]).max().to_dict()
+    nics, gbps = servers["compute_nics"].to_numpy(), servers["compute_nic_gbps"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_gpu = nics * gbps / servers["gpus"].to_numpy()
+    known: dict[str, list[float]] = {}
+    for acc, value, nic, speed in zip(servers["accelerator"].tolist(), per_gpu.tolist(),
+                                      nics.tolist(), gbps.tolist(), strict=True):  # fmt: skip
+        if nic == nic and speed == speed:  # servers with both figures sourced
+            known.setdefault(acc, []).append(value)
+    # the best server per accelerator; NaN when no server gives a number
+    return {acc: max((v for v in values if v == v), default=math.nan)
+            for acc, values in sorted(known.items())}  # fmt: skip
 
 
 def interconnect_fit(acc: pd.Series, tp: int, servers: int) -> str:
@@ -256,15 +265,27 @@ def rank(table: pd.DataFrame, rank_by: str) -> pd.DataFrame:
     """
     key = "capex_usd" if rank_by == "capex" else "power_kw"
     out = table.copy()
-    fits = out.get("fits", pd.Series(True, index=out.index)).fillna(False).astype(bool)
-    priced = out[key].notna()
-    usable = priced & fits
-    out["unranked"] = ""
-    out.loc[~priced, "unranked"] = "no_price" if rank_by == "capex" else "no_power"
-    out.loc[~fits, "unranked"] = "does_not_fit"
-    out["rank"] = math.nan
-    for _, idx in out[usable].groupby("workload", sort=False).groups.items():
-        order = out.loc[idx].sort_values([key, "gpus"]).index
-        out.loc[order, "rank"] = range(1, len(order) + 1)
+    n = len(out)
+    if "fits" in out.columns:  # missing (a candidate without a figure) counts as not fitting
+        fits = [v is not None and v == v and bool(v) for v in out["fits"].tolist()]
+    else:
+        fits = [True] * n
+    value, gpus = out[key].tolist(), out["gpus"].tolist()
+    unranked = [""] * n
+    by_workload: dict[object, list[int]] = {}  # ranked rows per workload, in table order
+    for i, workload in enumerate(out["workload"].tolist()):
+        if not fits[i]:
+            unranked[i] = "does_not_fit"
+        elif value[i] != value[i]:
+            unranked[i] = "no_price" if rank_by == "capex" else "no_power"
+        else:
+            by_workload.setdefault(workload, []).append(i)
+    rank = np.full(n, math.nan)
+    for members in by_workload.values():
+        # cheapest (or coolest) first, then fewest GPUs; ties keep table order
+        order = sorted(members, key=lambda i: (value[i], gpus[i] != gpus[i], gpus[i]))
+        rank[order] = range(1, len(order) + 1)
+    out["unranked"] = unranked
+    out["rank"] = rank
     out["winner"] = out["rank"] == 1
     return out

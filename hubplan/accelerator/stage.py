@@ -76,31 +76,45 @@ def _winner_findings(table: pd.DataFrame, pools: Pools, catalog: Catalog,
         return []
     found = []
     key = "capex_usd" if rank_by == "capex" else "power_kw"
-    for workload, grp in table.groupby("workload", sort=False):
-        kind = grp["kind"].iloc[0]
-        chosen = catalog.accelerator(getattr(pools, kind).accelerator)["name"]
-        win = grp[grp["winner"]]
-        if win.empty:
+    kinds, names = table["kind"].tolist(), table["candidate"].tolist()
+    winner, value, gpus = table["winner"].tolist(), table[key].to_numpy(), table["gpus"].tolist()
+    for workload, members in _rows_by_workload(table).items():
+        chosen = catalog.accelerator(getattr(pools, kinds[members[0]]).accelerator)["name"]
+        win = next((i for i in members if winner[i]), None)
+        if win is None:
             continue
-        w = win.iloc[0]
-        mine = grp[grp["candidate"] == chosen]
-        if w["candidate"] != chosen and not mine.empty and not math.isnan(mine[key].iloc[0]):
+        mine = next((i for i in members if names[i] == chosen), None)
+        if names[win] != chosen and mine is not None and not math.isnan(value[mine]):
             found.append(Finding("info", "accelerator", str(workload), f"winner_{rank_by}",
-                                 {"winner": w["candidate"], "chosen": chosen,
-                                  "winner_value": w[key], "chosen_value": mine[key].iloc[0],
-                                  "gpus": int(w["gpus"])}))  # fmt: skip
+                                 {"winner": names[win], "chosen": chosen,
+                                  "winner_value": value[win], "chosen_value": value[mine],
+                                  "gpus": int(gpus[win])}))  # fmt: skip
     return found
+
+
+def _rows_by_workload(table: pd.DataFrame) -> dict[object, list[int]]:
+    """Row positions of each workload, workloads in order of first appearance."""
+    rows: dict[object, list[int]] = {}
+    for i, workload in enumerate(table["workload"].tolist()):
+        rows.setdefault(workload, []).append(i)
+    return rows
 
 
 def _unranked_findings(table: pd.DataFrame) -> list[Finding]:
     """One info finding per workload naming the candidates that could not be ranked."""
     if table.empty:
         return []
+    # workload -> reason -> candidates, each in order of first appearance
+    unranked: dict[object, dict[str, list[str]]] = {}
+    for workload, name, reason in zip(table["workload"].tolist(), table["candidate"].tolist(),
+                                      table["unranked"].tolist(), strict=True):  # fmt: skip
+        if reason != "":
+            unranked.setdefault(workload, {}).setdefault(reason, []).append(name)
     found = []
-    for workload, grp in table[table["unranked"] != ""].groupby("workload", sort=False):
-        for reason, names in grp.groupby("unranked", sort=False)["candidate"]:
+    for workload, by_reason in unranked.items():
+        for reason, candidates in by_reason.items():
             found.append(Finding("info", "accelerator", str(workload), f"unranked_{reason}",
-                                 {"candidates": ", ".join(names)}))  # fmt: skip
+                                 {"candidates": ", ".join(candidates)}))  # fmt: skip
     return found
 
 

@@ -43,17 +43,59 @@ def _existing_generation_findings(kind: str, spec: PoolSpec, catalog: Catalog) -
 def _check_findings(kind: str, table: pd.DataFrame) -> list[Finding]:
     """A finding per failed or warned check, and one listing the checks not sourced."""
     found = []
-    for check in table.to_dict(orient="records"):
-        if check["status"] in ("fail", "warn"):
-            sev = "error" if check["status"] == "fail" else "warning"
-            params = {k: check[k] for k in ("server", "value", "required", "gpus")}
-            params["ratio"] = check["ram_ratio"]
-            found.append(Finding(sev, "server", kind, f"check_{check['check']}", params))
-    unknown = table.loc[table["status"] == "unknown", "check"].tolist()
+    # Column by column: each value as the table holds it (a column mixing whole and
+    # fractional numbers is a float column), without building a dict per row.
+    col = {c: table[c].tolist() for c in ("server", "check", "status", "value", "required",
+                                          "gpus", "ram_ratio")}  # fmt: skip
+    for i, status in enumerate(col["status"]):
+        if status in ("fail", "warn"):
+            sev = "error" if status == "fail" else "warning"
+            params = {k: col[k][i] for k in ("server", "value", "required", "gpus")}
+            params["ratio"] = col["ram_ratio"][i]
+            found.append(Finding(sev, "server", kind, f"check_{col['check'][i]}", params))
+    unknown = [c for c, status in zip(col["check"], col["status"], strict=True)
+               if status == "unknown"]  # fmt: skip
     if unknown:
-        params = {"server": table["server"].iloc[0], "checks": ", ".join(unknown)}
+        params = {"server": col["server"][0], "checks": ", ".join(unknown)}
         found.append(Finding("info", "server", kind, "checks_unknown", params))
     return found
+
+
+def _pool_needs(demand: pd.DataFrame) -> dict[str, dict]:
+    """The workload stage's per-pool rows (``level`` = 'pool') by pool, as plain dicts of
+    the columns the server stage reads."""
+    col = {c: demand[c].tolist() for c in ("level", "pool", "policy", "gpus_required",
+                                           "servers", "coincidence")}  # fmt: skip
+    return {
+        pool: {c: col[c][i] for c in ("policy", "gpus_required", "servers", "coincidence")}
+        for i, (level, pool) in enumerate(zip(col["level"], col["pool"], strict=True))
+        if level == "pool"
+    }
+
+
+def _known_sum(values: list) -> float:
+    """Sum of the known (non-NaN) values, NaN when none is known; whole numbers add exactly,
+    fractional ones with compensated (Kahan) summation, as pandas' groupby sum does.
+
+    >>> _known_sum([2, 3]), _known_sum([math.nan, 1.5]), _known_sum([math.nan])
+    (5, 1.5, nan)
+    >>> _known_sum([1e16, 1.0, 1.0])  # plain float addition would lose both ones
+    1.0000000000000002e+16
+    """
+    known = [v for v in values if v == v]
+    if not known:
+        return math.nan
+    if all(isinstance(v, int) for v in known):
+        return sum(known)
+    total = compensation = 0.0
+    for v in known:
+        y = v - compensation
+        t = total + y
+        compensation = (t - total) - y
+        if compensation != compensation:  # an infinite value: nothing to compensate
+            compensation = 0.0
+        total = t
+    return total
 
 
 def server_price(chosen, acc: pd.Series, gpus_per_server: int,
@@ -85,9 +127,9 @@ def run_servers(
     demand = tables["pool_demand"]
     findings: list[Finding] = []
     checks, rows = [], []
-    per_pool = demand[demand["level"] == "pool"].set_index("pool")
+    per_pool = _pool_needs(demand)
     for kind in POOL_KINDS:
-        if kind not in per_pool.index:
+        if kind not in per_pool:
             continue
         spec: PoolSpec = getattr(pools, kind)
         acc = catalog.accelerator(spec.accelerator)
@@ -107,7 +149,7 @@ def run_servers(
         else:
             findings.append(Finding("info", "server", kind, "no_server", {"pool": kind}))
         findings += _existing_generation_findings(kind, spec, catalog)
-        need = per_pool.loc[kind]
+        need = per_pool[kind]
         existing = sum(
             e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers
         )
@@ -140,9 +182,14 @@ def run_servers(
         fleet["generation"] = fleet["accelerator"].map(
             dict(zip(pool_df["accelerator"], pool_df["generation"], strict=True))
         )
-        # min_count=1: a sum over unknown prices or powers stays unknown, never 0.
-        sums = pool_df.groupby(FLEET_KEY, sort=False)[SUMMED].sum(min_count=1)
-        fleet = fleet.join(sums, on=FLEET_KEY)
+        # A sum over unknown prices or powers stays unknown, never 0.
+        members: dict[tuple, list[int]] = {}
+        for i, key in enumerate(zip(*(pool_df[k].tolist() for k in FLEET_KEY), strict=True)):
+            members.setdefault(key, []).append(i)
+        keys = list(zip(*(fleet[k].tolist() for k in FLEET_KEY), strict=True))
+        for column in SUMMED:
+            values = pool_df[column].tolist()
+            fleet[column] = [_known_sum([values[i] for i in members[k]]) for k in keys]
         pool_df = pd.concat([pool_df, fleet], ignore_index=True)
     pool_df = pool_df.reindex(columns=POOL_COLUMNS).fillna({"partition": "", "quota": ""})
     check_df = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog, peak_tflops
@@ -149,6 +150,14 @@ def inference_token_model(
 ) -> pd.DataFrame:
     """Token-level serving estimate for each tensor-parallel size (one row per size).
 
+    The rows of :func:`_token_options` as a table; see there for the model.
+    """
+    return pd.DataFrame(_token_options(service, pool, catalog))
+
+
+def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) -> list[dict]:
+    """Token-level serving estimate for each tensor-parallel size, one dict per size.
+
     Per replica of t GPUs: weights = N × bytes; KV free = t·VRAM·utilisation − weights;
     concurrent sequences B = ⌊KV free / (KV bytes/token × (prompt + output))⌋ (capped by
     ``max_batch``); decode step per :func:`decode_step_seconds` with the mean context
@@ -230,7 +239,27 @@ def inference_token_model(
             "load_latency_s": prefill + service.output_tokens * tpot,
             "meets_targets": bool(meets_tpot and meets_ttft),
         })  # fmt: skip
-    return pd.DataFrame(rows)
+    return rows
+
+
+#: The chosen layout's columns that the inference row carries.
+CHOSEN_COLUMNS = ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
+                  "concurrent_seqs", "decode_step_ms", "decode_tokens_per_s_per_seq",
+                  "decode_tokens_per_s", "ttft_s", "latency_s", "replica_qps", "replicas",
+                  "token_binding", "load_seqs", "load_tpot_ms", "load_latency_s")  # fmt: skip
+
+
+def _chosen_values(options: list[dict], best: int) -> dict:
+    """Option ``best``'s :data:`CHOSEN_COLUMNS` as the options table
+    (:func:`inference_token_model`) holds them: numpy scalars, and whole numbers as floats
+    where another option left the column empty (a column with gaps is a float column)."""
+    values = {}
+    for key in CHOSEN_COLUMNS:
+        if key == "token_binding":
+            values[key] = options[best][key]
+        else:
+            values[key] = np.array([o.get(key, math.nan) for o in options])[best]
+    return values
 
 
 def size_inference(
@@ -238,13 +267,13 @@ def size_inference(
 ) -> tuple[dict, list[Finding]]:
     """Size one service both ways (planning rule, token model) and say which binds."""
     acc = catalog.accelerator(pool.accelerator)
-    options = inference_token_model(service, pool, catalog)
+    options = _token_options(service, pool, catalog)
     in_flight = service.peak_qps * service.mean_latency_s
+    viable = [i for i, o in enumerate(options) if o["fits"]]
     if service.concurrency_per_instance is not None:
         per_instance = service.gpus_per_instance
         if per_instance is None:
-            held = options[options["fits"]]
-            per_instance = int(held["tensor_parallel"].min()) if not held.empty else 1
+            per_instance = min(options[i]["tensor_parallel"] for i in viable) if viable else 1
         _, rule_instances, rule = planning_rule_instances(
             service.peak_qps, service.mean_latency_s, service.concurrency_per_instance,
             per_instance,
@@ -260,9 +289,8 @@ def size_inference(
     if window is not None and tokens > window:
         data = {"tokens": tokens, "model": service.model, "window": window}
         found.append(Finding("error", "workload", service.name, "context_exceeds_window", data))
-    viable = options[options["fits"]]
-    if viable.empty:
-        largest = options.loc[options["tensor_parallel"].idxmax()]
+    if not viable:
+        largest = max(options, key=lambda o: o["tensor_parallel"])  # the first of the largest
         weights, tp = float(largest["weights_gb"]), int(largest["tensor_parallel"])
         if float(largest["kv_free_gb"]) <= 0:
             data = {"weights": weights, "tp": tp, "accelerator": acc["name"]}
@@ -276,17 +304,20 @@ def size_inference(
         best = None
         token_gpus = math.nan
     else:
-        meeting = viable[viable["meets_targets"]]
-        if meeting.empty:
+        meeting = [i for i in viable if options[i]["meets_targets"]]
+        if not meeting:
             found.append(Finding("error", "workload", service.name, "targets_unreachable",
                                  {"ttft": service.ttft_target_s or math.nan,
                                   "tpot": service.tpot_target_ms or math.nan,
-                                  "best_ttft": float(viable["ttft_s"].min()),
-                                  "best_tpot": float(viable["decode_step_ms"].min()),
+                                  "best_ttft": min(options[i]["ttft_s"] for i in viable),
+                                  "best_tpot": min(options[i]["decode_step_ms"]
+                                                   for i in viable),
                                   "accelerator": acc["name"]}))  # fmt: skip
             meeting = viable
-        best = meeting.sort_values(["gpus", "tensor_parallel"]).iloc[0]
-        token_gpus = int(best["gpus"])
+        # fewest GPUs, then the smallest tensor-parallel size (one option per size)
+        pick = min(meeting, key=lambda i: (options[i]["gpus"], options[i]["tensor_parallel"]))
+        best = _chosen_values(options, pick)
+        token_gpus = int(options[pick]["gpus"])
     required = rule if best is None else max(rule, token_gpus)
     if best is None:
         binding = "no_fit"  # an error finding says why; the rule's count is not a plan
@@ -302,10 +333,7 @@ def size_inference(
     }  # fmt: skip
     # The same columns whether or not a layout fits (empty when none does), so later
     # stages and views never meet a missing column.
-    for key in ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
-                "concurrent_seqs", "decode_step_ms", "decode_tokens_per_s_per_seq",
-                "decode_tokens_per_s", "ttft_s", "latency_s", "replica_qps", "replicas",
-                "token_binding", "load_seqs", "load_tpot_ms", "load_latency_s"):  # fmt: skip
+    for key in CHOSEN_COLUMNS:
         row[key] = best[key] if best is not None else (math.nan if key != "token_binding" else "")
     if best is not None:
         # Warn only when the load the service really carries misses the brief's latency.

@@ -58,7 +58,7 @@ def resolve_model(
             moe=bool(a.active_params and a.active_params < a.total_params), name="custom",
         )  # fmt: skip
     elif model is not None:
-        row = catalog.model(model)
+        row = catalog.model(model).to_dict()  # one conversion, not a Series lookup per field
         heads = int(row["attention_heads"])
         shape = ModelShape(
             float(row["total_params"]),

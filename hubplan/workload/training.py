@@ -288,6 +288,15 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
 
     Returns one table row (dict) and the findings it raises.
     """
+    row, found, _ = _size_training(job, pool, catalog)
+    return row, found
+
+
+def _size_training(
+    job: TrainingJob, pool: PoolSpec, catalog: Catalog
+) -> tuple[dict, list[Finding], int]:
+    """:func:`size_training`, plus the memory-bound count the deadline is weighed against
+    (the larger of the planning rule and the layout search) [GPUs]."""
     acc = catalog.accelerator(pool.accelerator)
     shape, params, active = resolve_model(
         catalog, job.model, job.architecture, job.params, job.active_params
@@ -308,13 +317,11 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
     hold_gpus = memory_bound_gpu_count(state, vram, 1.0)
     rule_gpus = memory_bound_gpu_count(state, vram, job.memory_headroom)
     step = layout_step(job.tensor_parallel, job.pipeline_parallel, pool.gpus_per_server)
-    layout_gpus = layout_memory_gpu_count(job, pool, catalog, step)
+    layout_gpus = _layout_gpus(job, shape, st, vram, pool.gpus_per_server, step)
     # The memory bound is the larger of the planning rule (state × headroom) and what the
     # parallel layout really needs per GPU (states per ZeRO stage + activations).
     memory_gpus = max(rule_gpus, layout_gpus or 0)
-    required = max(compute_gpus, memory_gpus)
-    gpus = math.ceil(required / step) * step
-    binding = "compute" if compute_gpus >= memory_gpus else "memory"
+    required, gpus, binding = _deadline_count(compute_gpus, memory_gpus, step)
     days_to_finish = training_days(flops, gpus, peak, job.mfu, job.goodput)
     row = {
         "job": job.name, "accelerator": acc["name"], "precision": job.precision,
@@ -349,7 +356,8 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
                                  {"params_b": job.params / 1e9, "model": shape.name,
                                   "catalog_b": shape.total_params / 1e9}))  # fmt: skip
     if layout_gpus is None:
-        mem, _ = training_memory(job, pool, catalog, LAYOUT_SEARCH_LIMIT_GPUS)
+        mem, _ = _layout_memory(job, shape, st, vram, pool.gpus_per_server,
+                                LAYOUT_SEARCH_LIMIT_GPUS)  # fmt: skip
         found.append(Finding("error", "workload", subj, "layout_cannot_fit",
                              {"total": mem["total_gb"], "vram": vram, "tp": job.tensor_parallel,
                               "pp": job.pipeline_parallel, "zero": job.zero_stage,
@@ -370,7 +378,18 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
             },
         )
     )
-    return row, found
+    return row, found, memory_gpus
+
+
+def _deadline_count(compute_gpus: int, memory_gpus: int, step: int) -> tuple[int, int, str]:
+    """(GPUs required, GPUs in whole layout steps, which bound binds) for one deadline.
+
+    >>> _deadline_count(365, 28, 8), _deadline_count(20, 28, 8)
+    ((365, 368, 'compute'), (28, 32, 'memory'))
+    """
+    required = max(compute_gpus, memory_gpus)
+    gpus = math.ceil(required / step) * step
+    return required, gpus, "compute" if compute_gpus >= memory_gpus else "memory"
 
 
 #: The largest cluster the layout search tries before calling a layout infeasible: four
@@ -403,9 +422,27 @@ def layout_memory_gpu_count(
     Per-GPU memory only falls as data parallelism grows (ZeRO shards by it), so the
     search doubles, then bisects.
     """
+    acc = catalog.accelerator(pool.accelerator)
+    shape, params, _ = resolve_model(
+        catalog, job.model, job.architecture, job.params, job.active_params
+    )
+    st = _training_state(job, shape, params)
+    return _layout_gpus(job, shape, st, float(acc["vram_gb"]), pool.gpus_per_server, step)
+
+
+def _layout_gpus(
+    job: TrainingJob,
+    shape: ModelShape | None,
+    st: dict,
+    vram_gb: float,
+    gpus_per_server: int,
+    step: int,
+) -> int | None:
+    """:func:`layout_memory_gpu_count` with the model and accelerator already looked up."""
 
     def fits(n_steps: int) -> bool:
-        return bool(training_memory(job, pool, catalog, n_steps * step)[0]["fits"])
+        row, _ = _layout_memory(job, shape, st, vram_gb, gpus_per_server, n_steps * step)
+        return bool(row["fits"])
 
     limit = max(LAYOUT_SEARCH_LIMIT_GPUS // step, 1)
     if not fits(limit):
@@ -470,10 +507,24 @@ def training_memory(
     shape, params, _ = resolve_model(
         catalog, job.model, job.architecture, job.params, job.active_params
     )
+    st = _training_state(job, shape, params)
+    return _layout_memory(job, shape, st, float(acc["vram_gb"]), pool.gpus_per_server, gpus)
+
+
+def _layout_memory(
+    job: TrainingJob,
+    shape: ModelShape | None,
+    st: dict,
+    vram_gb: float,
+    gpus_per_server: int,
+    gpus: int,
+) -> tuple[dict, list[Finding]]:
+    """:func:`training_memory` with the model, its stored and trainable bytes
+    (:func:`_training_state`) and the accelerator's VRAM [GB] already looked up, so the
+    layout search and the deadline curve look them up once per job."""
     tp, pp = job.tensor_parallel, job.pipeline_parallel
     mp = tp * pp
     dp = max(gpus // mp, 1)
-    st = _training_state(job, shape, params)
     frozen_zero3 = dp if job.zero_stage == 3 else 1
     weights = st["frozen"] * st["frozen_bpp"] / mp / frozen_zero3
     w = zero_state_bytes_per_gpu(st["trainable"], job.zero_stage, dp, st["wb"], 0, 0, mp)
@@ -486,7 +537,7 @@ def training_memory(
         )  # fmt: skip
     else:
         act = math.nan
-    vram = float(acc["vram_gb"]) * GB
+    vram = vram_gb * GB
     total = weights + w + g + o + (0.0 if math.isnan(act) else act)
     row = {
         "job": job.name, "gpus": gpus, "tensor_parallel": tp, "pipeline_parallel": pp,
@@ -504,9 +555,9 @@ def training_memory(
     if gpus % mp:
         found.append(Finding("warning", "workload", job.name, "layout_indivisible",
                              {"gpus": gpus, "mp": mp}))  # fmt: skip
-    if tp > pool.gpus_per_server:
+    if tp > gpus_per_server:
         found.append(Finding("warning", "workload", job.name, "tp_across_servers",
-                             {"tp": tp, "per_server": pool.gpus_per_server}))  # fmt: skip
+                             {"tp": tp, "per_server": gpus_per_server}))  # fmt: skip
     return row, found
 
 
@@ -521,11 +572,26 @@ def training_gpus_vs_days(
     if days is None:
         lo = max(1.0, job.days / 4)
         days = sorted({*(lo + i * (job.days * 3 - lo) / 40 for i in range(41)), job.days})
+    # Only the compute bound moves with the deadline: the job is sized in full once (at
+    # the first deadline, so errors surface as they would there), then each further
+    # deadline reweighs its compute-bound count against the same memory bound.
     rows = []
+    first = None
     for d in days:
-        row, _ = size_training(job.model_copy(update={"days": d}), pool, catalog)
-        keys = ("deadline_days", "compute_bound_gpus", "memory_bound_gpus", "gpus", "binding")
-        rows.append({k: row[k] for k in keys})
+        if first is None:
+            first, _, memory_gpus = _size_training(job.model_copy(update={"days": d}), pool,
+                                                   catalog)  # fmt: skip
+            flops, peak, step = first["flops"], first["peak_tflops"], first["layout_step_gpus"]
+            compute_gpus, gpus, binding = (first["compute_bound_gpus"], first["gpus"],
+                                           first["binding"])  # fmt: skip
+        else:
+            compute_gpus = training_gpu_count(flops, peak, d, job.mfu, job.goodput,
+                                              job.time_margin)  # fmt: skip
+            _, gpus, binding = _deadline_count(compute_gpus, memory_gpus, step)
+            training_days(flops, gpus, peak, job.mfu, job.goodput)  # raises on 0, as sizing does
+        rows.append({"deadline_days": d, "compute_bound_gpus": compute_gpus,
+                     "memory_bound_gpus": first["memory_bound_gpus"], "gpus": gpus,
+                     "binding": binding})  # fmt: skip
     return pd.DataFrame(rows)
 
 
