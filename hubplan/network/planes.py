@@ -102,6 +102,26 @@ def management_server_names(count: int) -> pd.Series:
     return pd.Series([f"mgmt-{i:02d}" for i in range(1, int(count) + 1)], dtype=object)
 
 
+def endpoint_columns(
+    devices: np.ndarray, ports: np.ndarray, prefix: str, role: str
+) -> dict[str, np.ndarray]:
+    """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major, as columns
+    ``device``, ``device_role`` and ``interface`` (numpy arrays, one row per interface).
+
+    >>> cols = endpoint_columns(np.array(["a", "b"]), np.array([2, 1]), "stor", "gpu_server")
+    >>> cols["device"].tolist(), cols["interface"].tolist()
+    (['a', 'a', 'b'], ['stor1', 'stor2', 'stor1'])
+    """
+    ports = np.asarray(ports, dtype=np.int64)
+    starts = np.repeat(np.cumsum(ports) - ports, ports)
+    k = np.arange(int(ports.sum())) - starts + 1
+    return {
+        "device": np.repeat(np.asarray(devices), ports),
+        "device_role": np.full(len(k), role),
+        "interface": np.char.add(prefix, k.astype(str)),
+    }
+
+
 def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> pd.DataFrame:
     """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major.
 
@@ -112,9 +132,5 @@ def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> 
     1      a  gpu_server     stor2
     2      b  gpu_server     stor1
     """
-    ports = np.asarray(ports, dtype=np.int64)
-    dev = devices.reset_index(drop=True).repeat(ports).reset_index(drop=True)
-    starts = np.repeat(np.cumsum(ports) - ports, ports)
-    k = np.arange(int(ports.sum())) - starts + 1
-    return pd.DataFrame({"device": dev, "device_role": role,
-                         "interface": prefix + pd.Series(k).astype(str)})  # fmt: skip
+    cols = endpoint_columns(np.asarray(devices, dtype=object), ports, prefix, role)
+    return pd.DataFrame({k: pd.Series(v.astype(object), dtype="str") for k, v in cols.items()})

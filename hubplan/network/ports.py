@@ -7,6 +7,8 @@ endpoint–leaf), never a Python loop per port.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -69,13 +71,40 @@ def link_media(speed_gbps: float, reach_m: float) -> str:
     raise HubplanError(f"no cable or optic in the plan reaches {reach_m:g} m (10 km at most)")
 
 
+def numbered(prefix: str, numbers: np.ndarray, width: int) -> np.ndarray:
+    """Strings ``<prefix><n>`` with each n zero-padded to ``width`` digits, as a numpy
+    unicode array built without a Python loop per name.
+
+    Notes
+    -----
+    The names are written as UCS-4 code points into an (n, len(prefix) + width) matrix and
+    viewed as fixed-width strings; numbers wider than ``width`` keep all their digits
+    (as :meth:`str.zfill`).
+
+    >>> numbered("compute-leaf-", np.array([1, 10]), 2).tolist()
+    ['compute-leaf-01', 'compute-leaf-10']
+    >>> numbered("p", np.array([7, 123]), 1).tolist()
+    ['p7', 'p123']
+    """
+    n = np.asarray(numbers, dtype=np.int64)
+    if n.size and int(n.max()) >= 10**width:
+        digits = np.char.zfill(n.astype(str), width)
+        return np.char.add(prefix, digits) if prefix else digits
+    pre = np.array([ord(c) for c in prefix], dtype=np.uint32)
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    codes = np.empty((n.size, pre.size + width), dtype=np.uint32)
+    codes[:, : pre.size] = pre
+    codes[:, pre.size :] = (n[:, None] // powers) % 10 + ord("0")
+    return codes.view(f"=U{pre.size + width}").ravel()
+
+
 def names(prefix: str, index0: np.ndarray, width: int) -> pd.Series:
     """Device names ``<prefix><n>`` with n = index + 1 zero-padded to ``width``.
 
     >>> names("compute-leaf-", np.array([0, 9]), 2).tolist()
     ['compute-leaf-01', 'compute-leaf-10']
     """
-    return prefix + pd.Series(np.asarray(index0) + 1).astype(str).str.zfill(width)
+    return pd.Series(numbered(prefix, np.asarray(index0) + 1, width).astype(object), dtype="str")
 
 
 def server_names(partition: str, count: int) -> pd.Series:
@@ -85,7 +114,12 @@ def server_names(partition: str, count: int) -> pd.Series:
     >>> server_names("train", 2).tolist()
     ['train-0001', 'train-0002']
     """
-    return names(f"{partition}-", np.arange(count), max(4, len(str(count))))
+    return pd.Series(server_name_array(partition, count).astype(object), dtype="str")
+
+
+def server_name_array(partition: str, count: int) -> np.ndarray:
+    """:func:`server_names` as a numpy unicode array."""
+    return numbered(f"{partition}-", np.arange(1, count + 1), max(4, len(str(count))))
 
 
 def width(n: int) -> int:
@@ -93,25 +127,65 @@ def width(n: int) -> int:
     return max(2, len(str(int(n))))
 
 
-def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose) -> pd.DataFrame:
-    df = pd.DataFrame({"device_a": a, "port_a": pa, "device_b": b, "port_b": pb})
-    df["speed_gbps"] = float(speed)
-    df["media"] = link_media(speed, reach)
-    df["vlan"] = vlan
-    df["purpose"] = purpose
-    df["plane"] = plane
-    df.attrs.update(segment=segment, reach_m=float(reach))
-    return df
+def as_column(value, n: int) -> np.ndarray:
+    """A scalar repeated ``n`` times, or an array of length ``n`` as it is."""
+    return np.asarray(value) if np.ndim(value) else np.full(n, value)
 
 
-def _ports(n: np.ndarray) -> pd.Series:
-    return "p" + pd.Series(np.asarray(n)).astype(str)
+def frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """One table from numpy columns; unicode columns become pandas strings.
+
+    Tables are assembled as arrays and turned into a DataFrame once, so a small plan pays
+    pandas' construction cost once per table rather than once per link group.
+    """
+    return pd.DataFrame(
+        {k: v.astype(object) if v.dtype.kind == "U" else v for k, v in columns.items()}
+    )
+
+
+@dataclass(frozen=True)
+class LinkGroup:
+    """One segment of one plane's links as columns (one row per link).
+
+    ``vlan`` and ``purpose`` are one value for the whole group or one per link; ``media``
+    follows from the speed and reach (:func:`link_media`).
+    """
+
+    plane: str
+    segment: str
+    reach_m: float
+    speed_gbps: float
+    media: str
+    device_a: np.ndarray
+    port_a: np.ndarray
+    device_b: np.ndarray
+    port_b: np.ndarray
+    vlan: int | np.ndarray
+    purpose: str | np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.device_a)
+
+    @property
+    def a_is_switch(self) -> bool:
+        """Whether end A is a switch data port (uplinks), not an endpoint interface."""
+        return self.segment in ("leaf-spine", "spine-core")
+
+
+def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose) -> LinkGroup:
+    return LinkGroup(plane, segment, float(reach), float(speed), link_media(speed, reach),
+                     np.asarray(a), np.asarray(pa), np.asarray(b), np.asarray(pb), vlan,
+                     purpose)  # fmt: skip
+
+
+def _ports(n: np.ndarray) -> np.ndarray:
+    return numbered("p", n, 1)
 
 
 def tree_links(
     fabric: Fabric,
     plane: str,
-    ends: tuple[np.ndarray, pd.Series, np.ndarray, np.ndarray],
+    ends: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     purpose,
     speed_gbps: float,
     vlan,
@@ -119,7 +193,7 @@ def tree_links(
     *,
     uplink_gbps: float | None = None,
     segment: str = "server-leaf",
-) -> list[pd.DataFrame]:
+) -> list[LinkGroup]:
     """Endpoint–leaf, leaf–spine and spine–core links of one leaf/spine(/core) tree.
 
     ``ends`` = (device names, device ports, leaf index, leaf port) per endpoint link.
@@ -137,7 +211,7 @@ def tree_links(
             speed_gbps,
             dev,
             dport,
-            names(f"{plane}-leaf-", leaf, lw),
+            numbered(f"{plane}-leaf-", leaf + 1, lw),
             _ports(lport),
             vlan,
             purpose,
@@ -162,9 +236,9 @@ def tree_links(
             "leaf-spine",
             reach[1],
             uplink,
-            names(f"{plane}-leaf-", lf, lw),
+            numbered(f"{plane}-leaf-", lf + 1, lw),
             _ports(down + j + 1),
-            names(f"{plane}-spine-", spine, sw),
+            numbered(f"{plane}-spine-", spine + 1, sw),
             _ports(sport),
             vlan0,
             "leaf-spine",
@@ -185,9 +259,9 @@ def tree_links(
                 "spine-core",
                 reach[2],
                 uplink,
-                names(f"{plane}-spine-", gg, sw),
+                numbered(f"{plane}-spine-", gg + 1, sw),
                 _ports(fabric.spine_down + m + 1),
-                names(f"{plane}-core-", core, width(fabric.cores)),
+                numbered(f"{plane}-core-", core + 1, width(fabric.cores)),
                 _ports(cport),
                 vlan0,
                 "spine-core",
@@ -198,11 +272,11 @@ def tree_links(
 
 def compute_links(
     fabric: Fabric,
-    servers: pd.Series,
+    servers: np.ndarray,
     speed_gbps: float,
     vlan_base: int | None,
     reach: tuple[float, float, float],
-) -> list[pd.DataFrame]:
+) -> list[LinkGroup]:
     """Server–leaf, leaf–spine and spine–core links of the compute fabric.
 
     Rail k of server s lands on leaf k of its unit, port (s mod SU) + 1.
@@ -212,34 +286,31 @@ def compute_links(
     s = np.repeat(np.arange(n), R)
     r = np.tile(np.arange(R), n)
     vlan = (vlan_base + r) if vlan_base is not None else 0
-    rail = pd.Series(r + 1).astype(str)
-    ends = (servers.to_numpy()[s], "rail" + rail, (s // spu) * R + r, s % spu + 1)
-    return tree_links(fabric, "compute", ends, "compute rail " + rail, speed_gbps, vlan, reach)
+    rail = (r + 1).astype(str)
+    ends = (np.asarray(servers)[s], np.char.add("rail", rail), (s // spu) * R + r, s % spu + 1)
+    purpose = np.char.add("compute rail ", rail)
+    return tree_links(fabric, "compute", ends, purpose, speed_gbps, vlan, reach)
 
 
 def plane_links(
     plane: str,
     fabric: Fabric,
-    ends: pd.DataFrame,
+    ends: dict[str, np.ndarray],
     speed_gbps: float,
     vlan: int,
     reach: tuple[float, float, float],
     *,
     uplink_gbps: float | None = None,
-) -> list[pd.DataFrame]:
+) -> list[LinkGroup]:
     """Endpoint–leaf and uplinks of a storage, in-band or BMC plane.
 
-    Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
+    ``ends`` holds the plane's ``device`` and ``interface`` columns (one row per
+    endpoint). Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
     """
     if fabric.servers == 0:
         return []
-    i = np.arange(len(ends))
-    e = (
-        ends["device"].to_numpy(),
-        ends["interface"].to_numpy(),
-        i // fabric.leaf_down,
-        i % fabric.leaf_down + 1,
-    )
+    i = np.arange(len(ends["device"]))
+    e = (ends["device"], ends["interface"], i // fabric.leaf_down, i % fabric.leaf_down + 1)
     return tree_links(
         fabric,
         plane,
@@ -253,16 +324,18 @@ def plane_links(
     )
 
 
-def port_map(groups: list[pd.DataFrame]) -> pd.DataFrame:
+def port_map(groups: list[LinkGroup]) -> pd.DataFrame:
     """All link groups as one table with a link id from 1."""
     if not groups:
         return pd.DataFrame(columns=PORT_MAP_COLUMNS)
-    df = pd.concat(groups, ignore_index=True)
-    df.insert(0, "link_id", np.arange(1, len(df) + 1))
-    return df[PORT_MAP_COLUMNS]
+    cols = {
+        c: np.concatenate([as_column(getattr(g, c), len(g)) for g in groups])
+        for c in PORT_MAP_COLUMNS[1:]
+    }
+    return frame({"link_id": np.arange(1, len(cols["plane"]) + 1), **cols})
 
 
-def transceivers(groups: list[pd.DataFrame], ports_per_cage: dict[str, int]) -> pd.DataFrame:
+def transceivers(groups: list[LinkGroup], ports_per_cage: dict[str, int]) -> pd.DataFrame:
     """The bill of cables and optics by plane, segment, media and speed.
 
     One cable per link. An optical link has a module at each end; on a switch whose cages
@@ -271,42 +344,37 @@ def transceivers(groups: list[pd.DataFrame], ports_per_cage: dict[str, int]) -> 
     Notes
     -----
     modules = links × (ends on devices) + ⌈links / ports per cage⌉ × (ends on switches).
+    Groups with the same plane, segment, media, speed and reach add up, in the order they
+    first appear; a group whose speed or reach is unknown (NaN) has no row.
     """
-    rows = []
+    rows: dict[tuple, list[int]] = {}
     for g in groups:
-        if g.empty:
-            continue
-        media = g["media"].iloc[0]
         links = len(g)
+        if not links or g.speed_gbps != g.speed_gbps or g.reach_m != g.reach_m:
+            continue
         modules = 0
-        if media.startswith("transceiver"):
-            for col in ("device_a", "device_b"):
-                ppc = ports_per_cage.get(str(g[col].iloc[0]).rsplit("-", 2)[0], 0)
+        if g.media.startswith("transceiver"):
+            for dev in (g.device_a, g.device_b):
+                ppc = ports_per_cage.get(str(dev[0]).rsplit("-", 2)[0], 0)
                 modules += -(-links // ppc) if ppc else links
-        rows.append(
-            {
-                "plane": g["plane"].iloc[0],
-                "link_segment": g.attrs["segment"],
-                "media": media,
-                "speed_gbps": g["speed_gbps"].iloc[0],
-                "reach_m": g.attrs["reach_m"],
-                "links": links,
-                "cables": links,
-                "modules": modules,
-            }
-        )
-    df = pd.DataFrame(rows, columns=TRANSCEIVER_COLUMNS)
-    if df.empty:
-        return df
-    return df.groupby(
-        ["plane", "link_segment", "media", "speed_gbps", "reach_m"], sort=False, as_index=False
-    )[["links", "cables", "modules"]].sum()
+        key = (g.plane, g.segment, g.media, g.speed_gbps, g.reach_m)
+        total = rows.setdefault(key, [0, 0, 0])
+        total[0] += links
+        total[1] += links
+        total[2] += modules
+    if not rows:
+        return pd.DataFrame(columns=TRANSCEIVER_COLUMNS)
+    return pd.DataFrame([(*k, *v) for k, v in rows.items()], columns=TRANSCEIVER_COLUMNS)
 
 
-def port_use(pm: pd.DataFrame) -> pd.DataFrame:
-    """Data ports used on every switch: (device, ports used), from both ends of every link."""
-    a = pm[["device_a", "port_a"]].set_axis(["device", "port"], axis=1)
-    b = pm[["device_b", "port_b"]].set_axis(["device", "port"], axis=1)
-    ends = pd.concat([a, b], ignore_index=True)
-    ends = ends[ends["port"].str.match(r"^p\d+$")]  # data ports, not mgmt0
-    return ends.groupby("device", sort=False).size().rename("used").reset_index()
+def port_use(groups: list[LinkGroup]) -> pd.DataFrame:
+    """Data ports used on every switch: (device, ports used), from both ends of every link.
+
+    A switch's data ports are ``p<n>``; end A of an endpoint link is a server, storage
+    node or switch management interface (``rail1``, ``stor1``, ``mgmt0``...), never a data
+    port. Devices are listed in the order they first appear: ends A, then ends B.
+    """
+    ends = [g.device_a for g in groups if g.a_is_switch] + [g.device_b for g in groups]
+    devices = np.concatenate(ends) if ends else np.array([], dtype=object)
+    codes, uniques = pd.factorize(devices.astype(object))
+    return pd.DataFrame({"device": uniques, "used": np.bincount(codes, minlength=len(uniques))})
