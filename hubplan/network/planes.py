@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..core.errors import HubplanError
 from .fabric import Fabric, size_fabric
+from .ports import numbered
 
 
 def size_plane(
@@ -82,12 +83,15 @@ def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:
     if storage_nodes.empty:
         return pd.DataFrame(columns=["device", "nic_ports", "nic_gbps"])
     counts = storage_nodes["nodes"].astype(int).to_numpy()
-    rows = storage_nodes.loc[storage_nodes.index.repeat(counts)].reset_index(drop=True)
-    number = np.concatenate([np.arange(1, n + 1) for n in counts]) if counts.sum() else []
     width = max(2, len(str(int(counts.max())))) if len(counts) else 2
-    rows["device"] = ("stor-" + rows["tier"].astype(str) + "-" + rows["role"].astype(str) + "-"
-                      + pd.Series(number).astype(str).str.zfill(width))  # fmt: skip
-    return rows[["device", "nic_ports", "nic_gbps"]]
+    tiers = storage_nodes["tier"].astype(str).tolist()
+    roles = storage_nodes["role"].astype(str).tolist()
+    device = [numbered(f"stor-{t}-{r}-", np.arange(1, n + 1), width)
+              for t, r, n in zip(tiers, roles, counts.tolist(), strict=True)]  # fmt: skip
+    rows = storage_nodes[["nic_ports", "nic_gbps"]].take(np.repeat(np.arange(len(counts)), counts))
+    rows = rows.reset_index(drop=True)
+    rows.insert(0, "device", pd.Series(np.concatenate(device).astype(object), dtype="str"))
+    return rows
 
 
 def management_server_names(count: int) -> pd.Series:

@@ -7,6 +7,7 @@ endpoint–leaf), never a Python loop per port.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,7 @@ PORT_MAP_COLUMNS = [
     "purpose",
     "plane",
 ]
+PORT_USE_COLUMNS = ["device", "plane", "role", "ports", "used"]
 TRANSCEIVER_COLUMNS = [
     "plane",
     "link_segment",
@@ -367,14 +369,50 @@ def transceivers(groups: list[LinkGroup], ports_per_cage: dict[str, int]) -> pd.
     return pd.DataFrame([(*k, *v) for k, v in rows.items()], columns=TRANSCEIVER_COLUMNS)
 
 
-def port_use(groups: list[LinkGroup]) -> pd.DataFrame:
-    """Data ports used on every switch: (device, ports used), from both ends of every link.
+def port_use(groups: list[LinkGroup], capacity: dict[tuple[str, str], int]) -> pd.DataFrame:
+    """Data ports used on every switch, from both ends of every link, and its capacity.
 
+    Parameters
+    ----------
+    groups : list of LinkGroup
+        The plan's links.
+    capacity : dict
+        Data ports of a switch by (plane, role); 0 when missing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per switch (``device``, ``plane``, ``role``, ``ports``, ``used``), in the
+        order the switches first appear: ends A, then ends B.
+
+    Notes
+    -----
     A switch's data ports are ``p<n>``; end A of an endpoint link is a server, storage
     node or switch management interface (``rail1``, ``stor1``, ``mgmt0``...), never a data
-    port. Devices are listed in the order they first appear: ends A, then ends B.
+    port, so only the uplinks' ends A count. The switches are counted with one
+    factorisation of the names; the name split runs once per switch, not per port.
     """
     ends = [g.device_a for g in groups if g.a_is_switch] + [g.device_b for g in groups]
-    devices = np.concatenate(ends) if ends else np.array([], dtype=object)
-    codes, uniques = pd.factorize(devices.astype(object))
-    return pd.DataFrame({"device": uniques, "used": np.bincount(codes, minlength=len(uniques))})
+    if not ends:  # no links: the empty table with the dtypes it has always had
+        return pd.DataFrame({"device": pd.Series(dtype=object), "plane": pd.Series(dtype="str"),
+                             "role": pd.Series(dtype="str"), "ports": pd.Series(dtype=float),
+                             "used": pd.Series(dtype=object)})  # fmt: skip
+    codes, devices = pd.factorize(np.concatenate(ends).astype(object))
+    used = np.bincount(codes, minlength=len(devices))
+    keep = [i for i, d in enumerate(devices) if _SWITCH_NAME.match(d)]
+    plane, role = zip(*(devices[i].split("-", 2)[:2] for i in keep), strict=True)
+    return pd.DataFrame(
+        {
+            "device": devices[keep],
+            "plane": np.array(plane, dtype=object),
+            "role": np.array(role, dtype=object),
+            "ports": np.array(
+                [capacity.get(k, 0) for k in zip(plane, role, strict=True)], dtype=np.int64
+            ),
+            "used": used[keep],
+        }
+    )
+
+
+#: A switch of the plan: ``<plane>-<role>-<n>``.
+_SWITCH_NAME = re.compile(r"^(compute|storage|inband|bmc)-(leaf|spine|core)-")

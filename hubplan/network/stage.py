@@ -67,7 +67,6 @@ FABRIC_COLUMNS = [
     "oversubscription",
     "port_gbps",
 ]
-PORT_USE_COLUMNS = ["device", "plane", "role", "ports", "used"]
 
 
 def _num(v) -> float:
@@ -144,17 +143,18 @@ def run_network(
 
     # -- servers of every pool, named <partition>-<nnnn> ------------------------------
     servers = []
-    for row in pool_rows.to_dict(orient="records"):
-        spec = getattr(pools, row["pool"])
+    columns = ("pool", "partition", "total_servers", "gpus_per_server")
+    for pool, partition, total, gpus in zip(*(pool_rows[c].tolist() for c in columns), strict=True):
+        spec = getattr(pools, pool)
         nics = _server_nics(spec, catalog)
-        n = int(row["total_servers"])
+        n = int(total)
         if n == 0:
             continue
         servers.append(
             {
-                "pool": row["pool"],
-                "names": server_name_array(str(row["partition"]), n),
-                "gpus_per_server": int(row["gpus_per_server"]),
+                "pool": pool,
+                "names": server_name_array(str(partition), n),
+                "gpus_per_server": int(gpus),
                 **nics,
             }
         )
@@ -541,12 +541,6 @@ def run_network(
     ip_plan = frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS)
 
     # -- port use per switch -------------------------------------------------------------
-    use = port_use(groups) if len(pm) else pd.DataFrame(columns=["device", "used"])
-    use = use[use["device"].str.match(r"^(compute|storage|inband|bmc)-(leaf|spine|core)-")]
-    parts = use["device"].str.split("-", n=2, expand=True) if len(use) else None
-    use = use.assign(
-        plane=parts[0] if parts is not None else "", role=parts[1] if parts is not None else ""
-    )
     cap = (
         {
             ("compute", r): (radix_c if r != "leaf" else fabric.leaf_down + fabric.leaf_up)
@@ -562,8 +556,7 @@ def run_network(
         cap[(p, "spine")] = cap[(p, "core")] = (
             spine_radix if p == "bmc" and spine_radix else radix[p]
         )
-    use["ports"] = [cap.get(k, 0) for k in zip(use["plane"], use["role"], strict=True)]
-    use = use[PORT_USE_COLUMNS].reset_index(drop=True)
+    use = port_use(groups, cap)
 
     rdma = rdma_settings(
         transport if transport == "infiniband" else "roce",
