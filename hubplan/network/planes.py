@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..core.errors import HubplanError
 from .fabric import Fabric, size_fabric
-from .ports import numbered
+from .ports import as_column, numbered
 
 
 def size_plane(
@@ -110,7 +110,8 @@ def endpoint_columns(
     devices: np.ndarray, ports: np.ndarray, prefix: str, role: str
 ) -> dict[str, np.ndarray]:
     """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major, as columns
-    ``device``, ``device_role`` and ``interface`` (numpy arrays, one row per interface).
+    ``device``, ``device_role`` and ``interface`` (object arrays, one row per interface;
+    each device name and interface name is one string object however often it repeats).
 
     >>> cols = endpoint_columns(np.array(["a", "b"]), np.array([2, 1]), "stor", "gpu_server")
     >>> cols["device"].tolist(), cols["interface"].tolist()
@@ -118,11 +119,12 @@ def endpoint_columns(
     """
     ports = np.asarray(ports, dtype=np.int64)
     starts = np.repeat(np.cumsum(ports) - ports, ports)
-    k = np.arange(int(ports.sum())) - starts + 1
+    k = np.arange(int(ports.sum())) - starts
+    interfaces = [f"{prefix}{i}" for i in range(1, int(ports.max(initial=0)) + 1)]
     return {
-        "device": np.repeat(np.asarray(devices), ports),
-        "device_role": np.full(len(k), role),
-        "interface": np.char.add(prefix, k.astype(str)),
+        "device": np.repeat(np.asarray(devices, dtype=object), ports),
+        "device_role": as_column(role, len(k)),
+        "interface": np.array(interfaces, dtype=object)[k],
     }
 
 
@@ -137,4 +139,4 @@ def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> 
     2      b  gpu_server     stor1
     """
     cols = endpoint_columns(np.asarray(devices, dtype=object), ports, prefix, role)
-    return pd.DataFrame({k: pd.Series(v.astype(object), dtype="str") for k, v in cols.items()})
+    return pd.DataFrame({k: pd.Series(v, dtype="str") for k, v in cols.items()})

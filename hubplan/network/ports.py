@@ -116,12 +116,12 @@ def server_names(partition: str, count: int) -> pd.Series:
     >>> server_names("train", 2).tolist()
     ['train-0001', 'train-0002']
     """
-    return pd.Series(server_name_array(partition, count).astype(object), dtype="str")
+    return pd.Series(server_name_array(partition, count), dtype="str")
 
 
 def server_name_array(partition: str, count: int) -> np.ndarray:
-    """:func:`server_names` as a numpy unicode array."""
-    return numbered(f"{partition}-", np.arange(1, count + 1), max(4, len(str(count))))
+    """:func:`server_names` as an object array of Python strings."""
+    return name_table(f"{partition}-", count, max(4, len(str(count))))
 
 
 def width(n: int) -> int:
@@ -129,9 +129,29 @@ def width(n: int) -> int:
     return max(2, len(str(int(n))))
 
 
+def name_table(prefix: str, count: int, width: int) -> np.ndarray:
+    """Names ``<prefix>1`` … ``<prefix><count>`` (zero-padded to ``width``) as Python
+    strings in an object array.
+
+    Indexed with 0-based device numbers it names every link of a device with the same
+    string object, so a 131 072-GPU port map holds one string per device, not per link.
+
+    >>> name_table("compute-spine-", 3, 2)[np.array([0, 2, 2])].tolist()
+    ['compute-spine-01', 'compute-spine-03', 'compute-spine-03']
+    """
+    return numbered(prefix, np.arange(1, count + 1), width).astype(object)
+
+
 def as_column(value, n: int) -> np.ndarray:
-    """A scalar repeated ``n`` times, or an array of length ``n`` as it is."""
-    return np.asarray(value) if np.ndim(value) else np.full(n, value)
+    """A scalar repeated ``n`` times (one shared object for a string), or an array of
+    length ``n`` as it is."""
+    if np.ndim(value):
+        return np.asarray(value)
+    if not isinstance(value, str):
+        return np.full(n, value)
+    out = np.empty(n, dtype=object)
+    out.fill(value)  # np.full would make a new string object per row
+    return out
 
 
 def frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -181,7 +201,9 @@ def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose) -> LinkGro
 
 
 def _ports(n: np.ndarray) -> np.ndarray:
-    return numbered("p", n, 1)
+    """Switch data ports ``p<n>``, one string object per port number."""
+    n = np.asarray(n)
+    return name_table("p", int(n.max()) if n.size else 0, 1)[n - 1]
 
 
 def tree_links(
@@ -203,7 +225,8 @@ def tree_links(
     every leaf of the pod); spine uplink m goes to core m mod c of the spine's group.
     """
     dev, dport, leaf, lport = ends
-    lw, sw = width(fabric.leaves), width(max(fabric.spines, 1))
+    leaves = name_table(f"{plane}-leaf-", fabric.leaves, width(fabric.leaves))
+    spines = name_table(f"{plane}-spine-", fabric.spines, width(max(fabric.spines, 1)))
     uplink = uplink_gbps or speed_gbps
     groups = [
         _group(
@@ -213,7 +236,7 @@ def tree_links(
             speed_gbps,
             dev,
             dport,
-            numbered(f"{plane}-leaf-", leaf + 1, lw),
+            leaves[leaf],
             _ports(lport),
             vlan,
             purpose,
@@ -238,9 +261,9 @@ def tree_links(
             "leaf-spine",
             reach[1],
             uplink,
-            numbered(f"{plane}-leaf-", lf + 1, lw),
+            leaves[lf],
             _ports(down + j + 1),
-            numbered(f"{plane}-spine-", spine + 1, sw),
+            spines[spine],
             _ports(sport),
             vlan0,
             "leaf-spine",
@@ -261,9 +284,9 @@ def tree_links(
                 "spine-core",
                 reach[2],
                 uplink,
-                numbered(f"{plane}-spine-", gg + 1, sw),
+                spines[gg],
                 _ports(fabric.spine_down + m + 1),
-                numbered(f"{plane}-core-", core + 1, width(fabric.cores)),
+                name_table(f"{plane}-core-", fabric.cores, width(fabric.cores))[core],
                 _ports(cport),
                 vlan0,
                 "spine-core",
@@ -288,10 +311,19 @@ def compute_links(
     s = np.repeat(np.arange(n), R)
     r = np.tile(np.arange(R), n)
     vlan = (vlan_base + r) if vlan_base is not None else 0
-    rail = (r + 1).astype(str)
-    ends = (np.asarray(servers)[s], np.char.add("rail", rail), (s // spu) * R + r, s % spu + 1)
-    purpose = np.char.add("compute rail ", rail)
+    interface = rail_interfaces(R)[r]
+    purpose = np.array([f"compute rail {k}" for k in range(1, R + 1)], dtype=object)[r]
+    ends = (np.asarray(servers, dtype=object)[s], interface, (s // spu) * R + r, s % spu + 1)
     return tree_links(fabric, "compute", ends, purpose, speed_gbps, vlan, reach)
+
+
+def rail_interfaces(rails: int) -> np.ndarray:
+    """A GPU server's compute interfaces ``rail1`` … ``rail<rails>`` (object array).
+
+    >>> rail_interfaces(2).tolist()
+    ['rail1', 'rail2']
+    """
+    return np.array([f"rail{k}" for k in range(1, rails + 1)], dtype=object)
 
 
 def plane_links(

@@ -29,10 +29,11 @@ from .ports import (
     as_column,
     compute_links,
     frame,
-    numbered,
+    name_table,
     plane_links,
     port_map,
     port_use,
+    rail_interfaces,
     server_name_array,
     transceivers,
     width,
@@ -375,8 +376,8 @@ def run_network(
     bmc_parts.append(
         {
             "device": mgmt_devices,
-            "device_role": np.full(n, "switch"),
-            "interface": np.full(n, "mgmt0"),
+            "device_role": as_column("switch", n),
+            "interface": as_column("mgmt0", n),
         }
     )
     plane_ends["bmc"] = _stack(bmc_parts)
@@ -461,7 +462,7 @@ def run_network(
             _ip_columns(
                 compute_names[s],
                 "gpu_server",
-                np.char.add("rail", (r + 1).astype(str)),
+                rail_interfaces(rails)[r],
                 "compute",
                 addr,
                 prefix,
@@ -590,7 +591,7 @@ def _plane_switch_names(pl: Fabric, plane: str) -> np.ndarray:
     """A plane's leaf, spine and core names, in that order."""
     return np.concatenate(
         [
-            numbered(f"{plane}-{role}-", np.arange(1, k + 1), width(k))
+            name_table(f"{plane}-{role}-", k, width(k))
             for role, k in (("leaf", pl.leaves), ("spine", pl.spines), ("core", pl.cores))
             if k
         ]
@@ -602,14 +603,10 @@ def _switch_names(fabric: Fabric | None, planes: dict[str, Fabric]) -> np.ndarra
     """Compute, storage and in-band switch names (their mgmt0 ports join the BMC plane)."""
     out = [np.array([], dtype=object)]
     if fabric is not None:
-        out.append(numbered("compute-leaf-", np.arange(1, fabric.leaves + 1), width(fabric.leaves)))
-        out.append(
-            numbered("compute-spine-", np.arange(1, fabric.spines + 1), width(fabric.spines))
-        )
+        out.append(name_table("compute-leaf-", fabric.leaves, width(fabric.leaves)))
+        out.append(name_table("compute-spine-", fabric.spines, width(fabric.spines)))
         if fabric.cores:
-            out.append(
-                numbered("compute-core-", np.arange(1, fabric.cores + 1), width(fabric.cores))
-            )
+            out.append(name_table("compute-core-", fabric.cores, width(fabric.cores)))
     for p in ("storage", "inband"):
         out.append(_plane_switch_names(planes[p], p))
     return np.concatenate(out)
@@ -642,16 +639,22 @@ def _growth_finding(fit, units: int, per_unit: int, findings: list[Finding]) -> 
 
 
 def _ip_columns(device, role, interface, plane, addr, prefix, gw, vlan) -> dict[str, np.ndarray]:
-    """One part of the IP plan as numpy columns; scalars repeat for every address."""
+    """One part of the IP plan as numpy columns; scalars repeat for every address.
+
+    A subnet's gateway is written once and shared by every address of the subnet.
+    """
     n = len(addr)
+    if gw is not None:
+        gateways, subnet = np.unique(gw, return_inverse=True)
+        gateway = dotted_array(gateways).astype(object)[subnet]
     return {
-        "device": np.asarray(device),
+        "device": np.asarray(device, dtype=object),
         "device_role": as_column(role, n),
         "interface": as_column(interface, n),
-        "plane": np.full(n, plane),
+        "plane": as_column(plane, n),
         "address": dotted_array(addr),
         "prefix": np.full(n, prefix),
-        "gateway": dotted_array(gw) if gw is not None else np.full(n, ""),
+        "gateway": gateway if gw is not None else as_column("", n),
         "vlan": as_column(vlan, n),
     }
 
