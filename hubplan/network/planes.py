@@ -126,17 +126,3 @@ def endpoint_columns(
         "device_role": as_column(role, len(k)),
         "interface": np.array(interfaces, dtype=object)[k],
     }
-
-
-def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> pd.DataFrame:
-    """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major.
-
-    >>> endpoints(pd.Series(["a", "b"]), np.array([2, 1]), "stor", "gpu_server")
-    ...     # doctest: +NORMALIZE_WHITESPACE
-      device device_role interface
-    0      a  gpu_server     stor1
-    1      a  gpu_server     stor2
-    2      b  gpu_server     stor1
-    """
-    cols = endpoint_columns(np.asarray(devices, dtype=object), ports, prefix, role)
-    return pd.DataFrame({k: pd.Series(v, dtype="str") for k, v in cols.items()})

@@ -100,15 +100,6 @@ def numbered(prefix: str, numbers: np.ndarray, width: int) -> np.ndarray:
     return codes.view(f"=U{pre.size + width}").ravel()
 
 
-def names(prefix: str, index0: np.ndarray, width: int) -> pd.Series:
-    """Device names ``<prefix><n>`` with n = index + 1 zero-padded to ``width``.
-
-    >>> names("compute-leaf-", np.array([0, 9]), 2).tolist()
-    ['compute-leaf-01', 'compute-leaf-10']
-    """
-    return pd.Series(numbered(prefix, np.asarray(index0) + 1, width).astype(object), dtype="str")
-
-
 def server_names(partition: str, count: int) -> pd.Series:
     """GPU server names ``<partition>-<nnnn>``, numbered from 1 (five digits and more
     from 10 000 servers on); the facility stage racks them under the same names.

@@ -26,6 +26,7 @@ from .fabric import Fabric, max_two_tier_servers, size_fabric
 from .latency import latency_budget
 from .planes import endpoint_columns, management_server_names, size_plane, storage_node_names
 from .ports import (
+    LinkGroup,
     as_column,
     compute_links,
     frame,
@@ -164,7 +165,7 @@ def run_network(
     comp_sw = catalog.switch(network.compute_switch, "network.compute_switch")
     transport = comp_sw["technology"]
     fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
-    groups: list = []
+    groups: list[LinkGroup] = []
     switch_rows: list[dict] = []
     fabric_rows: list[dict] = []
     fabric: Fabric | None = None
