@@ -22,6 +22,8 @@ from hubplan.scenario import Pools, PoolSpec
 def main() -> None:
     catalog = hubplan.load_catalog()
     pools = Pools(training=PoolSpec(server="DGX H100"))
+    # No storage tier: the rows time the compute fabric and its management planes.
+    no_storage = pd.DataFrame(columns=["tier", "role", "nodes", "nic_ports", "nic_gbps"])
     rows = []
     rss = resource.RUSAGE_SELF
     for gpus, switch in ((1024, "QM9700"), (16384, "QM9700"), (131072, "SN5600")):
@@ -30,7 +32,8 @@ def main() -> None:
                                "gpus_per_server": 8, "total_servers": servers,
                                "total_gpus": gpus}])  # fmt: skip
         t0 = time.perf_counter()
-        r = run_network(catalog=catalog, tables={"pools": table}, pools=pools,
+        r = run_network(catalog=catalog, tables={"pools": table, "storage_nodes": no_storage},
+                        pools=pools,
                         network=Network(compute_switch=switch))  # fmt: skip
         dt = time.perf_counter() - t0
         fab = r.tables["fabric"].set_index("plane").loc["compute"]

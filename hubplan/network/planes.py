@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..core.errors import HubplanError
 from .fabric import Fabric, size_fabric
+from .ports import as_column, numbered
 
 
 def size_plane(
@@ -82,12 +83,15 @@ def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:
     if storage_nodes.empty:
         return pd.DataFrame(columns=["device", "nic_ports", "nic_gbps"])
     counts = storage_nodes["nodes"].astype(int).to_numpy()
-    rows = storage_nodes.loc[storage_nodes.index.repeat(counts)].reset_index(drop=True)
-    number = np.concatenate([np.arange(1, n + 1) for n in counts]) if counts.sum() else []
     width = max(2, len(str(int(counts.max())))) if len(counts) else 2
-    rows["device"] = ("stor-" + rows["tier"].astype(str) + "-" + rows["role"].astype(str) + "-"
-                      + pd.Series(number).astype(str).str.zfill(width))  # fmt: skip
-    return rows[["device", "nic_ports", "nic_gbps"]]
+    tiers = storage_nodes["tier"].astype(str).tolist()
+    roles = storage_nodes["role"].astype(str).tolist()
+    device = [numbered(f"stor-{t}-{r}-", np.arange(1, n + 1), width)
+              for t, r, n in zip(tiers, roles, counts.tolist(), strict=True)]  # fmt: skip
+    rows = storage_nodes[["nic_ports", "nic_gbps"]].take(np.repeat(np.arange(len(counts)), counts))
+    rows = rows.reset_index(drop=True)
+    rows.insert(0, "device", pd.Series(np.concatenate(device).astype(object), dtype="str"))
+    return rows
 
 
 def management_server_names(count: int) -> pd.Series:
@@ -102,19 +106,23 @@ def management_server_names(count: int) -> pd.Series:
     return pd.Series([f"mgmt-{i:02d}" for i in range(1, int(count) + 1)], dtype=object)
 
 
-def endpoints(devices: pd.Series, ports: np.ndarray, prefix: str, role: str) -> pd.DataFrame:
-    """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major.
+def endpoint_columns(
+    devices: np.ndarray, ports: np.ndarray, prefix: str, role: str
+) -> dict[str, np.ndarray]:
+    """Interfaces ``<prefix><k>`` (k from 1) of each device, device-major, as columns
+    ``device``, ``device_role`` and ``interface`` (object arrays, one row per interface;
+    each device name and interface name is one string object however often it repeats).
 
-    >>> endpoints(pd.Series(["a", "b"]), np.array([2, 1]), "stor", "gpu_server")
-    ...     # doctest: +NORMALIZE_WHITESPACE
-      device device_role interface
-    0      a  gpu_server     stor1
-    1      a  gpu_server     stor2
-    2      b  gpu_server     stor1
+    >>> cols = endpoint_columns(np.array(["a", "b"]), np.array([2, 1]), "stor", "gpu_server")
+    >>> cols["device"].tolist(), cols["interface"].tolist()
+    (['a', 'a', 'b'], ['stor1', 'stor2', 'stor1'])
     """
     ports = np.asarray(ports, dtype=np.int64)
-    dev = devices.reset_index(drop=True).repeat(ports).reset_index(drop=True)
     starts = np.repeat(np.cumsum(ports) - ports, ports)
-    k = np.arange(int(ports.sum())) - starts + 1
-    return pd.DataFrame({"device": dev, "device_role": role,
-                         "interface": prefix + pd.Series(k).astype(str)})  # fmt: skip
+    k = np.arange(int(ports.sum())) - starts
+    interfaces = [f"{prefix}{i}" for i in range(1, int(ports.max(initial=0)) + 1)]
+    return {
+        "device": np.repeat(np.asarray(devices, dtype=object), ports),
+        "device_role": as_column(role, len(k)),
+        "interface": np.array(interfaces, dtype=object)[k],
+    }

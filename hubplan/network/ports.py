@@ -7,6 +7,9 @@ endpoint–leaf), never a Python loop per port.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -25,6 +28,7 @@ PORT_MAP_COLUMNS = [
     "purpose",
     "plane",
 ]
+PORT_USE_COLUMNS = ["device", "plane", "role", "ports", "used"]
 TRANSCEIVER_COLUMNS = [
     "plane",
     "link_segment",
@@ -69,13 +73,31 @@ def link_media(speed_gbps: float, reach_m: float) -> str:
     raise HubplanError(f"no cable or optic in the plan reaches {reach_m:g} m (10 km at most)")
 
 
-def names(prefix: str, index0: np.ndarray, width: int) -> pd.Series:
-    """Device names ``<prefix><n>`` with n = index + 1 zero-padded to ``width``.
+def numbered(prefix: str, numbers: np.ndarray, width: int) -> np.ndarray:
+    """Strings ``<prefix><n>`` with each n zero-padded to ``width`` digits, as a numpy
+    unicode array built without a Python loop per name.
 
-    >>> names("compute-leaf-", np.array([0, 9]), 2).tolist()
+    Notes
+    -----
+    The names are written as UCS-4 code points into an (n, len(prefix) + width) matrix and
+    viewed as fixed-width strings; numbers wider than ``width`` keep all their digits
+    (as :meth:`str.zfill`).
+
+    >>> numbered("compute-leaf-", np.array([1, 10]), 2).tolist()
     ['compute-leaf-01', 'compute-leaf-10']
+    >>> numbered("p", np.array([7, 123]), 1).tolist()
+    ['p7', 'p123']
     """
-    return prefix + pd.Series(np.asarray(index0) + 1).astype(str).str.zfill(width)
+    n = np.asarray(numbers, dtype=np.int64)
+    if n.size and int(n.max()) >= 10**width:
+        digits = np.char.zfill(n.astype(str), width)
+        return np.char.add(prefix, digits) if prefix else digits
+    pre = np.array([ord(c) for c in prefix], dtype=np.uint32)
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    codes = np.empty((n.size, pre.size + width), dtype=np.uint32)
+    codes[:, : pre.size] = pre
+    codes[:, pre.size :] = (n[:, None] // powers) % 10 + ord("0")
+    return codes.view(f"=U{pre.size + width}").ravel()
 
 
 def server_names(partition: str, count: int) -> pd.Series:
@@ -85,7 +107,12 @@ def server_names(partition: str, count: int) -> pd.Series:
     >>> server_names("train", 2).tolist()
     ['train-0001', 'train-0002']
     """
-    return names(f"{partition}-", np.arange(count), max(4, len(str(count))))
+    return pd.Series(server_name_array(partition, count), dtype="str")
+
+
+def server_name_array(partition: str, count: int) -> np.ndarray:
+    """:func:`server_names` as an object array of Python strings."""
+    return name_table(f"{partition}-", count, max(4, len(str(count))))
 
 
 def width(n: int) -> int:
@@ -93,25 +120,87 @@ def width(n: int) -> int:
     return max(2, len(str(int(n))))
 
 
-def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose) -> pd.DataFrame:
-    df = pd.DataFrame({"device_a": a, "port_a": pa, "device_b": b, "port_b": pb})
-    df["speed_gbps"] = float(speed)
-    df["media"] = link_media(speed, reach)
-    df["vlan"] = vlan
-    df["purpose"] = purpose
-    df["plane"] = plane
-    df.attrs.update(segment=segment, reach_m=float(reach))
-    return df
+def name_table(prefix: str, count: int, width: int) -> np.ndarray:
+    """Names ``<prefix>1`` … ``<prefix><count>`` (zero-padded to ``width``) as Python
+    strings in an object array.
+
+    Indexed with 0-based device numbers it names every link of a device with the same
+    string object, so a 131 072-GPU port map holds one string per device, not per link.
+
+    >>> name_table("compute-spine-", 3, 2)[np.array([0, 2, 2])].tolist()
+    ['compute-spine-01', 'compute-spine-03', 'compute-spine-03']
+    """
+    return numbered(prefix, np.arange(1, count + 1), width).astype(object)
 
 
-def _ports(n: np.ndarray) -> pd.Series:
-    return "p" + pd.Series(np.asarray(n)).astype(str)
+def as_column(value, n: int) -> np.ndarray:
+    """A scalar repeated ``n`` times (one shared object for a string), or an array of
+    length ``n`` as it is."""
+    if np.ndim(value):
+        return np.asarray(value)
+    if not isinstance(value, str):
+        return np.full(n, value)
+    out = np.empty(n, dtype=object)
+    out.fill(value)  # np.full would make a new string object per row
+    return out
+
+
+def frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """One table from numpy columns; unicode columns become pandas strings.
+
+    Tables are assembled as arrays and turned into a DataFrame once, so a small plan pays
+    pandas' construction cost once per table rather than once per link group.
+    """
+    return pd.DataFrame(
+        {k: v.astype(object) if v.dtype.kind == "U" else v for k, v in columns.items()}
+    )
+
+
+@dataclass(frozen=True)
+class LinkGroup:
+    """One segment of one plane's links as columns (one row per link).
+
+    ``vlan`` and ``purpose`` are one value for the whole group or one per link; ``media``
+    follows from the speed and reach (:func:`link_media`).
+    """
+
+    plane: str
+    segment: str
+    reach_m: float
+    speed_gbps: float
+    media: str
+    device_a: np.ndarray
+    port_a: np.ndarray
+    device_b: np.ndarray
+    port_b: np.ndarray
+    vlan: int | np.ndarray
+    purpose: str | np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.device_a)
+
+    @property
+    def a_is_switch(self) -> bool:
+        """Whether end A is a switch data port (uplinks), not an endpoint interface."""
+        return self.segment in ("leaf-spine", "spine-core")
+
+
+def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose) -> LinkGroup:
+    return LinkGroup(plane, segment, float(reach), float(speed), link_media(speed, reach),
+                     np.asarray(a), np.asarray(pa), np.asarray(b), np.asarray(pb), vlan,
+                     purpose)  # fmt: skip
+
+
+def _ports(n: np.ndarray) -> np.ndarray:
+    """Switch data ports ``p<n>``, one string object per port number."""
+    n = np.asarray(n)
+    return name_table("p", int(n.max()) if n.size else 0, 1)[n - 1]
 
 
 def tree_links(
     fabric: Fabric,
     plane: str,
-    ends: tuple[np.ndarray, pd.Series, np.ndarray, np.ndarray],
+    ends: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     purpose,
     speed_gbps: float,
     vlan,
@@ -119,7 +208,7 @@ def tree_links(
     *,
     uplink_gbps: float | None = None,
     segment: str = "server-leaf",
-) -> list[pd.DataFrame]:
+) -> list[LinkGroup]:
     """Endpoint–leaf, leaf–spine and spine–core links of one leaf/spine(/core) tree.
 
     ``ends`` = (device names, device ports, leaf index, leaf port) per endpoint link.
@@ -127,7 +216,8 @@ def tree_links(
     every leaf of the pod); spine uplink m goes to core m mod c of the spine's group.
     """
     dev, dport, leaf, lport = ends
-    lw, sw = width(fabric.leaves), width(max(fabric.spines, 1))
+    leaves = name_table(f"{plane}-leaf-", fabric.leaves, width(fabric.leaves))
+    spines = name_table(f"{plane}-spine-", fabric.spines, width(max(fabric.spines, 1)))
     uplink = uplink_gbps or speed_gbps
     groups = [
         _group(
@@ -137,7 +227,7 @@ def tree_links(
             speed_gbps,
             dev,
             dport,
-            names(f"{plane}-leaf-", leaf, lw),
+            leaves[leaf],
             _ports(lport),
             vlan,
             purpose,
@@ -162,9 +252,9 @@ def tree_links(
             "leaf-spine",
             reach[1],
             uplink,
-            names(f"{plane}-leaf-", lf, lw),
+            leaves[lf],
             _ports(down + j + 1),
-            names(f"{plane}-spine-", spine, sw),
+            spines[spine],
             _ports(sport),
             vlan0,
             "leaf-spine",
@@ -185,9 +275,9 @@ def tree_links(
                 "spine-core",
                 reach[2],
                 uplink,
-                names(f"{plane}-spine-", gg, sw),
+                spines[gg],
                 _ports(fabric.spine_down + m + 1),
-                names(f"{plane}-core-", core, width(fabric.cores)),
+                name_table(f"{plane}-core-", fabric.cores, width(fabric.cores))[core],
                 _ports(cport),
                 vlan0,
                 "spine-core",
@@ -198,11 +288,11 @@ def tree_links(
 
 def compute_links(
     fabric: Fabric,
-    servers: pd.Series,
+    servers: np.ndarray,
     speed_gbps: float,
     vlan_base: int | None,
     reach: tuple[float, float, float],
-) -> list[pd.DataFrame]:
+) -> list[LinkGroup]:
     """Server–leaf, leaf–spine and spine–core links of the compute fabric.
 
     Rail k of server s lands on leaf k of its unit, port (s mod SU) + 1.
@@ -212,34 +302,40 @@ def compute_links(
     s = np.repeat(np.arange(n), R)
     r = np.tile(np.arange(R), n)
     vlan = (vlan_base + r) if vlan_base is not None else 0
-    rail = pd.Series(r + 1).astype(str)
-    ends = (servers.to_numpy()[s], "rail" + rail, (s // spu) * R + r, s % spu + 1)
-    return tree_links(fabric, "compute", ends, "compute rail " + rail, speed_gbps, vlan, reach)
+    interface = rail_interfaces(R)[r]
+    purpose = np.array([f"compute rail {k}" for k in range(1, R + 1)], dtype=object)[r]
+    ends = (np.asarray(servers, dtype=object)[s], interface, (s // spu) * R + r, s % spu + 1)
+    return tree_links(fabric, "compute", ends, purpose, speed_gbps, vlan, reach)
+
+
+def rail_interfaces(rails: int) -> np.ndarray:
+    """A GPU server's compute interfaces ``rail1`` … ``rail<rails>`` (object array).
+
+    >>> rail_interfaces(2).tolist()
+    ['rail1', 'rail2']
+    """
+    return np.array([f"rail{k}" for k in range(1, rails + 1)], dtype=object)
 
 
 def plane_links(
     plane: str,
     fabric: Fabric,
-    ends: pd.DataFrame,
+    ends: dict[str, np.ndarray],
     speed_gbps: float,
     vlan: int,
     reach: tuple[float, float, float],
     *,
     uplink_gbps: float | None = None,
-) -> list[pd.DataFrame]:
+) -> list[LinkGroup]:
     """Endpoint–leaf and uplinks of a storage, in-band or BMC plane.
 
-    Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
+    ``ends`` holds the plane's ``device`` and ``interface`` columns (one row per
+    endpoint). Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
     """
     if fabric.servers == 0:
         return []
-    i = np.arange(len(ends))
-    e = (
-        ends["device"].to_numpy(),
-        ends["interface"].to_numpy(),
-        i // fabric.leaf_down,
-        i % fabric.leaf_down + 1,
-    )
+    i = np.arange(len(ends["device"]))
+    e = (ends["device"], ends["interface"], i // fabric.leaf_down, i % fabric.leaf_down + 1)
     return tree_links(
         fabric,
         plane,
@@ -253,16 +349,18 @@ def plane_links(
     )
 
 
-def port_map(groups: list[pd.DataFrame]) -> pd.DataFrame:
+def port_map(groups: list[LinkGroup]) -> pd.DataFrame:
     """All link groups as one table with a link id from 1."""
     if not groups:
         return pd.DataFrame(columns=PORT_MAP_COLUMNS)
-    df = pd.concat(groups, ignore_index=True)
-    df.insert(0, "link_id", np.arange(1, len(df) + 1))
-    return df[PORT_MAP_COLUMNS]
+    cols = {
+        c: np.concatenate([as_column(getattr(g, c), len(g)) for g in groups])
+        for c in PORT_MAP_COLUMNS[1:]
+    }
+    return frame({"link_id": np.arange(1, len(cols["plane"]) + 1), **cols})
 
 
-def transceivers(groups: list[pd.DataFrame], ports_per_cage: dict[str, int]) -> pd.DataFrame:
+def transceivers(groups: list[LinkGroup], ports_per_cage: dict[str, int]) -> pd.DataFrame:
     """The bill of cables and optics by plane, segment, media and speed.
 
     One cable per link. An optical link has a module at each end; on a switch whose cages
@@ -271,42 +369,73 @@ def transceivers(groups: list[pd.DataFrame], ports_per_cage: dict[str, int]) -> 
     Notes
     -----
     modules = links × (ends on devices) + ⌈links / ports per cage⌉ × (ends on switches).
+    Groups with the same plane, segment, media, speed and reach add up, in the order they
+    first appear; a group whose speed or reach is unknown (NaN) has no row.
     """
-    rows = []
+    rows: dict[tuple, list[int]] = {}
     for g in groups:
-        if g.empty:
-            continue
-        media = g["media"].iloc[0]
         links = len(g)
+        if not links or g.speed_gbps != g.speed_gbps or g.reach_m != g.reach_m:
+            continue
         modules = 0
-        if media.startswith("transceiver"):
-            for col in ("device_a", "device_b"):
-                ppc = ports_per_cage.get(str(g[col].iloc[0]).rsplit("-", 2)[0], 0)
+        if g.media.startswith("transceiver"):
+            for dev in (g.device_a, g.device_b):
+                ppc = ports_per_cage.get(str(dev[0]).rsplit("-", 2)[0], 0)
                 modules += -(-links // ppc) if ppc else links
-        rows.append(
-            {
-                "plane": g["plane"].iloc[0],
-                "link_segment": g.attrs["segment"],
-                "media": media,
-                "speed_gbps": g["speed_gbps"].iloc[0],
-                "reach_m": g.attrs["reach_m"],
-                "links": links,
-                "cables": links,
-                "modules": modules,
-            }
-        )
-    df = pd.DataFrame(rows, columns=TRANSCEIVER_COLUMNS)
-    if df.empty:
-        return df
-    return df.groupby(
-        ["plane", "link_segment", "media", "speed_gbps", "reach_m"], sort=False, as_index=False
-    )[["links", "cables", "modules"]].sum()
+        key = (g.plane, g.segment, g.media, g.speed_gbps, g.reach_m)
+        total = rows.setdefault(key, [0, 0, 0])
+        total[0] += links
+        total[1] += links
+        total[2] += modules
+    if not rows:
+        return pd.DataFrame(columns=TRANSCEIVER_COLUMNS)
+    return pd.DataFrame([(*k, *v) for k, v in rows.items()], columns=TRANSCEIVER_COLUMNS)
 
 
-def port_use(pm: pd.DataFrame) -> pd.DataFrame:
-    """Data ports used on every switch: (device, ports used), from both ends of every link."""
-    a = pm[["device_a", "port_a"]].set_axis(["device", "port"], axis=1)
-    b = pm[["device_b", "port_b"]].set_axis(["device", "port"], axis=1)
-    ends = pd.concat([a, b], ignore_index=True)
-    ends = ends[ends["port"].str.match(r"^p\d+$")]  # data ports, not mgmt0
-    return ends.groupby("device", sort=False).size().rename("used").reset_index()
+def port_use(groups: list[LinkGroup], capacity: dict[tuple[str, str], int]) -> pd.DataFrame:
+    """Data ports used on every switch, from both ends of every link, and its capacity.
+
+    Parameters
+    ----------
+    groups : list of LinkGroup
+        The plan's links.
+    capacity : dict
+        Data ports of a switch by (plane, role); 0 when missing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per switch (``device``, ``plane``, ``role``, ``ports``, ``used``), in the
+        order the switches first appear: ends A, then ends B.
+
+    Notes
+    -----
+    A switch's data ports are ``p<n>``; end A of an endpoint link is a server, storage
+    node or switch management interface (``rail1``, ``stor1``, ``mgmt0``...), never a data
+    port, so only the uplinks' ends A count. The switches are counted with one
+    factorisation of the names; the name split runs once per switch, not per port.
+    """
+    ends = [g.device_a for g in groups if g.a_is_switch] + [g.device_b for g in groups]
+    if not ends:  # no links: the empty table with the dtypes it has always had
+        return pd.DataFrame({"device": pd.Series(dtype=object), "plane": pd.Series(dtype="str"),
+                             "role": pd.Series(dtype="str"), "ports": pd.Series(dtype=float),
+                             "used": pd.Series(dtype=object)})  # fmt: skip
+    codes, devices = pd.factorize(np.concatenate(ends).astype(object))
+    used = np.bincount(codes, minlength=len(devices))
+    keep = [i for i, d in enumerate(devices) if _SWITCH_NAME.match(d)]
+    plane, role = zip(*(devices[i].split("-", 2)[:2] for i in keep), strict=True)
+    return pd.DataFrame(
+        {
+            "device": devices[keep],
+            "plane": np.array(plane, dtype=object),
+            "role": np.array(role, dtype=object),
+            "ports": np.array(
+                [capacity.get(k, 0) for k in zip(plane, role, strict=True)], dtype=np.int64
+            ),
+            "used": used[keep],
+        }
+    )
+
+
+#: A switch of the plan: ``<plane>-<role>-<n>``.
+_SWITCH_NAME = re.compile(r"^(compute|storage|inband|bmc)-(leaf|spine|core)-")

@@ -17,21 +17,25 @@ from ..pools import Pools
 from .addressing import (
     IP_COLUMNS,
     check_no_overlap,
-    dotted,
+    dotted_array,
     fit_supernet,
     interface_addresses,
     subnet_prefix,
 )
 from .fabric import Fabric, max_two_tier_servers, size_fabric
 from .latency import latency_budget
-from .planes import endpoints, management_server_names, size_plane, storage_node_names
+from .planes import endpoint_columns, management_server_names, size_plane, storage_node_names
 from .ports import (
+    LinkGroup,
+    as_column,
     compute_links,
-    names,
+    frame,
+    name_table,
     plane_links,
     port_map,
     port_use,
-    server_names,
+    rail_interfaces,
+    server_name_array,
     transceivers,
     width,
 )
@@ -65,7 +69,6 @@ FABRIC_COLUMNS = [
     "oversubscription",
     "port_gbps",
 ]
-PORT_USE_COLUMNS = ["device", "plane", "role", "ports", "used"]
 
 
 def _num(v) -> float:
@@ -142,17 +145,18 @@ def run_network(
 
     # -- servers of every pool, named <partition>-<nnnn> ------------------------------
     servers = []
-    for row in pool_rows.to_dict(orient="records"):
-        spec = getattr(pools, row["pool"])
+    columns = ("pool", "partition", "total_servers", "gpus_per_server")
+    for pool, partition, total, gpus in zip(*(pool_rows[c].tolist() for c in columns), strict=True):
+        spec = getattr(pools, pool)
         nics = _server_nics(spec, catalog)
-        n = int(row["total_servers"])
+        n = int(total)
         if n == 0:
             continue
         servers.append(
             {
-                "pool": row["pool"],
-                "names": server_names(str(row["partition"]), n),
-                "gpus_per_server": int(row["gpus_per_server"]),
+                "pool": pool,
+                "names": server_name_array(str(partition), n),
+                "gpus_per_server": int(gpus),
                 **nics,
             }
         )
@@ -161,11 +165,11 @@ def run_network(
     comp_sw = catalog.switch(network.compute_switch, "network.compute_switch")
     transport = comp_sw["technology"]
     fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
-    groups: list[pd.DataFrame] = []
+    groups: list[LinkGroup] = []
     switch_rows: list[dict] = []
     fabric_rows: list[dict] = []
     fabric: Fabric | None = None
-    compute_names = pd.Series(dtype=str)
+    compute_names = np.array([], dtype=object)
     nic_gbps = math.nan
     rails = 0
     for s in fab_servers:
@@ -192,7 +196,7 @@ def run_network(
                     f"({rails} × {nic_gbps:g} and {_count(s['compute_nics'])} × "
                     f"{s['compute_nic_gbps']:g} Gb/s); give one fabric one kind of server"
                 )
-        compute_names = pd.concat([s["names"] for s in fab_servers], ignore_index=True)
+        compute_names = np.concatenate([s["names"] for s in fab_servers])
     if len(compute_names) == 1:
         findings.append(
             Finding(
@@ -302,7 +306,7 @@ def run_network(
 
     # -- storage, in-band and BMC planes -------------------------------------------------
     nodes = storage_node_names(storage_nodes)
-    plane_ends: dict[str, pd.DataFrame] = {}
+    plane_ends: dict[str, dict[str, np.ndarray]] = {}
     stor_parts, inb_parts, bmc_parts = [], [], []
     for s in servers:
         k_st = min(network.storage_ports_per_server, _count(s["storage_nics"]))
@@ -310,39 +314,30 @@ def run_network(
             findings.append(
                 Finding("warning", "network", s["pool"], "storage_on_compute", {"pool": s["pool"]})
             )
-        stor_parts.append(
-            endpoints(s["names"], np.full(len(s["names"]), k_st), "stor", "gpu_server")
-        )
+        n = len(s["names"])
+        stor_parts.append(endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server"))
         k_in = min(network.inband_ports_per_server, _count(s["inband_nics"], 1))
-        inb_parts.append(
-            endpoints(s["names"], np.full(len(s["names"]), k_in), "mgmt", "gpu_server")
-        )
-        bmc_parts.append(endpoints(s["names"], np.full(len(s["names"]), 1), "bmc", "gpu_server"))
+        inb_parts.append(endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server"))
+        bmc_parts.append(endpoint_columns(s["names"], np.full(n, 1), "bmc", "gpu_server"))
     if network.storage_plane == "compute":
         findings.append(
             Finding("warning", "network", "storage", "storage_on_compute", {"pool": "all"})
         )
         stor_parts = []
     if len(nodes):
-        stor_parts.append(
-            endpoints(
-                nodes["device"], nodes["nic_ports"].astype(int).to_numpy(), "data", "storage_node"
-            )
-        )
-        inb_parts.append(
-            endpoints(nodes["device"], np.ones(len(nodes), int), "mgmt", "storage_node")
-        )
-        bmc_parts.append(
-            endpoints(nodes["device"], np.ones(len(nodes), int), "bmc", "storage_node")
-        )
-    mgmt = management_server_names(facility_management_servers)
+        devices = nodes["device"].to_numpy(dtype=object)
+        one = np.ones(len(nodes), int)
+        ports = nodes["nic_ports"].astype(int).to_numpy()
+        stor_parts.append(endpoint_columns(devices, ports, "data", "storage_node"))
+        inb_parts.append(endpoint_columns(devices, one, "mgmt", "storage_node"))
+        bmc_parts.append(endpoint_columns(devices, one, "bmc", "storage_node"))
+    mgmt = management_server_names(facility_management_servers).to_numpy(dtype=object)
     if len(mgmt):
         one = np.ones(len(mgmt), int)
-        inb_parts.append(endpoints(mgmt, one, "mgmt", "management_server"))
-        bmc_parts.append(endpoints(mgmt, one, "bmc", "management_server"))
-    empty = pd.DataFrame(columns=["device", "device_role", "interface"])
-    plane_ends["storage"] = pd.concat(stor_parts, ignore_index=True) if stor_parts else empty
-    plane_ends["inband"] = pd.concat(inb_parts, ignore_index=True) if inb_parts else empty
+        inb_parts.append(endpoint_columns(mgmt, one, "mgmt", "management_server"))
+        bmc_parts.append(endpoint_columns(mgmt, one, "bmc", "management_server"))
+    plane_ends["storage"] = _stack(stor_parts)
+    plane_ends["inband"] = _stack(inb_parts)
 
     stor_speeds = [s["storage_nic_gbps"] for s in servers if not math.isnan(s["storage_nic_gbps"])]
     stor_speeds += nodes["nic_gbps"].astype(float).tolist() if len(nodes) else []
@@ -375,13 +370,18 @@ def run_network(
                 f"Gb/s, below the plane's {speeds[p]:g} Gb/s links"
             )
     for p in ("storage", "inband"):
-        planes[p] = size_plane(p, len(plane_ends[p]), radix[p], oversub[p])
+        planes[p] = size_plane(p, len(plane_ends[p]["device"]), radix[p], oversub[p])
     # Every switch's management port joins the BMC plane.
     mgmt_devices = _switch_names(fabric, planes)
+    n = len(mgmt_devices)
     bmc_parts.append(
-        pd.DataFrame({"device": mgmt_devices, "device_role": "switch", "interface": "mgmt0"})
+        {
+            "device": mgmt_devices,
+            "device_role": as_column("switch", n),
+            "interface": as_column("mgmt0", n),
+        }
     )
-    plane_ends["bmc"] = pd.concat(bmc_parts, ignore_index=True)
+    plane_ends["bmc"] = _stack(bmc_parts)
     bsw = sws["bmc"]
     up_ports = _count(_num(bsw["uplink_ports"]))
     spine_radix = (
@@ -396,7 +396,7 @@ def run_network(
     )
     planes["bmc"] = size_plane(
         "bmc",
-        len(plane_ends["bmc"]),
+        len(plane_ends["bmc"]["device"]),
         radix["bmc"],
         1.0,
         uplink_ports=up_ports,
@@ -459,12 +459,11 @@ def run_network(
         r = np.tile(np.arange(rails), len(compute_names))
         subnet = (s // fabric.servers_per_unit) * rails + r
         addr, gw = interface_addresses(fit, subnet, s % fabric.servers_per_unit)
-        roles = np.repeat(np.asarray(["gpu_server"]), len(s))
         ip_parts.append(
-            _ip_frame(
-                compute_names.to_numpy()[s],
-                roles,
-                "rail" + pd.Series(r + 1).astype(str),
+            _ip_columns(
+                compute_names[s],
+                "gpu_server",
+                rail_interfaces(rails)[r],
                 "compute",
                 addr,
                 prefix,
@@ -478,7 +477,7 @@ def run_network(
             continue
         prefix = subnet_prefix(pl.leaf_down)
         # The BMC plane's own switches get their management addresses after the leaves.
-        own = _plane_switch_names(pl, "bmc") if p == "bmc" else []
+        own = _plane_switch_names(pl, "bmc") if p == "bmc" else np.array([], dtype=object)
         per = 2 ** (32 - prefix) - 3
         extra = -(-len(own) // per)
         fit = fit_supernet(
@@ -489,12 +488,12 @@ def run_network(
             network.growth_share,
         )
         _growth_finding(fit, pl.leaves, 1, findings)
-        i = np.arange(len(ends))
+        i = np.arange(len(ends["device"]))
         addr, gw = interface_addresses(fit, i // pl.leaf_down, i % pl.leaf_down)
         ip_parts.append(
-            _ip_frame(
-                ends["device"].to_numpy(),
-                ends["device_role"].to_numpy(),
+            _ip_columns(
+                ends["device"],
+                ends["device_role"],
                 ends["interface"],
                 p,
                 addr,
@@ -507,9 +506,9 @@ def run_network(
             k = np.arange(len(own))
             addr, gw = interface_addresses(fit, k // per, k % per, offset=pl.leaves)
             ip_parts.append(
-                _ip_frame(
-                    np.asarray(own, dtype=object),
-                    np.repeat(np.asarray(["switch"]), len(own)),
+                _ip_columns(
+                    own,
+                    "switch",
                     "mgmt0",
                     p,
                     addr,
@@ -518,8 +517,8 @@ def run_network(
                     vlans[p],
                 )
             )
-    all_switches = [*mgmt_devices, *_plane_switch_names(planes["bmc"], "bmc")]
-    if all_switches:
+    all_switches = np.concatenate([mgmt_devices, _plane_switch_names(planes["bmc"], "bmc")])
+    if len(all_switches):
         fit = fit_supernet(
             "network.loopback_cidr",
             network.loopback_cidr,
@@ -530,9 +529,9 @@ def run_network(
         base = int(ipaddress.ip_network(fit.cidr).network_address)
         addr = base + np.arange(len(all_switches), dtype=np.int64)
         ip_parts.append(
-            _ip_frame(
-                np.asarray(all_switches, dtype=object),
-                np.repeat(np.asarray(["switch"]), len(all_switches)),
+            _ip_columns(
+                all_switches,
+                "switch",
                 "lo0",
                 "loopback",
                 addr,
@@ -541,17 +540,9 @@ def run_network(
                 0,
             )
         )
-    ip_plan = (
-        pd.concat(ip_parts, ignore_index=True) if ip_parts else pd.DataFrame(columns=IP_COLUMNS)
-    )
+    ip_plan = frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS)
 
     # -- port use per switch -------------------------------------------------------------
-    use = port_use(pm) if len(pm) else pd.DataFrame(columns=["device", "used"])
-    use = use[use["device"].str.match(r"^(compute|storage|inband|bmc)-(leaf|spine|core)-")]
-    parts = use["device"].str.split("-", n=2, expand=True) if len(use) else None
-    use = use.assign(
-        plane=parts[0] if parts is not None else "", role=parts[1] if parts is not None else ""
-    )
     cap = (
         {
             ("compute", r): (radix_c if r != "leaf" else fabric.leaf_down + fabric.leaf_up)
@@ -567,8 +558,7 @@ def run_network(
         cap[(p, "spine")] = cap[(p, "core")] = (
             spine_radix if p == "bmc" and spine_radix else radix[p]
         )
-    use["ports"] = [cap.get(k, 0) for k in zip(use["plane"], use["role"], strict=True)]
-    use = use[PORT_USE_COLUMNS].reset_index(drop=True)
+    use = port_use(groups, cap)
 
     rdma = rdma_settings(
         transport if transport == "infiniband" else "roce",
@@ -598,26 +588,36 @@ def run_network(
     )
 
 
-def _plane_switch_names(pl: Fabric, plane: str) -> list[str]:
-    out = [*names(f"{plane}-leaf-", np.arange(pl.leaves), width(pl.leaves))] if pl.leaves else []
-    if pl.spines:
-        out += [*names(f"{plane}-spine-", np.arange(pl.spines), width(pl.spines))]
-    if pl.cores:
-        out += [*names(f"{plane}-core-", np.arange(pl.cores), width(pl.cores))]
-    return out
+def _plane_switch_names(pl: Fabric, plane: str) -> np.ndarray:
+    """A plane's leaf, spine and core names, in that order."""
+    return np.concatenate(
+        [
+            name_table(f"{plane}-{role}-", k, width(k))
+            for role, k in (("leaf", pl.leaves), ("spine", pl.spines), ("core", pl.cores))
+            if k
+        ]
+        or [np.array([], dtype=object)]
+    )
 
 
-def _switch_names(fabric: Fabric | None, planes: dict[str, Fabric]) -> list[str]:
+def _switch_names(fabric: Fabric | None, planes: dict[str, Fabric]) -> np.ndarray:
     """Compute, storage and in-band switch names (their mgmt0 ports join the BMC plane)."""
-    out: list[str] = []
+    out = [np.array([], dtype=object)]
     if fabric is not None:
-        out += [*names("compute-leaf-", np.arange(fabric.leaves), width(fabric.leaves))]
-        out += [*names("compute-spine-", np.arange(fabric.spines), width(fabric.spines))]
+        out.append(name_table("compute-leaf-", fabric.leaves, width(fabric.leaves)))
+        out.append(name_table("compute-spine-", fabric.spines, width(fabric.spines)))
         if fabric.cores:
-            out += [*names("compute-core-", np.arange(fabric.cores), width(fabric.cores))]
+            out.append(name_table("compute-core-", fabric.cores, width(fabric.cores)))
     for p in ("storage", "inband"):
-        out += _plane_switch_names(planes[p], p)
-    return out
+        out.append(_plane_switch_names(planes[p], p))
+    return np.concatenate(out)
+
+
+def _stack(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Column-wise concatenation of tables held as dicts of equally long numpy columns."""
+    if not parts:
+        return {c: np.array([], dtype=object) for c in ("device", "device_role", "interface")}
+    return {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
 
 
 def _growth_finding(fit, units: int, per_unit: int, findings: list[Finding]) -> None:
@@ -639,15 +639,25 @@ def _growth_finding(fit, units: int, per_unit: int, findings: list[Finding]) -> 
         )
 
 
-def _ip_frame(device, role, interface, plane, addr, prefix, gw, vlan) -> pd.DataFrame:
-    df = pd.DataFrame({"device": device, "device_role": role})
-    df["interface"] = interface.to_numpy() if isinstance(interface, pd.Series) else interface
-    df["plane"] = plane
-    df["address"] = dotted(addr).to_numpy()
-    df["prefix"] = prefix
-    df["gateway"] = dotted(gw).to_numpy() if gw is not None else ""
-    df["vlan"] = vlan
-    return df[IP_COLUMNS]
+def _ip_columns(device, role, interface, plane, addr, prefix, gw, vlan) -> dict[str, np.ndarray]:
+    """One part of the IP plan as numpy columns; scalars repeat for every address.
+
+    A subnet's gateway is written once and shared by every address of the subnet.
+    """
+    n = len(addr)
+    if gw is not None:
+        gateways, subnet = np.unique(gw, return_inverse=True)
+        gateway = dotted_array(gateways).astype(object)[subnet]
+    return {
+        "device": np.asarray(device, dtype=object),
+        "device_role": as_column(role, n),
+        "interface": as_column(interface, n),
+        "plane": as_column(plane, n),
+        "address": dotted_array(addr),
+        "prefix": np.full(n, prefix),
+        "gateway": gateway if gw is not None else as_column("", n),
+        "vlan": as_column(vlan, n),
+    }
 
 
 STAGE = Stage(
