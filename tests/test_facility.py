@@ -477,3 +477,11 @@ def test_server_with_no_power_figure_is_an_error(default, tmp_path):
     assert "server_power_unknown" in codes(plan)
     assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "unknown"
     assert "server_power_unknown" not in codes(hubplan.build_plan(default))
+
+
+def test_nothing_to_rack_is_a_clear_error():
+    # no servers, storage nodes, switches or management servers: nothing to put in a rack
+    f = Facility(management_servers=0)
+    d = device_table(servers(1).iloc[:0], empty_storage_nodes(), empty_switches(), f)
+    with pytest.raises(hubplan.HubplanError, match="no devices to rack"):
+        place_devices(d, f)
