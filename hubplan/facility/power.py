@@ -275,27 +275,27 @@ def annual_energy_mwh(it_kw: float, pue: float) -> float:
 def facility_power(layout: pd.DataFrame, facility: Facility) -> pd.DataFrame:
     """Facility power: IT nameplate and typical draw, facility power at the PUE, annual
     energy (at the typical draw) and electricity cost, by device type and in total."""
-    by = layout.groupby("device_type", sort=False).agg(
-        devices=("device", "size"),
-        it_nameplate_kw=("max_power_kw", "sum"),
-        it_typical_kw=("typical_power_kw", "sum"),
+    codes, scopes = pd.factorize(layout["device_type"].to_numpy())
+    n = len(scopes)
+    devices = np.bincount(codes[codes >= 0], minlength=n)
+    columns = ("max_power_kw", "typical_power_kw")
+    sums = group_sums(codes, np.column_stack([layout[c].to_numpy(float) for c in columns]), n)
+    # the total row: sums of the per-type sums, as pandas' Series.sum adds them
+    nameplate = np.append(sums[:, 0], pd.Series(sums[:, 0]).sum())
+    typical = np.append(sums[:, 1], pd.Series(sums[:, 1]).sum())
+    pue = facility.pue
+    annual_mwh = annual_energy_mwh(typical, pue)
+    return pd.DataFrame(
+        {
+            "scope": np.append(np.asarray(scopes, dtype=object), "total"),
+            "devices": np.append(devices, int(devices.sum())),
+            "it_nameplate_kw": nameplate,
+            "it_typical_kw": typical,
+            "pue": pue,
+            "facility_kw": nameplate * pue,
+            "facility_typical_kw": typical * pue,
+            "annual_mwh": annual_mwh,
+            "electricity_usd_per_kwh": facility.electricity_usd_per_kwh,
+            "annual_cost_usd": annual_mwh * 1000 * facility.electricity_usd_per_kwh,
+        }
     )
-    by = by.reset_index().rename(columns={"device_type": "scope"})
-    total = pd.DataFrame(
-        [
-            {
-                "scope": "total",
-                "devices": int(by["devices"].sum()),
-                "it_nameplate_kw": by["it_nameplate_kw"].sum(),
-                "it_typical_kw": by["it_typical_kw"].sum(),
-            }
-        ]
-    )
-    out = pd.concat([by, total], ignore_index=True)
-    out["pue"] = facility.pue
-    out["facility_kw"] = out["it_nameplate_kw"] * facility.pue
-    out["facility_typical_kw"] = out["it_typical_kw"] * facility.pue
-    out["annual_mwh"] = annual_energy_mwh(out["it_typical_kw"], facility.pue)
-    out["electricity_usd_per_kwh"] = facility.electricity_usd_per_kwh
-    out["annual_cost_usd"] = out["annual_mwh"] * 1000 * facility.electricity_usd_per_kwh
-    return out
