@@ -106,8 +106,10 @@ def server_types(
     Figures the catalogue lacks are estimated (``power_source`` / ``size_source`` say so).
     """
     rows = []
-    per_pool = pools_table[pools_table["level"] == "pool"]
-    for rec in per_pool.to_dict(orient="records"):
+    per_pool = np.flatnonzero(pools_table["level"].to_numpy() == "pool")
+    read = ("pool", "accelerator", "gpus_per_server", "partition", "total_servers")
+    for values in zip(*(pools_table[c].to_numpy()[per_pool].tolist() for c in read), strict=True):
+        rec = dict(zip(read, values, strict=True))
         kind = str(rec["pool"])
         spec = getattr(pools, kind)
         chosen = resolve_server(spec, catalog)
@@ -157,7 +159,9 @@ def server_types(
                 "compute_nic_gbps": chosen.compute_nic_gbps if chosen is not None else math.nan,
             }
         )
-    return pd.DataFrame(rows)
+    if not rows:
+        return pd.DataFrame(rows)
+    return pd.DataFrame({c: [r[c] for r in rows] for c in rows[0]})  # by column: quicker
 
 
 #: Text columns of the device table (the rest are numbers, and ``rack_scale``).

@@ -73,41 +73,37 @@ def total_pflops(per_gpu_tflops: float, gpus: int) -> float:
 def compute_inventory(servers: pd.DataFrame, catalog: Catalog, facility: Facility) -> pd.DataFrame:
     """Per pool: server, GPU model, per-card dense compute at the stated precision, GPUs
     and total compute; and a ``total`` row."""
-    rows = []
-    for s in servers.to_dict(orient="records"):
-        acc = catalog.accelerator(s["accelerator"])
-        per = per_gpu_dense_tflops(acc, facility.compute_precision)
-        gpus = int(s["servers"]) * int(s["gpus_per_server"])
-        rows.append(
-            {
-                "level": "pool",
-                "pool": s["pool"],
-                "server": s["model"],
-                "accelerator": s["accelerator"],
-                "precision": facility.compute_precision,
-                "per_gpu_dense_tflops": per,
-                "gpus_per_server": int(s["gpus_per_server"]),
-                "servers": int(s["servers"]),
-                "gpus": gpus,
-                "total_pflops": total_pflops(per, gpus),
-            }
-        )
-    out = pd.DataFrame(rows, columns=INVENTORY_COLUMNS)
-    if not out.empty:
-        total = {
-            "level": "total",
-            "pool": "total",
-            "server": "",
-            "accelerator": "",
-            "precision": facility.compute_precision,
-            "per_gpu_dense_tflops": math.nan,
-            "gpus_per_server": math.nan,
-            "servers": int(out["servers"].sum()),
-            "gpus": int(out["gpus"].sum()),
-            "total_pflops": out["total_pflops"].sum(min_count=1),
-        }
-        out = pd.concat([out, pd.DataFrame([total])], ignore_index=True)
-    return out
+    precision = facility.compute_precision
+    read = ("pool", "model", "accelerator", "gpus_per_server", "servers")
+    columns: dict[str, list] = {c: [] for c in INVENTORY_COLUMNS}
+    for pool, model, accelerator, per_server, count in zip(
+        *(servers[c].tolist() for c in read), strict=True
+    ):
+        per = per_gpu_dense_tflops(catalog.accelerator(accelerator), precision)
+        gpus = int(count) * int(per_server)
+        for col, v in (("level", "pool"), ("pool", pool), ("server", model),
+                       ("accelerator", accelerator), ("precision", precision),
+                       ("per_gpu_dense_tflops", per), ("gpus_per_server", int(per_server)),
+                       ("servers", int(count)), ("gpus", gpus),
+                       ("total_pflops", total_pflops(per, gpus))):  # fmt: skip
+            columns[col].append(v)
+    if not columns["pool"]:
+        return pd.DataFrame([], columns=INVENTORY_COLUMNS)
+    total = {
+        "level": "total",
+        "pool": "total",
+        "server": "",
+        "accelerator": "",
+        "precision": precision,
+        "per_gpu_dense_tflops": math.nan,
+        "gpus_per_server": math.nan,
+        "servers": sum(columns["servers"]),
+        "gpus": sum(columns["gpus"]),
+        "total_pflops": pd.Series(columns["total_pflops"]).sum(min_count=1),
+    }
+    for col, v in total.items():
+        columns[col].append(v)
+    return pd.DataFrame(columns)
 
 
 def rack_range(racks: pd.Series) -> str:
@@ -124,7 +120,7 @@ def rack_range(racks: pd.Series) -> str:
     return names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
 
 
-def _groups(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_codes(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Group code of each row by its key columns, groups numbered in order of first
     appearance (``groupby(sort=False)``), and the first row of each group; rows with a
     missing key get -1, as groupby drops them."""
@@ -161,7 +157,7 @@ def equipment_list(
     rack = layout["rack"].to_numpy()
     price = layout["price_usd"].to_numpy(float)
     # one row per device type and model, in order of appearance
-    code, first_row = _groups(device_type, model)
+    code, first_row = group_codes(device_type, model)
     n = len(first_row)
     rows = np.flatnonzero(code >= 0)
     quantity = np.bincount(code[rows], minlength=n)
@@ -170,7 +166,7 @@ def equipment_list(
     unit_price = np.full(n, math.nan)
     unit_price[code[priced[::-1]]] = price[priced[::-1]]
     # location: first rack, and the last rack the group reaches (rack_range)
-    first_pair_row = _groups(code, rack)[1]  # row where each (group, rack) starts
+    first_pair_row = group_codes(code, rack)[1]  # row where each (group, rack) starts
     first_pair_row = first_pair_row[code[first_pair_row] >= 0]
     last_row = np.full(n, -1)
     np.maximum.at(last_row, code[first_pair_row], first_pair_row)
