@@ -131,6 +131,42 @@ def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
     assert alloc.loc[alloc["kind"] == "storage", "device_power_kw"].tolist() == [9.0]
 
 
+def test_devices_are_named_as_the_network_names_them():
+    # The facility names devices itself (NumPy strings, no pandas string ops); the names
+    # must be the network stage's: 4 digits up to 9 999 servers, 5 from 10 000 on
+    # (train-10000), 3 digits from 100 storage nodes of a type on, 3 from 100 switches of
+    # a plane and role on (compute-leaf-100), numbered on across that plane and role's rows.
+    from hubplan.network import server_names, storage_node_names
+
+    stor = pd.DataFrame(
+        {
+            "tier": ["warm", "hot"],
+            "role": ["capacity", "oss"],
+            "nodes": [3, 120],
+            "nic_ports": [2, 2],
+            "nic_gbps": [100.0, 400.0],
+        }
+    )
+    sw = pd.DataFrame({"plane": ["compute", "compute", "bmc"], "role": ["leaf"] * 3,
+                       "model": ["QM9700"] * 2 + ["SN2201"], "count": [60, 45, 2],
+                       "rack_units": [1.0] * 3, "max_power_kw": [1.72] * 3,
+                       "typical_power_kw": [0.747] * 3, "price_usd": [np.nan] * 3,
+                       "unit": ["1", "2", ""]})  # fmt: skip
+    f = Facility(management_servers=2)
+    d = device_table(servers(10_000), stor.assign(model="node", rack_units=2.0,
+                     max_power_kw=2.0, typical_power_kw=1.6, price_usd=np.nan), sw, f)  # fmt: skip
+    dev = d["device"].tolist()
+    assert dev[:10_000] == server_names("train", 10_000).tolist()
+    assert dev[9_999] == "train-10000" and dev[0] == "train-00001"
+    # hot before warm (rack order), as the network stage names the sorted table
+    hot_first = stor.iloc[[1, 0]].reset_index(drop=True)
+    assert dev[10_000:10_123] == storage_node_names(hot_first)["device"].tolist()
+    assert dev[10_000] == "stor-hot-oss-001" and dev[10_122] == "stor-warm-capacity-003"
+    assert dev[10_123] == "compute-leaf-001" and dev[10_183] == "compute-leaf-061"
+    assert dev[10_228:10_230] == ["bmc-leaf-01", "bmc-leaf-02"]  # after 10 123 + 105
+    assert dev[-2:] == ["mgmt-01", "mgmt-02"] and d["device"].is_unique
+
+
 def test_l40s_server_power_is_estimated_and_flagged(default):
     plan = hubplan.build_plan(default)
     dev = plan["rack_layout"].set_index("device").loc["dev-0001"]
@@ -441,3 +477,11 @@ def test_server_with_no_power_figure_is_an_error(default, tmp_path):
     assert "server_power_unknown" in codes(plan)
     assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "unknown"
     assert "server_power_unknown" not in codes(hubplan.build_plan(default))
+
+
+def test_nothing_to_rack_is_a_clear_error():
+    # no servers, storage nodes, switches or management servers: nothing to put in a rack
+    f = Facility(management_servers=0)
+    d = device_table(servers(1).iloc[:0], empty_storage_nodes(), empty_switches(), f)
+    with pytest.raises(hubplan.HubplanError, match="no devices to rack"):
+        place_devices(d, f)

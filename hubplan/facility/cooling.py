@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .power import group_sums
 from .section import COOLING_MODES, Facility
 
 #: BTU/h per kW: 1 BTU_IT/h = 0.29307107 W (NIST SP 811, Appendix B).
@@ -75,8 +76,14 @@ def cooling_mode(heat_kw: pd.Series, facility: Facility) -> pd.Series:
     >>> cooling_mode(pd.Series([12, 30.6, 100, 132]), Facility()).tolist()
     ['air', 'rear_door', 'liquid', 'beyond']
     """
+    heat = pd.Series(heat_kw)
+    return pd.Series(_modes(heat.to_numpy(float), facility), index=heat.index, dtype=object)
+
+
+def _modes(heat_kw: np.ndarray, facility: Facility) -> np.ndarray:
+    """:func:`cooling_mode` on an array: an object array of mode names."""
     caps = mode_capacities(facility)
-    out = pd.Series("beyond", index=heat_kw.index, dtype=object)
+    out = np.full(len(heat_kw), "beyond", dtype=object)
     for mode in reversed(COOLING_MODES):
         out[heat_kw <= caps[mode] * (1 - facility.cooling_headroom) + 1e-9] = mode
     return out
@@ -92,36 +99,44 @@ def cooling_table(
     one beyond every mode ``over``.
     """
     caps = mode_capacities(facility)
-    heat = (
-        racks[["rack", "row", "kind"]]
-        .merge(allocation[["rack", "device_power_kw"]], on="rack", how="left")
-        .rename(columns={"device_power_kw": "heat_kw"})
+    rack = racks["rack"].to_numpy()
+    row = racks["row"].to_numpy()
+    n = len(rack)
+    # a rack's heat is its devices' nameplate power (the allocation's device power)
+    at = pd.Index(allocation["rack"].to_numpy()).get_indexer(rack)
+    power = allocation["device_power_kw"].to_numpy(float)
+    heat = np.where(at >= 0, power[at], np.nan)
+    mode = _modes(heat, facility)
+    cooling = np.array([caps.get(m, facility.liquid_max_kw) for m in mode.tolist()], dtype=float)
+    available = np.isin(mode, list(facility.cooling_modes))
+    # per row, in order of appearance: heat and capacity summed, available if every rack is
+    codes, rows = pd.factorize(row)
+    n_rows = len(rows)
+    sums = group_sums(codes, np.column_stack([heat, cooling]), n_rows)
+    all_available = np.bincount(codes[~available & (codes >= 0)], minlength=n_rows) == 0
+    heat = np.concatenate([heat, sums[:, 0]])
+    cooling = np.concatenate([cooling, sums[:, 1]])
+    mode = np.concatenate([mode, np.full(n_rows, "", dtype=object)])
+    available = np.concatenate([available, all_available])
+    headroom = cooling - heat
+    share = headroom / cooling
+    ok = share + 1e-12 >= facility.cooling_headroom
+    status = np.where(~ok | (mode == "beyond"), "over", np.where(available, "ok", "missing"))
+    return pd.DataFrame(
+        {
+            "level": np.array(["rack"] * n + ["row"] * n_rows, dtype=object),
+            "rack": np.concatenate([rack, np.full(n_rows, "", dtype=object)]),
+            "row": np.concatenate([row, np.asarray(rows, dtype=object)]),
+            "kind": np.concatenate(
+                [racks["kind"].to_numpy(), np.full(n_rows, "row", dtype=object)]
+            ),
+            "heat_kw": heat,
+            "heat_btu_h": heat_btu_h(heat),
+            "cooling_mode": pd.Series(mode, dtype=object),
+            "cooling_kw": cooling,
+            "cooling_headroom_kw": headroom,
+            "cooling_headroom_pct": share,
+            "available": available,
+            "status": status.astype(object),
+        }
     )
-    heat["heat_btu_h"] = heat_btu_h(heat["heat_kw"])
-    heat["cooling_mode"] = cooling_mode(heat["heat_kw"], facility)
-    heat["cooling_kw"] = heat["cooling_mode"].map(caps).fillna(facility.liquid_max_kw)
-    heat["available"] = heat["cooling_mode"].isin(facility.cooling_modes)
-    heat["level"] = "rack"
-    rows = (
-        heat.groupby("row", sort=False)
-        .agg(
-            heat_kw=("heat_kw", "sum"),
-            cooling_kw=("cooling_kw", "sum"),
-            available=("available", "all"),
-            kind=("kind", "first"),
-        )
-        .reset_index()
-    )
-    rows["kind"] = "row"
-    rows["rack"] = ""
-    rows["level"] = "row"
-    rows["heat_btu_h"] = heat_btu_h(rows["heat_kw"])
-    rows["cooling_mode"] = ""
-    out = pd.concat([heat, rows], ignore_index=True)
-    out["cooling_headroom_kw"] = out["cooling_kw"] - out["heat_kw"]
-    out["cooling_headroom_pct"] = out["cooling_headroom_kw"] / out["cooling_kw"]
-    ok = out["cooling_headroom_pct"] + 1e-12 >= facility.cooling_headroom
-    out["status"] = np.where(
-        ~ok | (out["cooling_mode"] == "beyond"), "over", np.where(out["available"], "ok", "missing")
-    )
-    return out[COOLING_COLUMNS]

@@ -17,8 +17,6 @@ from ..core.catalog import Catalog
 from ..network import (
     SWITCH_COLUMNS,
     management_server_names,
-    server_names,
-    storage_node_names,
     switch_number_width,
 )
 from ..pools import Pools
@@ -108,8 +106,10 @@ def server_types(
     Figures the catalogue lacks are estimated (``power_source`` / ``size_source`` say so).
     """
     rows = []
-    per_pool = pools_table[pools_table["level"] == "pool"]
-    for rec in per_pool.to_dict(orient="records"):
+    per_pool = np.flatnonzero(pools_table["level"].to_numpy() == "pool")
+    read = ("pool", "accelerator", "gpus_per_server", "partition", "total_servers")
+    for values in zip(*(pools_table[c].to_numpy()[per_pool].tolist() for c in read), strict=True):
+        rec = dict(zip(read, values, strict=True))
         kind = str(rec["pool"])
         spec = getattr(pools, kind)
         chosen = resolve_server(spec, catalog)
@@ -159,7 +159,47 @@ def server_types(
                 "compute_nic_gbps": chosen.compute_nic_gbps if chosen is not None else math.nan,
             }
         )
-    return pd.DataFrame(rows)
+    if not rows:
+        return pd.DataFrame(rows)
+    return pd.DataFrame({c: [r[c] for r in rows] for c in rows[0]})  # by column: quicker
+
+
+#: Text columns of the device table (the rest are numbers, and ``rack_scale``).
+_TEXT_COLUMNS = ("device_type", "model", "kind", "group", "pool", "power_source",
+                 "size_source", "typical_source")  # fmt: skip
+#: Number columns of the device table [U, kW, kW, kg, USD].
+_NUMBER_COLUMNS = ("u_height", "max_power_kw", "typical_power_kw", "weight_kg", "price_usd")
+
+
+def numbered(prefix: np.ndarray, first: np.ndarray, count: np.ndarray, width: np.ndarray):
+    """Device names ``<prefix><n>``: for each row, ``count`` names numbered from
+    ``first + 1``, zero-padded to the row's ``width``; one object array, row after row.
+
+    The same names as the network stage's ``server_names``, ``storage_node_names`` and
+    switch names, made with NumPy's string functions (no pandas string ops on a handful of
+    names).
+
+    >>> numbered(np.array(["train-", "stor-hot-oss-"]), np.array([0, 0]), np.array([2, 1]),
+    ...          np.array([4, 2])).tolist()
+    ['train-0001', 'train-0002', 'stor-hot-oss-01']
+    """
+    count = np.asarray(count, dtype=np.int64)
+    if not count.sum():
+        return np.empty(0, dtype=object)
+    starts = np.repeat(np.cumsum(count) - count, count)
+    number = np.repeat(np.asarray(first, dtype=np.int64), count) + np.arange(len(starts))
+    number = (number - starts + 1).astype(str)
+    width = np.repeat(np.asarray(width, dtype=np.int64), count)
+    padded = np.empty(len(number), dtype=object)
+    for w in np.unique(width):
+        at = width == w
+        padded[at] = np.char.zfill(number[at], int(w)).astype(object)
+    return np.repeat(np.asarray(prefix, dtype=object), count) + padded
+
+
+def _text(v: object) -> object:
+    """``str(v)`` as ``Series.astype(str)`` gives it: missing stays missing."""
+    return v if isinstance(v, float) and math.isnan(v) else str(v)
 
 
 def device_table(
@@ -170,6 +210,10 @@ def device_table(
     GPU servers are named ``<partition>-<nnnn>`` from 1 over the pool's total servers,
     storage nodes ``stor-<tier>-<role>-<nn>``, switches ``<plane>-<role>-<nn>`` from 01 per
     plane and role, management servers ``mgmt-<nn>``.
+
+    The few source rows (server types, storage node types, switch types, the management
+    servers) are read once into plain lists, completed (:func:`estimate_missing`) and
+    repeated to one row per device with NumPy; the table is built once.
 
     >>> import pandas as pd
     >>> s = pd.DataFrame([{"pool": "training", "partition": "train", "model": "DGX H100",
@@ -182,168 +226,155 @@ def device_table(
     >>> d["device"].tolist()
     ['train-0001', 'train-0002', 'train-0003', 'mgmt-01']
     """
-    parts = []
+    nan = math.nan
+    # one entry per source row: its columns, how many devices it stands for, their names
+    rows: dict[str, list] = {c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale")}
+    prefix: list[str] = []
+    first: list[int] = []
+    width: list[int] = []
+    counts: list[int] = []
+
+    def add(n, device_type, kind, group, pool, scale, numbers, sources):
+        counts.append(n)
+        rows["device_type"].append(device_type)
+        rows["kind"].append(kind)
+        rows["group"].append(group)
+        rows["pool"].append(pool)
+        rows["rack_scale"].append(scale)
+        for col, v in zip(_NUMBER_COLUMNS, numbers, strict=True):
+            rows[col].append(v)
+        for col, v in zip(("model", "power_source", "size_source", "typical_source"), sources,
+                          strict=True):  # fmt: skip
+            rows[col].append(v)
+
     if not servers.empty:
-        counts = servers["servers"].to_numpy(int)
-        idx = np.repeat(np.arange(len(servers)), counts)
-        # named as the network stage cables and addresses them
-        names = np.concatenate(
-            [server_names(str(p), int(n)).to_numpy(dtype=object)
-             for p, n in zip(servers["partition"], counts, strict=True)]
-        )  # fmt: skip
-        s = servers.iloc[idx].reset_index(drop=True)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "device": names,
-                    "device_type": "gpu_server",
-                    "model": s["model"],
-                    "kind": "compute",
-                    "group": "compute:" + s["partition"],
-                    "rack_scale": s["rack_scale"].astype(bool),
-                    "pool": s["pool"],
-                    "u_height": s["u_height"],
-                    "max_power_kw": s["max_power_kw"],
-                    "typical_power_kw": s["typical_power_kw"],
-                    "weight_kg": s["weight_kg"],
-                    "price_usd": s["price_usd"],
-                    "power_source": s["power_source"],
-                    "size_source": (s["size_source"] if "size_source" in s.columns else "catalog"),
-                    "typical_source": "ratio",
-                }
-            )
-        )
+        size = servers["size_source"] if "size_source" in servers.columns else None
+        read = ("pool", "partition", "servers", "rack_scale", *_NUMBER_COLUMNS, "model",
+                "power_source")  # fmt: skip
+        columns = zip(*(servers[c].to_numpy() for c in read), strict=True)
+        for i, (pool, part, n, scale, *numbers, model, power) in enumerate(columns):
+            n = int(n)
+            # named as the network stage cables and addresses them (server_names)
+            prefix.append(f"{part}-")
+            first.append(0)
+            width.append(max(4, len(str(n))))
+            add(n, "gpu_server", "compute", "compute:" + part, pool, bool(scale), numbers,
+                (model, power, "catalog" if size is None else size.iloc[i], "ratio"))  # fmt: skip
     if not storage_nodes.empty:
-        st = storage_nodes.assign(_t=storage_nodes["tier"].map({t: i for i, t in enumerate(TIERS)}))
-        st = st.sort_values("_t", kind="stable").reset_index(drop=True)
-        counts = st["nodes"].to_numpy(int)
-        idx = np.repeat(np.arange(len(st)), counts)
-        names = storage_node_names(st)["device"].to_numpy(dtype=object)  # as the network
-        s = st.iloc[idx].reset_index(drop=True)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "device": names,
-                    "device_type": "storage_node",
-                    "model": s["model"],
-                    "kind": "storage",
-                    "group": "storage",
-                    "rack_scale": False,
-                    "pool": "",
-                    "u_height": s["rack_units"].astype(float),
-                    "max_power_kw": s["max_power_kw"],
-                    "typical_power_kw": s["typical_power_kw"],
-                    "weight_kg": math.nan,
-                    "price_usd": s["price_usd"],
-                    "power_source": "storage_nodes",
-                    "typical_source": "storage_nodes",
-                }
-            )
+        rank = {t: i for i, t in enumerate(TIERS)}
+        tiers = storage_nodes["tier"].to_numpy()
+        # tier order, stable; tiers outside TIERS last (as sort_values puts NaN)
+        order = sorted(
+            range(len(tiers)), key=lambda i: (tiers[i] not in rank, rank.get(tiers[i], 0))
         )
-    net = switches.copy()
-    if not net.empty:
-        net["unit"] = net["unit"].astype(str).replace({"nan": ""})
-        # Number per plane and role in table order; rack by unit (shared last).
-        net = net.reset_index(drop=True)
-        net["_first"] = net.groupby(["plane", "role"], sort=False)["count"].cumsum() - net["count"]
-        idx = np.repeat(np.arange(len(net)), net["count"].to_numpy(int))
-        s = net.iloc[idx].reset_index(drop=True)
-        within = np.arange(len(idx)) - np.repeat(
-            np.cumsum(net["count"].to_numpy(int)) - net["count"].to_numpy(int),
-            net["count"].to_numpy(int),
-        )
-        number = s["_first"].to_numpy(int) + within + 1
-        # Zero-padded as the network stage names them in the port map and IP plan
-        # (compute-leaf-01 … compute-leaf-99, compute-leaf-001 … from 100 switches on).
-        total = net.groupby(["plane", "role"], sort=False)["count"].transform("sum")
-        digits = total.map(switch_number_width).to_numpy(int)[idx]
-        text = pd.Series(number).astype(str)
-        for w in np.unique(digits):
-            text[digits == w] = text[digits == w].str.zfill(int(w))
-        names = s["plane"].astype(str) + "-" + s["role"].astype(str) + "-" + text
-        unit_key = s["unit"].where(s["unit"] != "", "shared")
-        parts.append(
-            pd.DataFrame(
-                {
-                    "device": names,
-                    "device_type": "switch",
-                    "model": s["model"],
-                    "kind": "network",
-                    "group": "network:" + unit_key,
-                    "rack_scale": False,
-                    "pool": "",
-                    "u_height": s["rack_units"].astype(float),
-                    "max_power_kw": s["max_power_kw"],
-                    "typical_power_kw": s["typical_power_kw"],
-                    "weight_kg": math.nan,
-                    "price_usd": s["price_usd"],
-                    "power_source": "switches",
-                    "typical_source": "switches",
-                }
-            )
-        )
-    if facility.management_servers:
-        n = facility.management_servers
-        parts.append(
-            pd.DataFrame(
-                {
-                    "device": management_server_names(n),
-                    "device_type": "management_server",
-                    "model": facility.management_server_model,
-                    "kind": "network",
-                    "group": "network:shared",
-                    "rack_scale": False,
-                    "pool": "",
-                    "u_height": float(facility.management_server_units),
-                    "max_power_kw": facility.management_server_kw,
-                    "typical_power_kw": facility.management_server_typical_kw,
-                    "weight_kg": math.nan,
-                    "price_usd": (
-                        facility.management_server_price_usd
-                        if facility.management_server_price_usd is not None
-                        else math.nan
-                    ),
-                    "power_source": "scenario",
-                    "size_source": "scenario",
-                    "typical_source": "scenario",
-                }
-            )
-        )
-    if not parts:
+        cols = {c: storage_nodes[c].to_numpy()[order] for c in (
+            "tier", "role", "nodes", "model", "rack_units", "max_power_kw",
+            "typical_power_kw", "price_usd")}  # fmt: skip
+        nodes = cols["nodes"].astype(int)
+        # named as the network stage's storage_node_names: one width over all rows
+        w = max(2, len(str(int(nodes.max()))))
+        for j in range(len(order)):
+            prefix.append(f"stor-{_text(cols['tier'][j])}-{_text(cols['role'][j])}-")
+            first.append(0)
+            width.append(w)
+            add(int(nodes[j]), "storage_node", "storage", "storage", "", False,
+                (float(cols["rack_units"][j]), cols["max_power_kw"][j],
+                 cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
+                (cols["model"][j], "storage_nodes", nan, "storage_nodes"))  # fmt: skip
+    if not switches.empty:
+        cols = {c: switches[c].to_numpy() for c in (
+            "plane", "role", "count", "unit", "model", "rack_units", "max_power_kw",
+            "typical_power_kw", "price_usd")}  # fmt: skip
+        # Number per plane and role in table order; rack by unit (shared last). Zero-padded
+        # as the network stage names them in the port map and IP plan (compute-leaf-01 …
+        # compute-leaf-99, compute-leaf-001 … from 100 switches on).
+        keys = [(_text(p), _text(r)) for p, r in zip(cols["plane"], cols["role"], strict=True)]
+        total: dict[tuple, int] = {}
+        for k, n in zip(keys, cols["count"], strict=True):
+            total[k] = total.get(k, 0) + int(n)
+        seen: dict[tuple, int] = {}
+        for j, (plane, role) in enumerate(keys):
+            n = int(cols["count"][j])
+            unit = cols["unit"][j]
+            unit = unit if isinstance(unit, float) and math.isnan(unit) else str(unit)
+            unit = "" if unit == "nan" else unit
+            prefix.append(f"{plane}-{role}-")
+            first.append(seen.get((plane, role), 0))
+            seen[(plane, role)] = first[-1] + n
+            width.append(switch_number_width(total[(plane, role)]))
+            group = "network:" + (unit if unit != "" else "shared")
+            add(n, "switch", "network", group, "", False,
+                (float(cols["rack_units"][j]), cols["max_power_kw"][j],
+                 cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
+                (cols["model"][j], "switches", nan, "switches"))  # fmt: skip
+    mgmt = facility.management_servers
+    if mgmt:
+        f = facility
+        price = f.management_server_price_usd
+        add(mgmt, "management_server", "network", "network:shared", "", False,
+            (float(f.management_server_units), f.management_server_kw,
+             f.management_server_typical_kw, nan, nan if price is None else price),
+            (f.management_server_model, "scenario", "scenario", "scenario"))  # fmt: skip
+    if not counts:
         return pd.DataFrame(columns=DEVICE_COLUMNS)
-    out = pd.concat(parts, ignore_index=True).reindex(columns=DEVICE_COLUMNS)
-    for col in ("u_height", "max_power_kw", "typical_power_kw", "weight_kg", "price_usd"):
-        out[col] = out[col].astype(float)
-    out["rack_scale"] = out["rack_scale"].astype(bool)
-    return estimate_missing(out, facility)
+    estimate_missing(rows, facility)
+    n_named = len(prefix)  # every row but the management servers'
+    names = numbered(np.array(prefix, dtype=object), np.array(first), np.array(counts[:n_named]),
+                     np.array(width))  # fmt: skip
+    repeat = np.array(counts, dtype=np.int64)
+    out: dict[str, object] = {}
+    if mgmt:
+        # management_server_names is an object Series: the column stays object
+        out["device"] = pd.Series(
+            np.concatenate([names, management_server_names(mgmt).to_numpy()]), dtype=object
+        )
+    else:
+        out["device"] = names
+    for col in DEVICE_COLUMNS[1:]:
+        if col == "rack_scale":
+            out[col] = np.repeat(np.array(rows[col], dtype=bool), repeat)
+        elif col in _NUMBER_COLUMNS:
+            out[col] = np.repeat(np.array(rows[col], dtype=float), repeat)
+        else:
+            out[col] = np.repeat(np.array(rows[col], dtype=object), repeat)
+    return pd.DataFrame(out)
 
 
-def estimate_missing(devices: pd.DataFrame, facility: Facility) -> pd.DataFrame:
+def estimate_missing(rows: dict[str, list], facility: Facility) -> None:
     """Storage nodes and switches whose size or power the catalogue does not source get the
     section's stated stand-ins, marked ``estimate`` in ``power_source`` / ``size_source``
     (the stage names each such model in a warning); nothing is left at zero.
 
-    Maximum from typical where only the typical draw is sourced (÷ server_typical_ratio),
-    typical from maximum the other way round.
+    ``rows`` holds one list per device-table column, one entry per device type (completed
+    in place). Maximum from typical where only the typical draw is sourced
+    (÷ server_typical_ratio), typical from maximum the other way round.
     """
-    out = devices.copy()
-    # GPU and management servers say where their size comes from; storage nodes and
-    # switches are sized by the catalogue unless their height is missing.
-    out["size_source"] = out["size_source"].where(
-        out["size_source"].notna(), np.where(out["u_height"].isna(), "estimate", "catalog")
-    )
     ratio = facility.server_typical_ratio
-    for kind, units, kw in (("switch", facility.unknown_switch_units, facility.unknown_switch_kw),
-                            ("storage_node", facility.unknown_storage_units,
-                             facility.unknown_storage_kw)):  # fmt: skip
-        mine = out["device_type"] == kind
-        out.loc[mine & out["u_height"].isna(), "u_height"] = float(units)
-        no_max = mine & out["max_power_kw"].isna()
-        from_typical = no_max & out["typical_power_kw"].notna()
-        out.loc[from_typical, "max_power_kw"] = out.loc[from_typical, "typical_power_kw"] / ratio
-        out.loc[no_max & ~from_typical, "max_power_kw"] = kw
-        out.loc[no_max, "power_source"] = "estimate"
-        no_typ = mine & out["typical_power_kw"].isna()
-        out.loc[no_typ, "typical_power_kw"] = out.loc[no_typ, "max_power_kw"] * ratio
-        out.loc[no_typ, "typical_source"] = "ratio"
-    return out
+    stand_in = {
+        "switch": (float(facility.unknown_switch_units), facility.unknown_switch_kw),
+        "storage_node": (float(facility.unknown_storage_units), facility.unknown_storage_kw),
+    }
+    for i, device_type in enumerate(rows["device_type"]):
+        units = rows["u_height"][i]
+        # GPU and management servers say where their size comes from; storage nodes and
+        # switches are sized by the catalogue unless their height is missing.
+        if _missing(rows["size_source"][i]):
+            rows["size_source"][i] = "estimate" if _missing(units) else "catalog"
+        if device_type not in stand_in:
+            continue
+        if _missing(units):
+            rows["u_height"][i] = stand_in[device_type][0]
+        if _missing(rows["max_power_kw"][i]):
+            typical = rows["typical_power_kw"][i]
+            rows["max_power_kw"][i] = (
+                stand_in[device_type][1] if _missing(typical) else typical / ratio
+            )
+            rows["power_source"][i] = "estimate"
+        if _missing(rows["typical_power_kw"][i]):
+            rows["typical_power_kw"][i] = rows["max_power_kw"][i] * ratio
+            rows["typical_source"][i] = "ratio"
+
+
+def _missing(v: object) -> bool:
+    """True for None and NaN (what ``isna`` finds in a float or text column)."""
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))

@@ -73,41 +73,37 @@ def total_pflops(per_gpu_tflops: float, gpus: int) -> float:
 def compute_inventory(servers: pd.DataFrame, catalog: Catalog, facility: Facility) -> pd.DataFrame:
     """Per pool: server, GPU model, per-card dense compute at the stated precision, GPUs
     and total compute; and a ``total`` row."""
-    rows = []
-    for s in servers.to_dict(orient="records"):
-        acc = catalog.accelerator(s["accelerator"])
-        per = per_gpu_dense_tflops(acc, facility.compute_precision)
-        gpus = int(s["servers"]) * int(s["gpus_per_server"])
-        rows.append(
-            {
-                "level": "pool",
-                "pool": s["pool"],
-                "server": s["model"],
-                "accelerator": s["accelerator"],
-                "precision": facility.compute_precision,
-                "per_gpu_dense_tflops": per,
-                "gpus_per_server": int(s["gpus_per_server"]),
-                "servers": int(s["servers"]),
-                "gpus": gpus,
-                "total_pflops": total_pflops(per, gpus),
-            }
-        )
-    out = pd.DataFrame(rows, columns=INVENTORY_COLUMNS)
-    if not out.empty:
-        total = {
-            "level": "total",
-            "pool": "total",
-            "server": "",
-            "accelerator": "",
-            "precision": facility.compute_precision,
-            "per_gpu_dense_tflops": math.nan,
-            "gpus_per_server": math.nan,
-            "servers": int(out["servers"].sum()),
-            "gpus": int(out["gpus"].sum()),
-            "total_pflops": out["total_pflops"].sum(min_count=1),
-        }
-        out = pd.concat([out, pd.DataFrame([total])], ignore_index=True)
-    return out
+    precision = facility.compute_precision
+    read = ("pool", "model", "accelerator", "gpus_per_server", "servers")
+    columns: dict[str, list] = {c: [] for c in INVENTORY_COLUMNS}
+    for pool, model, accelerator, per_server, count in zip(
+        *(servers[c].tolist() for c in read), strict=True
+    ):
+        per = per_gpu_dense_tflops(catalog.accelerator(accelerator), precision)
+        gpus = int(count) * int(per_server)
+        for col, v in (("level", "pool"), ("pool", pool), ("server", model),
+                       ("accelerator", accelerator), ("precision", precision),
+                       ("per_gpu_dense_tflops", per), ("gpus_per_server", int(per_server)),
+                       ("servers", int(count)), ("gpus", gpus),
+                       ("total_pflops", total_pflops(per, gpus))):  # fmt: skip
+            columns[col].append(v)
+    if not columns["pool"]:
+        return pd.DataFrame([], columns=INVENTORY_COLUMNS)
+    total = {
+        "level": "total",
+        "pool": "total",
+        "server": "",
+        "accelerator": "",
+        "precision": precision,
+        "per_gpu_dense_tflops": math.nan,
+        "gpus_per_server": math.nan,
+        "servers": sum(columns["servers"]),
+        "gpus": sum(columns["gpus"]),
+        "total_pflops": pd.Series(columns["total_pflops"]).sum(min_count=1),
+    }
+    for col, v in total.items():
+        columns[col].append(v)
+    return pd.DataFrame(columns)
 
 
 def rack_range(racks: pd.Series) -> str:
@@ -124,6 +120,25 @@ def rack_range(racks: pd.Series) -> str:
     return names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
 
 
+def group_codes(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group code of each row by its key columns, groups numbered in order of first
+    appearance (``groupby(sort=False)``), and the first row of each group; rows with a
+    missing key get -1, as groupby drops them."""
+    code = np.zeros(len(keys[0]), dtype=np.int64)
+    missing = np.zeros(len(keys[0]), dtype=bool)
+    for key in keys:
+        c, uniques = pd.factorize(key)
+        missing |= c < 0
+        code = code * (len(uniques) + 1) + c
+    code = pd.factorize(np.where(missing, -1, code))[0]
+    if missing.any():
+        code = np.where(missing, -1, code - (code > code[missing][0]))
+    rows = np.flatnonzero(code >= 0)
+    first = np.full(int(code.max()) + 1 if len(rows) else 0, -1)
+    first[code[rows[::-1]]] = rows[::-1]
+    return code, first
+
+
 def equipment_list(
     layout: pd.DataFrame,
     servers: pd.DataFrame,
@@ -137,71 +152,100 @@ def equipment_list(
     GPU servers' compute NICs get rows of their own (type ``nic``): their firmware and
     driver are the versions that decide RDMA bandwidth.
     """
-    keys = layout.groupby(["device_type", "model"], sort=False)
-    base = keys.agg(
-        quantity=("device", "size"),
-        unit_price_usd=("price_usd", "first"),
-        location=("rack", rack_range),
-    ).reset_index()
+    device_type = layout["device_type"].to_numpy()
+    model = layout["model"].to_numpy()
+    rack = layout["rack"].to_numpy()
+    price = layout["price_usd"].to_numpy(float)
+    # one row per device type and model, in order of appearance
+    code, first_row = group_codes(device_type, model)
+    n = len(first_row)
+    rows = np.flatnonzero(code >= 0)
+    quantity = np.bincount(code[rows], minlength=n)
+    # unit price: the first one given (groupby's "first" skips missing prices)
+    priced = rows[~np.isnan(price[rows])]
+    unit_price = np.full(n, math.nan)
+    unit_price[code[priced[::-1]]] = price[priced[::-1]]
+    # location: first rack, and the last rack the group reaches (rack_range)
+    first_pair_row = group_codes(code, rack)[1]  # row where each (group, rack) starts
+    first_pair_row = first_pair_row[code[first_pair_row] >= 0]
+    last_row = np.full(n, -1)
+    np.maximum.at(last_row, code[first_pair_row], first_pair_row)
+    types = device_type[first_row].tolist()
+    models = model[first_row].tolist()
+    location = [
+        rack[a] if rack[a] == rack[b] else f"{rack[a]}–{rack[b]}"
+        for a, b in zip(first_row.tolist(), last_row.tolist(), strict=True)
+    ]
     config: dict[tuple[str, str], str] = {}
-    for s in servers.to_dict(orient="records"):
-        text = f"{s['gpus_per_server']} × {s['accelerator']}"
-        if not math.isnan(s["compute_nics"]) and not math.isnan(s["compute_nic_gbps"]):
-            text += f"; {s['compute_nics']:g} × {s['compute_nic_gbps']:g} Gb/s compute NIC"
-        config[("gpu_server", s["model"])] = text
+    read = ("model", "gpus_per_server", "accelerator", "compute_nics", "compute_nic_gbps")
+    server_rows = list(zip(*(servers[c].tolist() for c in read), strict=True))
+    for name, gpus, acc, nics, gbps in server_rows:
+        text = f"{gpus} × {acc}"
+        if not math.isnan(nics) and not math.isnan(gbps):
+            text += f"; {nics:g} × {gbps:g} Gb/s compute NIC"
+        config[("gpu_server", name)] = text
     # One model can serve several tiers or planes (a QM9700 as compute leaf, compute spine
     # and storage leaf): its row names every use, in table order.
     uses: dict[tuple[str, str], dict[str, None]] = {}
-    for s in storage_nodes.to_dict(orient="records"):
-        key = ("storage_node", s["model"])
-        uses.setdefault(key, {})[f"{s['tier']} tier {s['role']}"] = None
-        config[key] = f"; {s['nic_ports']:g} × {s['nic_gbps']:g} Gb/s"
-    for s in switches.to_dict(orient="records"):
-        key = ("switch", s["model"])
-        uses.setdefault(key, {})[f"{s['plane']} {s['role']}"] = None
-        config[key] = f"; {s['ports']:g} × {s['port_gbps']:g} Gb/s"
+    read = ("model", "tier", "role", "nic_ports", "nic_gbps")
+    for name, tier, role, ports, gbps in zip(*(storage_nodes[c].tolist() for c in read),
+                                             strict=True):  # fmt: skip
+        key = ("storage_node", name)
+        uses.setdefault(key, {})[f"{tier} tier {role}"] = None
+        config[key] = f"; {ports:g} × {gbps:g} Gb/s"
+    read = ("model", "plane", "role", "ports", "port_gbps")
+    for name, plane, role, ports, gbps in zip(*(switches[c].tolist() for c in read),
+                                              strict=True):  # fmt: skip
+        key = ("switch", name)
+        uses.setdefault(key, {})[f"{plane} {role}"] = None
+        config[key] = f"; {ports:g} × {gbps:g} Gb/s"
     for key, names in uses.items():
         config[key] = ", ".join(names) + config[key]
-    base["configuration"] = [
-        config.get((t, m), "") for t, m in zip(base["device_type"], base["model"], strict=True)
-    ]
-    base = base.rename(columns={"device_type": "type"})
-    nics = servers[servers["compute_nics"].fillna(0) > 0]
-    nics = nics.groupby(["model", "compute_nics", "compute_nic_gbps"], sort=False, as_index=False)[
-        "servers"
-    ].sum()
-    if not nics.empty:
-        loc = layout[layout["device_type"] == "gpu_server"].groupby("model")["rack"].agg(rack_range)
-        nic = pd.DataFrame(
-            {
-                "type": "nic",
-                "model": "compute NIC " + nics["compute_nic_gbps"].map("{:g}".format) + " Gb/s",
-                "configuration": (
-                    "in "
-                    + nics["model"]
-                    + ", "
-                    + nics["compute_nics"].map("{:g}".format)
-                    + " per server"
-                ),
-                "quantity": (nics["servers"] * nics["compute_nics"]).astype(int),
-                "location": nics["model"].map(loc).to_numpy(),
-                "unit_price_usd": math.nan,
-            }
-        )
-        nic = nic.groupby(["type", "model"], sort=False, as_index=False).agg(
-            configuration=("configuration", "; ".join),
-            quantity=("quantity", "sum"),
-            location=("location", ", ".join),
-            unit_price_usd=("unit_price_usd", "first"),
-        )
-        base = pd.concat([base, nic], ignore_index=True)
+    configuration = [config.get(k, "") for k in zip(types, models, strict=True)]
+    quantity = quantity.tolist()
+    unit_price = unit_price.tolist()
+    # compute NICs: one row per NIC speed, naming every server model that carries it
+    where = {(t, m): loc for t, m, loc in zip(types, models, location, strict=True)}
+    nic_total: dict[tuple, int] = {}  # per server model and NIC, in table order
+    counts = servers["servers"].tolist()
+    for (name, _, _, nics, gbps), count in zip(server_rows, counts, strict=True):
+        if not nics > 0 or any(_missing(v) for v in (name, gbps)):
+            continue  # no compute NIC, or its speed is not known
+        nic_total[(name, nics, gbps)] = nic_total.get((name, nics, gbps), 0) + count
+    nic_rows: dict[str, list] = {}
+    for (name, nics, gbps), count in nic_total.items():
+        row = nic_rows.setdefault(f"compute NIC {gbps:g} Gb/s", [[], 0, []])
+        row[0].append(f"in {name}, {nics:g} per server")
+        row[1] += int(count * nics)
+        row[2].append(where.get(("gpu_server", name), math.nan))
+    for nic_model, (configs, count, locs) in nic_rows.items():
+        types.append("nic")
+        models.append(nic_model)
+        configuration.append("; ".join(configs))
+        quantity.append(count)
+        location.append(", ".join(locs))
+        unit_price.append(math.nan)
     pins = {p.model.lower(): p for p in facility.versions}
-    base["firmware_version"] = [
-        pins[m.lower()].firmware if m.lower() in pins else "" for m in base["model"]
-    ]
-    base["driver_version"] = [
-        pins[m.lower()].driver if m.lower() in pins else "" for m in base["model"]
-    ]
-    base["extended_price_usd"] = base["quantity"] * base["unit_price_usd"]
-    base["quantity"] = base["quantity"].astype(np.int64)
-    return base[EQUIPMENT_COLUMNS]
+    firmware = [pins[m.lower()].firmware if m.lower() in pins else "" for m in models]
+    driver = [pins[m.lower()].driver if m.lower() in pins else "" for m in models]
+    quantity_arr = np.array(quantity, dtype=np.int64)
+    unit_price_arr = np.array(unit_price, dtype=float)
+    return pd.DataFrame(
+        {
+            "type": types,
+            "model": models,
+            "configuration": configuration,
+            "quantity": quantity_arr,
+            "location": location,
+            "firmware_version": firmware,
+            "driver_version": driver,
+            "unit_price_usd": unit_price_arr,
+            "extended_price_usd": quantity_arr * unit_price_arr,
+        },
+        columns=EQUIPMENT_COLUMNS,
+    )
+
+
+def _missing(v: object) -> bool:
+    """True for None and NaN (what groupby drops from its keys)."""
+    return v is None or (isinstance(v, float) and math.isnan(v))

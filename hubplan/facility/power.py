@@ -77,6 +77,23 @@ def power_status(headroom: pd.Series, required: float) -> pd.Series:
     return pd.Series(out, index=headroom.index)
 
 
+def group_sums(codes: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
+    """Sum of ``values`` per group ``0 … groups − 1`` (missing values skipped), with
+    pandas' own compensated summation, so the figures are those ``groupby().sum()`` gives.
+
+    ``values`` may be one column or a 2-D array of columns (one pandas call for all).
+
+    >>> group_sums(np.array([0, 1, 0]), np.array([10.2, 1.0, 10.2]), 2).tolist()
+    [20.4, 1.0]
+    """
+    out = pd.DataFrame(values).groupby(codes, sort=True).sum().to_numpy()
+    if out.shape[0] != groups:  # groups with no rows sum to 0
+        full = np.zeros((groups, out.shape[1]))
+        full[np.unique(codes[codes >= 0])] = out
+        out = full
+    return out[:, 0] if np.ndim(values) == 1 else out
+
+
 def power_allocation(racks: pd.DataFrame, layout: pd.DataFrame, facility: Facility) -> pd.DataFrame:
     """The power allocation table: per rack, its devices, their nameplate power, the power
     allocated, the supply, the headroom and a status.
@@ -84,18 +101,38 @@ def power_allocation(racks: pd.DataFrame, layout: pd.DataFrame, facility: Facili
     Allocated power is the nameplate sum, × ``inrush_factor`` when distribution is sized for
     simultaneous power-on (``inrush_policy = 'sized'``).
     """
-    per = layout.groupby("rack", sort=False).agg(
-        devices=("device", "size"), device_power_kw=("max_power_kw", "sum")
-    )
-    out = racks[["rack", "row", "kind", "budget_kw"]].join(per, on="rack")
+    codes, names = pd.factorize(layout["rack"].to_numpy())
+    at = pd.Index(names).get_indexer(racks["rack"].to_numpy())  # -1: a rack with no device
+    count = np.bincount(codes[codes >= 0], minlength=len(names))
+    power = group_sums(codes, layout["max_power_kw"].to_numpy(float), len(names))
+    if (at >= 0).all():
+        devices, device_power = count[at], power[at]
+    else:  # as a join leaves them: missing
+        devices = np.where(at >= 0, count[at], np.nan)
+        device_power = np.where(at >= 0, power[at], np.nan)
     factor = facility.inrush_factor if facility.inrush_policy == "sized" else 1.0
-    out["allocated_kw"] = out["device_power_kw"] * factor
-    out["supply_kw"] = out["budget_kw"]
-    out["headroom_kw"] = out["supply_kw"] - out["allocated_kw"]
-    out["headroom_pct"] = out["headroom_kw"] / out["supply_kw"]
-    out["required_headroom_pct"] = facility.power_headroom
-    out["status"] = power_status(out["headroom_pct"], facility.power_headroom)
-    return out[ALLOCATION_COLUMNS].reset_index(drop=True)
+    allocated = device_power * factor
+    supply = racks["budget_kw"].to_numpy(float)
+    headroom = supply - allocated
+    share = headroom / supply
+    out = pd.DataFrame(
+        {
+            "rack": racks["rack"],
+            "row": racks["row"],
+            "kind": racks["kind"],
+            "devices": devices,
+            "device_power_kw": device_power,
+            "allocated_kw": allocated,
+            "supply_kw": supply,
+            "headroom_kw": headroom,
+            "headroom_pct": share,
+            "required_headroom_pct": facility.power_headroom,
+            "status": power_status(pd.Series(share), facility.power_headroom).to_numpy(),
+        },
+        index=racks.index,
+    )
+    out.index = pd.RangeIndex(len(out))
+    return out
 
 
 def power_on_steps(
@@ -105,7 +142,8 @@ def power_on_steps(
     the devices already running plus the starting group at ``inrush_factor`` × nameplate
     stay under the feed rating. All racks start their step k together.
 
-    Devices must be sorted by rack. The loop runs once per step, over all racks at once.
+    Devices are taken rack by rack in table order. The loop runs once per step, over all
+    racks at once.
 
     Notes
     -----
@@ -130,24 +168,37 @@ def power_on_steps(
     steps = np.zeros(n, dtype=np.int64)
     if n == 0:
         return steps
-    frame = pd.DataFrame({"rack": rack, "kw": kw})
-    running = frame.groupby("rack", sort=False)["kw"].cumsum().to_numpy()  # P(e)
+    rack = np.asarray(rack)
+    # P(e): the running sum in the rack, as pandas computes it (compensated)
+    running = pd.Series(kw).groupby(rack, sort=False).cumsum().to_numpy()
     before = running - kw  # P(e − 1)
+    # rack by rack (stable), so each rack's devices are one run
+    order = np.argsort(rack, kind="stable")
+    r, run, bef, feed = rack[order], running[order], before[order], np.asarray(feed_kw)[order]
+    first = np.r_[True, r[1:] != r[:-1]]
+    segment = np.cumsum(first) - 1  # run number of each device
+    seg_start = np.flatnonzero(first)
+    index = np.arange(n)
+    done = np.zeros(n, dtype=np.int64)
     step = 0
-    while (steps == 0).any():
+    while (done == 0).any():
         step += 1
-        todo = steps == 0
+        todo = done == 0
         # P(s − 1) of each rack's first device still off
-        start_before = pd.Series(np.where(todo, before, np.nan)).groupby(rack).transform("min")
-        start_before = start_before.to_numpy()
-        limit = start_before + (feed_kw - start_before) / inrush_factor
-        fits = todo & (running <= limit + 1e-9)
+        start_before = np.fmin.reduceat(np.where(todo, bef, np.nan), seg_start)
+        start_before = start_before[segment]
+        limit = start_before + (feed - start_before) / inrush_factor
+        fits = todo & (run <= limit + 1e-9)
         # each rack's first device still off starts even when it alone breaks the limit
-        lead = todo & (pd.Series(todo).groupby(rack).cumsum().to_numpy() == 1)
+        first_todo = np.full(len(seg_start), n)
+        np.minimum.at(first_todo, segment[todo], index[todo])
+        lead = todo & (index == first_todo[segment])
         take = fits | lead
         # only a contiguous run from the lead: stop at the first device that does not fit
-        blocked = pd.Series(todo & ~take).groupby(rack).cummax().to_numpy()
-        steps[take & ~blocked] = step
+        stop = np.where(todo & ~take, index, -1)
+        blocked = np.maximum.accumulate(stop) >= seg_start[segment]
+        done[take & ~blocked] = step
+    steps[order] = done
     return steps
 
 
@@ -162,25 +213,45 @@ def power_on_sequence(
     sized for it).
     """
     f = facility
-    feed = layout["rack"].map(allocation.set_index("rack")["supply_kw"]).to_numpy(float)
+    rack = layout["rack"].to_numpy()
+    supply = allocation["supply_kw"].to_numpy(float)
+    at = pd.Index(allocation["rack"].to_numpy()).get_indexer(rack)
+    feed = np.where(at >= 0, supply[at], np.nan)
     kw = layout["max_power_kw"].to_numpy(float)
-    codes = pd.factorize(layout["rack"])[0]
+    codes = pd.factorize(rack)[0]
     if f.inrush_policy == "sized":
         steps = np.ones(len(layout), dtype=np.int64)
     else:
         steps = power_on_steps(codes, kw, feed, f.inrush_factor)
-    d = pd.DataFrame({"rack": layout["rack"].to_numpy(), "step": steps, "kw": kw, "feed": feed})
-    seq = (
-        d.groupby(["rack", "step"], sort=False)
-        .agg(devices=("kw", "size"), starting_kw=("kw", "sum"), feed_kw=("feed", "first"))
-        .reset_index()
+    # one row per rack and step, in order of appearance
+    pair, starts = pd.factorize(codes * (int(steps.max(initial=0)) + 1) + steps)
+    n = len(starts)
+    rows = np.flatnonzero(codes >= 0)
+    first_row = np.full(n, -1)
+    first_row[pair[rows[::-1]]] = rows[::-1]
+    starting = group_sums(pair, kw, n)
+    # the feed: the first one known (groupby's "first" skips missing values)
+    known = rows[~np.isnan(feed[rows])]
+    feed_kw = np.full(n, np.nan)
+    feed_kw[pair[known[::-1]]] = feed[known[::-1]]
+    pair_rack = codes[first_row]
+    running = pd.Series(starting).groupby(pair_rack, sort=False).cumsum().to_numpy()
+    running_before = running - starting
+    peak = running_before + f.inrush_factor * starting
+    step = steps[first_row]
+    by_step = np.argsort(step, kind="stable")
+    seq = pd.DataFrame(
+        {
+            "step": step[by_step],
+            "rack": rack[first_row][by_step],
+            "devices": np.bincount(pair[rows], minlength=n)[by_step],
+            "starting_kw": starting[by_step],
+            "running_before_kw": running_before[by_step],
+            "peak_kw": peak[by_step],
+            "feed_kw": feed_kw[by_step],
+            "status": np.where(peak <= feed_kw + 1e-9, "ok", "over")[by_step].astype(object),
+        }
     )
-    seq["running_before_kw"] = (
-        seq.groupby("rack", sort=False)["starting_kw"].cumsum() - seq["starting_kw"]
-    )
-    seq["peak_kw"] = seq["running_before_kw"] + f.inrush_factor * seq["starting_kw"]
-    seq["status"] = np.where(seq["peak_kw"] <= seq["feed_kw"] + 1e-9, "ok", "over")
-    seq = seq.sort_values(["step"], kind="stable")[SEQUENCE_COLUMNS].reset_index(drop=True)
     return pd.Series(steps, index=layout.index), seq
 
 
@@ -204,27 +275,27 @@ def annual_energy_mwh(it_kw: float, pue: float) -> float:
 def facility_power(layout: pd.DataFrame, facility: Facility) -> pd.DataFrame:
     """Facility power: IT nameplate and typical draw, facility power at the PUE, annual
     energy (at the typical draw) and electricity cost, by device type and in total."""
-    by = layout.groupby("device_type", sort=False).agg(
-        devices=("device", "size"),
-        it_nameplate_kw=("max_power_kw", "sum"),
-        it_typical_kw=("typical_power_kw", "sum"),
+    codes, scopes = pd.factorize(layout["device_type"].to_numpy())
+    n = len(scopes)
+    devices = np.bincount(codes[codes >= 0], minlength=n)
+    columns = ("max_power_kw", "typical_power_kw")
+    sums = group_sums(codes, np.column_stack([layout[c].to_numpy(float) for c in columns]), n)
+    # the total row: sums of the per-type sums, as pandas' Series.sum adds them
+    nameplate = np.append(sums[:, 0], pd.Series(sums[:, 0]).sum())
+    typical = np.append(sums[:, 1], pd.Series(sums[:, 1]).sum())
+    pue = facility.pue
+    annual_mwh = annual_energy_mwh(typical, pue)
+    return pd.DataFrame(
+        {
+            "scope": np.append(np.asarray(scopes, dtype=object), "total"),
+            "devices": np.append(devices, int(devices.sum())),
+            "it_nameplate_kw": nameplate,
+            "it_typical_kw": typical,
+            "pue": pue,
+            "facility_kw": nameplate * pue,
+            "facility_typical_kw": typical * pue,
+            "annual_mwh": annual_mwh,
+            "electricity_usd_per_kwh": facility.electricity_usd_per_kwh,
+            "annual_cost_usd": annual_mwh * 1000 * facility.electricity_usd_per_kwh,
+        }
     )
-    by = by.reset_index().rename(columns={"device_type": "scope"})
-    total = pd.DataFrame(
-        [
-            {
-                "scope": "total",
-                "devices": int(by["devices"].sum()),
-                "it_nameplate_kw": by["it_nameplate_kw"].sum(),
-                "it_typical_kw": by["it_typical_kw"].sum(),
-            }
-        ]
-    )
-    out = pd.concat([by, total], ignore_index=True)
-    out["pue"] = facility.pue
-    out["facility_kw"] = out["it_nameplate_kw"] * facility.pue
-    out["facility_typical_kw"] = out["it_typical_kw"] * facility.pue
-    out["annual_mwh"] = annual_energy_mwh(out["it_typical_kw"], facility.pue)
-    out["electricity_usd_per_kwh"] = facility.electricity_usd_per_kwh
-    out["annual_cost_usd"] = out["annual_mwh"] * 1000 * facility.electricity_usd_per_kwh
-    return out

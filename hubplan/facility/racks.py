@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.errors import HubplanError
 from .section import Facility
 
 RACK_COLUMNS = [
@@ -143,31 +144,42 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
     Returns ``(racks, layout)``: one row per rack (name, row, kind, budget, height and
     weight used) and one row per device (its rack, lowest unit ``u_position``, counted
     from the bottom, NetBox's convention).
+
+    Works on NumPy arrays: one pass to find each group's devices, :func:`next_fit` per
+    group, and each table built once.
     """
     f = facility
     usable = f.rack_units - f.reserved_units
     inrush = f.inrush_factor if f.inrush_policy == "sized" else 1.0
-    rack_of = np.zeros(len(devices), dtype=np.int64)
+    n = len(devices)
+    rack_of = np.zeros(n, dtype=np.int64)
+    kw = devices["max_power_kw"].to_numpy(float)
+    units = devices["u_height"].to_numpy(float)
+    raw_kg = devices["weight_kg"].to_numpy(float)
+    kg = np.where(np.isnan(raw_kg), 0.0, raw_kg)
+    scale = devices["rack_scale"].to_numpy(bool)
     # Row positions of each group, found in one pass (a mask per group would compare every
-    # device once per scalable unit: quadratic in GPUs).
-    where = devices.groupby("group", sort=False).indices if len(devices) else {}
-    groups = sorted(where, key=_group_order)
-    parts = []
+    # device once per scalable unit: quadratic in GPUs); groups in order of appearance.
+    codes, found = pd.factorize(devices["group"].to_numpy()) if n else (np.zeros(0, int), [])
+    valid = np.flatnonzero(codes >= 0)
+    by_group = valid[np.argsort(codes[valid], kind="stable")]
+    ends = np.cumsum(np.bincount(codes[valid], minlength=len(found)))
+    per_group: list[tuple] = []  # (count, kind, group, budget, cap, u_usable)
     next_rack = 0
-    for group in groups:
-        rows = where[group]
-        d = devices.iloc[rows]
+    for g in sorted(range(len(found)), key=lambda g: _group_order(found[g])):
+        group = found[g]
+        rows = by_group[(ends[g - 1] if g else 0) : ends[g]]
         kind = group.partition(":")[0]
-        scale = d["rack_scale"].to_numpy(bool)
         budget = f.rack_budget_kw if kind == "compute" else f.support_rack_budget_kw
-        if scale.any():  # rack-scale systems: one rack each
-            local = np.arange(len(d))
+        rack_scale = bool(scale[rows].any())
+        if rack_scale:  # rack-scale systems: one rack each
+            local = np.arange(len(rows))
             budget = f.rack_scale_budget_kw
         else:
             local = next_fit(
-                d["max_power_kw"].to_numpy(float),
-                d["u_height"].to_numpy(float),
-                d["weight_kg"].fillna(0).to_numpy(float),
+                kw[rows],
+                units[rows],
+                kg[rows],
                 rack_power_cap_kw(budget, f.power_headroom, inrush),
                 usable,
                 f.rack_max_kg,
@@ -175,82 +187,130 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
             )
         rack_of[rows] = local + next_rack
         count = int(local.max()) + 1 if len(local) else 0
-        parts.append(
-            pd.DataFrame(
-                {
-                    "rack_id": np.arange(next_rack, next_rack + count),
-                    "kind": kind,
-                    "group": group,
-                    "budget_kw": budget,
-                    "power_cap_kw": rack_power_cap_kw(budget, f.power_headroom, inrush),
-                    "u_total": f.rack_units,
-                    "u_usable": f.rack_units if scale.any() else usable,
-                }
-            )
-        )
+        cap = rack_power_cap_kw(budget, f.power_headroom, inrush)
+        per_group.append((count, kind, group, budget, cap, f.rack_units if rack_scale else usable))
         next_rack += count
-    columns = ["rack_id", "kind", "group", "budget_kw", "power_cap_kw", "u_total", "u_usable"]
-    racks = pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
-    racks = _name_racks(racks, f)
-    layout = devices.assign(rack_id=rack_of)
+    n_racks = next_rack
+    if not per_group:
+        raise HubplanError("facility: no devices to rack (no servers, storage nodes, switches "
+                           "or management servers in the plan)")  # fmt: skip
+    count, kind, group, budget, cap, u_usable = (np.array(c) for c in zip(*per_group, strict=True))
+    kind = np.repeat(kind.astype(object), count)
+    group = np.repeat(group.astype(object), count)
+    row_index, position = rack_rows(kind, group, f)
+    row_names = {i: row_name(i) for i in np.unique(row_index).tolist()}
+    row = np.array([row_names[i] for i in row_index.tolist()], dtype=object)
+    rack = row + np.array([f"{p:02d}" for p in position.tolist()], dtype=object)
     # lowest unit of each device: 1 + the height of the devices below it in its rack
-    below = layout.groupby("rack_id", sort=False)["u_height"].cumsum() - layout["u_height"]
-    layout["u_position"] = (below + 1).astype(int)
-    names = racks.set_index("rack_id")["rack"]
-    layout["rack"] = layout["rack_id"].map(names)
-    used = layout.groupby("rack_id").agg(
-        u_used=("u_height", "sum"), weight_kg=("weight_kg", "sum"), devices=("device", "size")
+    u_position = (_below_in_rack(rack_of, units, n_racks) + 1).astype(int)
+    used = np.bincount(rack_of, weights=units, minlength=n_racks)
+    if not _whole(units):  # fractional heights: pandas' own (compensated) sums
+        used = pd.Series(units).groupby(rack_of).sum().to_numpy()
+    weight = pd.Series(raw_kg).groupby(rack_of).sum().to_numpy()  # compensated, as pandas
+    rank = np.empty(n_racks, dtype=np.int64)
+    rank[np.lexsort((position, row_index))] = np.arange(n_racks)
+    by_place = np.argsort(rank)
+    racks = pd.DataFrame(
+        {
+            "rack_id": by_place,
+            "kind": kind[by_place],
+            "group": group[by_place],
+            "budget_kw": np.repeat(budget.astype(float), count)[by_place],
+            "power_cap_kw": np.repeat(cap.astype(float), count)[by_place],
+            "u_total": np.full(n_racks, f.rack_units, dtype=np.int64),
+            "u_usable": np.repeat(u_usable.astype(np.int64), count)[by_place],
+            "row_index": row_index[by_place],
+            "position": position[by_place],
+            "row": row[by_place],
+            "rack": rack[by_place],
+            "u_used": used[by_place],
+            "weight_kg": weight[by_place],
+            "devices": np.bincount(rack_of, minlength=n_racks)[by_place],
+            "max_kg": np.full(n_racks, float(f.rack_max_kg)),
+        }
     )
-    racks = racks.join(used, on="rack_id")
-    racks["max_kg"] = f.rack_max_kg
-    order = racks.sort_values(["row_index", "position"])["rack_id"]
-    rank = pd.Series(np.arange(len(order)), index=order.to_numpy())
-    racks = racks.sort_values(["row_index", "position"]).reset_index(drop=True)
-    layout = (
-        layout.assign(_r=layout["rack_id"].map(rank))
-        .sort_values(["_r", "u_position"], kind="stable")
-        .drop(columns=["_r"])
-        .reset_index(drop=True)
-    )
+    # devices rack by rack in row order, bottom up
+    order = np.lexsort((u_position, rank[rack_of]))
+    layout = devices.take(order).reset_index(drop=True)
+    layout["rack_id"] = rack_of[order]
+    layout["u_position"] = u_position[order]
+    layout["rack"] = rack[rack_of[order]]
     return racks, layout
 
 
-def _name_racks(racks: pd.DataFrame, f: Facility) -> pd.DataFrame:
-    """Rows and names: compute then storage racks fill rows of ``racks_per_row``; unit
-    ``k``'s network racks join row ``k``, at its end or middle; shared network racks join
-    the first row, or, when there are more than half a row of them, rows of their own."""
-    floor = racks[racks["kind"] != "network"]
-    n_floor = len(floor)
-    row_index = pd.Series(0, index=racks.index)
-    row_index[floor.index] = np.arange(n_floor) // f.racks_per_row
-    net = racks[racks["kind"] == "network"]
-    net_groups = list(dict.fromkeys(net["group"]))
-    units = [g for g in net_groups if g != "network:shared"]
-    target = {g: i for i, g in enumerate(units)}
-    target["network:shared"] = 0
-    if not net.empty:
-        row_index[net.index] = net["group"].map(target).to_numpy()
-        shared = net[net["group"] == "network:shared"]
-        if len(shared) > f.racks_per_row // 2:
+def _whole(values: np.ndarray) -> bool:
+    """True when every value is a whole number (sums of them are exact in floats)."""
+    return bool(np.all(np.mod(values, 1) == 0))
+
+
+def _below_in_rack(rack_of: np.ndarray, units: np.ndarray, n_racks: int) -> np.ndarray:
+    """Height [U] of the devices before each device in its rack (devices in table order)."""
+    if not _whole(units):  # fractional heights: pandas' own running sums
+        s = pd.Series(units)
+        return (s.groupby(rack_of, sort=False).cumsum() - s).to_numpy()
+    order = np.argsort(rack_of, kind="stable")
+    running = np.cumsum(units[order])
+    before_rack = np.concatenate([[0.0], running])[
+        np.cumsum(np.bincount(rack_of, minlength=n_racks)) - np.bincount(rack_of, minlength=n_racks)
+    ]
+    out = np.empty(len(units))
+    out[order] = running - units[order] - before_rack[rack_of[order]]
+    return out
+
+
+def rack_rows(kind: np.ndarray, group: np.ndarray, f: Facility) -> tuple[np.ndarray, np.ndarray]:
+    """Row (from 0) and position in the row (from 1) of each rack, racks in filling order.
+
+    Compute then storage racks fill rows of ``racks_per_row``; unit ``k``'s network racks
+    join row ``k``, at its end or middle; shared network racks join the first row, or,
+    when there are more than half a row of them, rows of their own.
+
+    >>> import numpy as np
+    >>> from hubplan.facility.section import Facility
+    >>> kind = np.array(["compute"] * 3 + ["network"] * 2, dtype=object)
+    >>> group = np.array(["compute:train"] * 3 + ["network:1", "network:shared"], dtype=object)
+    >>> [a.tolist() for a in rack_rows(kind, group, Facility(racks_per_row=2))]
+    [[0, 0, 1, 0, 0], [1, 2, 1, 3, 4]]
+    """
+    n = len(kind)
+    rpr = f.racks_per_row
+    is_net = kind == "network"
+    n_floor = int((~is_net).sum())
+    row_index = np.zeros(n, dtype=np.int64)
+    row_index[~is_net] = np.arange(n_floor) // rpr
+    if is_net.any():
+        net_groups = list(dict.fromkeys(group[is_net].tolist()))
+        target = {g: i for i, g in enumerate(x for x in net_groups if x != "network:shared")}
+        target["network:shared"] = 0
+        row_index[is_net] = [target[g] for g in group[is_net].tolist()]
+        shared = np.flatnonzero(is_net & (group == "network:shared"))
+        if len(shared) > rpr // 2:
             # A large plan's spines, cores and management planes fill a network room of
             # rows of their own, after the compute and storage rows: no row grows past what
             # its power and cooling were laid out for.
-            floor_rows = max(-(-n_floor // f.racks_per_row), 1)
-            row_index[shared.index] = floor_rows + np.arange(len(shared)) // f.racks_per_row
-    racks = racks.assign(row_index=row_index.astype(int))
+            floor_rows = max(-(-n_floor // rpr), 1)
+            row_index[shared] = floor_rows + np.arange(len(shared)) // rpr
     # order in row: floor racks by id; network racks at the end or after the middle one
-    in_row = racks.groupby("row_index").cumcount()
-    floor_in_row = racks["kind"].ne("network").groupby(racks["row_index"]).transform("sum")
+    in_row = _cumcount(row_index)
     if f.network_rack_position == "middle_of_row":
-        split = (floor_in_row + 1) // 2
-        is_net = racks["kind"] == "network"
-        floor_pos = racks.loc[~is_net].groupby("row_index").cumcount()
-        net_pos = racks.loc[is_net].groupby("row_index").cumcount()
-        key = pd.Series(0.0, index=racks.index)
+        floor_in_row = np.bincount(row_index[~is_net], minlength=int(row_index.max()) + 1)
+        split = ((floor_in_row + 1) // 2)[row_index]
+        key = np.zeros(n)
+        floor_pos = _cumcount(row_index[~is_net])
         key[~is_net] = np.where(floor_pos < split[~is_net], floor_pos, floor_pos + 1000)
-        key[is_net] = split[is_net] - 0.5 + net_pos / 1000
-        in_row = key.groupby(racks["row_index"]).rank(method="first").astype(int) - 1
-    racks["position"] = in_row.to_numpy() + 1
-    racks["row"] = racks["row_index"].map(row_name)
-    racks["rack"] = racks["row"] + racks["position"].map("{:02d}".format)
-    return racks
+        key[is_net] = split[is_net] - 0.5 + _cumcount(row_index[is_net]) / 1000
+        order = np.lexsort((np.arange(n), key, row_index))
+        in_row = np.empty(n, dtype=np.int64)
+        in_row[order] = _cumcount(row_index[order])
+    return row_index, in_row + 1
+
+
+def _cumcount(keys: np.ndarray) -> np.ndarray:
+    """How many earlier entries share each entry's key (``groupby(keys).cumcount()``)."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    start = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    sizes = np.diff(np.r_[start, len(keys)])
+    out = np.empty(len(keys), dtype=np.int64)
+    out[order] = np.arange(len(keys)) - np.repeat(start, sizes)
+    return out

@@ -4,6 +4,7 @@ equipment list."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
@@ -12,7 +13,7 @@ from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .cooling import cooling_table
 from .devices import device_table, server_types
-from .equipment import compute_inventory, equipment_list
+from .equipment import compute_inventory, equipment_list, group_codes
 from .power import facility_power, power_allocation, power_on_sequence
 from .racks import RACK_COLUMNS, place_devices
 from .section import Facility
@@ -73,123 +74,137 @@ def facility_findings(
     def add(severity, subject, code, **params):
         found.append(Finding(severity, "facility", subject, code, params))
 
-    for s in servers.to_dict(orient="records"):
-        if s["power_source"] == "unknown":
-            add("error", s["pool"], "server_power_unknown", server=s["model"])
-        if s["power_source"] == "estimate":
-            add(
-                "warning",
-                s["pool"],
-                "server_power_estimated",
-                server=s["model"],
-                kw=round(float(s["max_power_kw"]), 2),
-            )
-        if s["size_source"] == "estimate":
-            add(
-                "warning",
-                s["pool"],
-                "server_size_estimated",
-                server=s["model"],
-                units=int(s["u_height"]),
-            )
+    read = ("pool", "model", "power_source", "size_source", "max_power_kw", "u_height")
+    for pool, model, power, size, kw, units in zip(
+        *(servers[c].tolist() for c in read), strict=True
+    ):
+        if power == "unknown":
+            add("error", pool, "server_power_unknown", server=model)
+        if power == "estimate":
+            add("warning", pool, "server_power_estimated", server=model, kw=round(float(kw), 2))
+        if size == "estimate":
+            add("warning", pool, "server_size_estimated", server=model, units=int(units))
     layout = t["rack_layout"]
-    est = layout[
-        layout["device_type"].isin(["switch", "storage_node"])
-        & ((layout["power_source"] == "estimate") | (layout["size_source"] == "estimate"))
-    ]
-    for (_, model), grp in est.groupby(["device_type", "model"], sort=False):
-        add("warning", str(model), "device_figures_estimated", model=str(model),
-            count=len(grp), kw=round(float(grp["max_power_kw"].iloc[0]), 2),
-            units=int(grp["u_height"].iloc[0]))  # fmt: skip
+    device_type = layout["device_type"].to_numpy()
+    est = np.flatnonzero(
+        ((device_type == "switch") | (device_type == "storage_node"))
+        & (
+            (layout["power_source"].to_numpy() == "estimate")
+            | (layout["size_source"].to_numpy() == "estimate")
+        )
+    )
+    if len(est):
+        code, first = group_codes(device_type[est], layout["model"].to_numpy()[est])
+        count = np.bincount(code[code >= 0], minlength=len(first))
+        at = est[first]
+        for model, n, kw, units in zip(layout["model"].to_numpy()[at].tolist(), count.tolist(),
+                                       layout["max_power_kw"].to_numpy()[at].tolist(),
+                                       layout["u_height"].to_numpy()[at].tolist(),
+                                       strict=True):  # fmt: skip
+            add("warning", str(model), "device_figures_estimated", model=str(model),
+                count=n, kw=round(float(kw), 2), units=int(units))  # fmt: skip
     alloc = t["power_allocation"]
-    for status, sev, code in (
+    status = alloc["status"].to_numpy()
+    for state, sev, code in (
         ("over", "error", "rack_power_over"),
         ("low_headroom", "warning", "rack_power_headroom"),
     ):
-        bad = alloc[alloc["status"] == status]
-        if not bad.empty:
-            worst = bad.loc[bad["headroom_pct"].idxmin()]
+        bad = np.flatnonzero(status == state)
+        if len(bad):
+            worst = bad[np.nanargmin(alloc["headroom_pct"].to_numpy(float)[bad])]
+            rack = str(alloc["rack"].iloc[worst])
             add(
                 sev,
-                str(worst["rack"]),
+                rack,
                 code,
                 racks=len(bad),
-                rack=str(worst["rack"]),
-                allocated=float(worst["allocated_kw"]),
-                supply=float(worst["supply_kw"]),
-                headroom=float(worst["headroom_pct"]),
+                rack=rack,
+                allocated=float(alloc["allocated_kw"].iloc[worst]),
+                supply=float(alloc["supply_kw"].iloc[worst]),
+                headroom=float(alloc["headroom_pct"].iloc[worst]),
                 required=facility.power_headroom,
             )
     seq = t["power_on_sequence"]
-    over = seq[seq["status"] == "over"]
-    if not over.empty:
-        worst = over.loc[(over["peak_kw"] - over["feed_kw"]).idxmax()]
+    over = np.flatnonzero(seq["status"].to_numpy() == "over")
+    if len(over):
+        peak, feed = seq["peak_kw"].to_numpy(float), seq["feed_kw"].to_numpy(float)
+        worst = over[np.nanargmax((peak - feed)[over])]
+        rack = str(seq["rack"].iloc[worst])
         add(
             "error",
-            str(worst["rack"]),
+            rack,
             "inrush_over_feed",
-            racks=over["rack"].nunique(),
-            rack=str(worst["rack"]),
-            peak=float(worst["peak_kw"]),
-            feed=float(worst["feed_kw"]),
+            racks=len(set(seq["rack"].to_numpy()[over].tolist())),
+            rack=rack,
+            peak=float(peak[worst]),
+            feed=float(feed[worst]),
             factor=facility.inrush_factor,
         )
     cool = t["cooling"]
-    rack_cool = cool[cool["level"] == "rack"]
-    for mode, part in rack_cool[rack_cool["status"] == "missing"].groupby("cooling_mode"):
+    at_rack = cool["level"].to_numpy() == "rack"
+    cool_status = cool["status"].to_numpy()
+    cool_mode = cool["cooling_mode"].to_numpy()
+    heat = cool["heat_kw"].to_numpy(float)
+    missing = at_rack & (cool_status == "missing")
+    for mode in sorted(set(cool_mode[missing].tolist())):
+        part = missing & (cool_mode == mode)
         add(
             "error",
             str(mode),
             "cooling_missing",
             mode=str(mode),
-            racks=len(part),
-            heat=float(part["heat_kw"].max()),
+            racks=int(part.sum()),
+            heat=float(np.nanmax(heat[part])),
             have=", ".join(facility.cooling_modes),
         )
-    beyond = rack_cool[rack_cool["status"] == "over"]
-    if not beyond.empty:
+    beyond = np.flatnonzero(at_rack & (cool_status == "over"))
+    if len(beyond):
         add(
             "error",
-            str(beyond["rack"].iloc[0]),
+            str(cool["rack"].iloc[beyond[0]]),
             "cooling_over",
             racks=len(beyond),
-            heat=float(beyond["heat_kw"].max()),
+            heat=float(np.nanmax(heat[beyond])),
             capacity=facility.liquid_max_kw,
         )
     racks = t["racks"]
-    heavy = racks[racks["weight_kg"] > racks["max_kg"] + 1e-9]
-    if not heavy.empty:
-        worst = heavy.loc[heavy["weight_kg"].idxmax()]
+    weight, limit = racks["weight_kg"].to_numpy(float), racks["max_kg"].to_numpy(float)
+    heavy = np.flatnonzero(weight > limit + 1e-9)
+    if len(heavy):
+        worst = heavy[np.argmax(weight[heavy])]
+        rack = str(racks["rack"].iloc[worst])
         add(
             "warning",
-            str(worst["rack"]),
+            rack,
             "rack_over_weight",
             racks=len(heavy),
-            rack=str(worst["rack"]),
-            weight=float(worst["weight_kg"]),
-            limit=float(worst["max_kg"]),
+            rack=rack,
+            weight=float(weight[worst]),
+            limit=float(limit[worst]),
         )
-    tall = racks[racks["u_used"] > racks["u_usable"]]
-    if not tall.empty:
-        worst = tall.loc[tall["u_used"].idxmax()]
+    used, usable = racks["u_used"].to_numpy(float), racks["u_usable"].to_numpy(float)
+    tall = np.flatnonzero(used > usable)
+    if len(tall):
+        worst = tall[np.argmax(used[tall])]
+        rack = str(racks["rack"].iloc[worst])
         add(
             "error",
-            str(worst["rack"]),
+            rack,
             "rack_over_height",
             racks=len(tall),
-            rack=str(worst["rack"]),
-            used=float(worst["u_used"]),
-            usable=float(worst["u_usable"]),
+            rack=rack,
+            used=float(used[worst]),
+            usable=float(usable[worst]),
         )
     eq = t["equipment_list"]
-    blank = eq[(eq["firmware_version"] == "") | (eq["driver_version"] == "")]
-    if not blank.empty:
+    blank = (eq["firmware_version"].to_numpy() == "") | (eq["driver_version"].to_numpy() == "")
+    if blank.any():
         add(
             "warning",
             "equipment_list",
             "versions_unpinned",
-            count=len(blank),
-            models=", ".join(blank["model"]),
+            count=int(blank.sum()),
+            models=", ".join(eq["model"].to_numpy()[blank].tolist()),
         )
     return found
 
