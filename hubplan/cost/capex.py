@@ -62,8 +62,22 @@ def capex_totals(lines: pd.DataFrame) -> tuple[float, int]:
     >>> capex_totals(df)
     (3.0, 1)
     """
-    priced = lines["priced"].astype(bool)
-    return float(lines.loc[priced, "capex_usd"].sum()), int((~priced).sum())
+    return priced_totals(lines["capex_usd"].to_numpy(), lines["priced"].to_numpy())
+
+
+def priced_totals(capex_usd, priced) -> tuple[float, int]:
+    """(sum of the priced amounts [USD], number of unpriced ones), from two sequences.
+
+    The priced amounts are summed as one NumPy array in line order, skipping NaN, as
+    pandas sums a column, so the total is the same to the last bit whichever way the
+    lines are held.
+
+    >>> priced_totals([1.0, float("nan"), 2.0], [True, False, True])
+    (3.0, 1)
+    """
+    priced = np.asarray(priced).astype(bool)
+    amounts = np.asarray(capex_usd, dtype=float)[priced]
+    return float(np.nansum(amounts)), int(priced.size - np.count_nonzero(priced))
 
 
 def _line(category, item, quantity, unit, price, basis, source) -> dict:
@@ -76,10 +90,23 @@ def _line(category, item, quantity, unit, price, basis, source) -> dict:
             "priced": ok}  # fmt: skip
 
 
+def _records(df: pd.DataFrame, columns: list[str], rows=None) -> list[dict]:
+    """Rows of a table as dicts of the named columns only, as ``to_dict(orient="records")``
+    gives them (Python scalars); ``rows`` a boolean mask to keep. Column by column: the
+    cost stage reruns on every control change, and row-wise pandas access is slow."""
+    values = []
+    for c in columns:
+        col = df[c].to_numpy()
+        values.append((col if rows is None else col[rows]).tolist())
+    return [dict(zip(columns, r, strict=True)) for r in zip(*values, strict=True)]
+
+
 def server_lines(pools: pd.DataFrame, price_sources: dict[str, str]) -> list[dict]:
     """One line per pool's new GPU servers (spares included: the pools table counts them)."""
     rows = []
-    for p in pools[pools["level"] == "pool"].to_dict(orient="records"):
+    columns = ["pool", "accelerator", "server", "gpus_per_server", "new_servers",
+               "price_basis", "server_price_usd"]  # fmt: skip
+    for p in _records(pools, columns, pools["level"].to_numpy() == "pool"):
         if int(p["new_servers"]) == 0:
             continue
         basis = str(p["price_basis"]) if isinstance(p["price_basis"], str) else "none"
@@ -96,7 +123,7 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
                  basis: str, source: str) -> list[dict]:  # fmt: skip
     """One line per row of a device table (storage nodes, switches) at its unit price."""
     rows = []
-    for r in df.to_dict(orient="records"):
+    for r in _records(df, [*label_cols, count_col, "price_usd"]):
         if int(r[count_col]) == 0:
             continue
         item = " ".join(str(r[c]) for c in label_cols if str(r[c]))
@@ -107,7 +134,8 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
 def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], object]) -> list[dict]:
     """Modules and cables per plane, segment and medium at the section's prices."""
     rows = []
-    for r in transceivers.to_dict(orient="records"):
+    columns = ["plane", "link_segment", "media", "speed_gbps", "modules", "cables"]
+    for r in _records(transceivers, columns):
         price = prices.get((str(r["media"]), float(r["speed_gbps"])))
         item = f"{r['plane']} {r['link_segment']} {r['media']} {r['speed_gbps']:g}G"
         src = price.source if price is not None else ""
@@ -126,6 +154,18 @@ def derived_line(category: str, base: pd.DataFrame, share: float | None, basis: 
     """A line priced as a share of other lines; unpriced when the share is unknown or any
     line it rests on is unpriced (a share of an unknown is unknown)."""
     total, unpriced = capex_totals(base) if len(base) else (0.0, 0)
+    return share_line(category, total, unpriced, share, basis)
+
+
+def share_line(category: str, total: float, unpriced: int, share: float | None,
+               basis: str) -> dict:  # fmt: skip
+    """:func:`derived_line` from the totals of the lines it rests on: their priced sum
+    [USD] and how many of them are unpriced.
+
+    >>> share_line("installation", 2_000_000.0, 0, 0.05, "section_installation_share")[
+    ...     "capex_usd"]
+    100000.0
+    """
     if share is None or unpriced:
         row = _line(category, category, 1, "lot", None, basis, "")
     else:

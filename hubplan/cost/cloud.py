@@ -42,10 +42,31 @@ def cloud_offers() -> pd.DataFrame:
     return df
 
 
+@cache
+def _offer_positions() -> dict[str, int]:
+    """Row of each shipped offer by lower-case name (the last of equal names)."""
+    return {n.lower(): i for i, n in enumerate(cloud_offers()["name"])}
+
+
+@cache
+def _cheapest_positions() -> dict[str, int]:
+    """Row of the cheapest shipped offer by lower-case accelerator name: the lowest price,
+    the first of equal prices, an offer without a price only when none has one (the
+    order of a stable sort by price, NaN last)."""
+    df = cloud_offers()
+    best: dict[str, tuple[bool, float, int]] = {}
+    for i, (acc, price) in enumerate(zip(df["accelerator"].str.lower(),
+                                         df["usd_per_gpu_hour"], strict=True)):  # fmt: skip
+        key = (math.isnan(price), 0.0 if math.isnan(price) else price, i)
+        if acc not in best or key < best[acc]:
+            best[acc] = key
+    return {acc: key[2] for acc, key in best.items()}
+
+
 def cloud_offer(name: str, field: str = "cost.cloud_offer") -> pd.Series:
     """One offer by name (case-insensitive); an unknown name lists the closest."""
     df = cloud_offers()
-    keys = {n.lower(): i for i, n in enumerate(df["name"])}
+    keys = _offer_positions()
     idx = keys.get(str(name).strip().lower())
     if idx is None:
         close = difflib.get_close_matches(str(name).lower(), keys, n=3, cutoff=0.3)
@@ -55,12 +76,13 @@ def cloud_offer(name: str, field: str = "cost.cloud_offer") -> pd.Series:
 
 
 def cheapest_offer(accelerator: str) -> pd.Series | None:
-    """The cheapest offer for an accelerator (by catalogue name), or None."""
-    df = cloud_offers()
-    match = df[df["accelerator"].str.lower() == str(accelerator).lower()]
-    if match.empty:
-        return None
-    return match.sort_values("usd_per_gpu_hour", kind="stable").iloc[0]
+    """The cheapest offer for an accelerator (by catalogue name), or None.
+
+    >>> cheapest_offer("H100 SXM5 80GB")["name"]
+    'Lambda H100 SXM on-demand'
+    """
+    idx = _cheapest_positions().get(str(accelerator).lower())
+    return None if idx is None else cloud_offers().iloc[idx]
 
 
 def cloud_usd_per_year(gpus, usd_per_gpu_hour, utilisation, kind: str = "on_demand"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
@@ -19,12 +20,12 @@ from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
 from .capex import (
     CAPEX_COLUMNS,
-    capex_totals,
-    derived_line,
     device_lines,
     fitout_usd,
     optics_lines,
+    priced_totals,
     server_lines,
+    share_line,
 )
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
 from .cloud import (
@@ -71,31 +72,54 @@ def _opex(category, item, quantity, unit, unit_cost, amount, basis) -> dict:
             "priced": ok}  # fmt: skip
 
 
+def _col(df: pd.DataFrame, name: str) -> np.ndarray:
+    """One column as a NumPy array: the stage reads tables of a few rows on every control
+    change of the dashboard, where a pandas filter costs far more than a NumPy mask."""
+    return df[name].to_numpy()
+
+
+def _nansum(values: np.ndarray):
+    """Sum skipping NaN, as pandas sums a column (the same bits: NaN set to 0, then one
+    NumPy sum in row order)."""
+    return np.nansum(values) if values.dtype.kind == "f" else values.sum()
+
+
+def _nanmax(values: np.ndarray):
+    """Largest value skipping NaN (NaN when there is none), as pandas takes a column's."""
+    if values.dtype.kind == "f":
+        values = values[~np.isnan(values)]
+        return values.max() if values.size else math.nan
+    return values.max()
+
+
 def _price_sources(pools: pd.DataFrame, catalog: Catalog) -> dict[str, str]:
     """Price source by server name and by accelerator name (for card-price servers)."""
     out = {}
-    for p in pools[pools["level"] == "pool"].to_dict(orient="records"):
-        out[str(p["accelerator"])] = str(catalog.accelerator(p["accelerator"])["price_source"])
-        if p["server"]:
+    level = _col(pools, "level") == "pool"
+    for acc, server in zip(_col(pools, "accelerator")[level].tolist(),
+                           _col(pools, "server")[level].tolist(), strict=True):  # fmt: skip
+        out[str(acc)] = str(catalog.accelerator(acc)["price_source"])
+        if server:
             try:
-                out[str(p["server"])] = str(catalog.server(p["server"])["price_source"])
+                out[str(server)] = str(catalog.server(server)["price_source"])
             except CatalogError:  # a custom server: its price is the user's
-                out[str(p["server"])] = "custom server (pools)"
+                out[str(server)] = "custom server (pools)"
     return out
 
 
 def _in_service_gpus(pools: pd.DataFrame) -> float:
     """GPUs that do work: every fleet row's servers (spares excluded) × GPUs per server."""
-    fleet = pools[pools["level"] == "fleet"]
-    return float((fleet["servers"] * fleet["gpus_per_server"]).sum())
+    fleet = _col(pools, "level") == "fleet"
+    return float(_nansum(_col(pools, "servers")[fleet] * _col(pools, "gpus_per_server")[fleet]))
 
 
 def _goodput(cost: Cost, training: pd.DataFrame) -> float:
     if cost.goodput is not None:
         return cost.goodput
-    if training.empty or training["gpus"].sum() == 0:
+    gpus = _col(training, "gpus") if len(training) else None
+    if gpus is None or _nansum(gpus) == 0:
         return 1.0
-    return float((training["goodput"] * training["gpus"]).sum() / training["gpus"].sum())
+    return float(_nansum(_col(training, "goodput") * gpus) / _nansum(gpus))
 
 
 def _it_kw(tables: dict[str, pd.DataFrame], column: str) -> float:
@@ -105,8 +129,8 @@ def _it_kw(tables: dict[str, pd.DataFrame], column: str) -> float:
     power = tables.get("facility_power")
     if power is None or power.empty:
         return math.nan
-    total = power[power["scope"] == "total"]
-    return float(total[column].iloc[0]) if len(total) else math.nan
+    total = np.flatnonzero(_col(power, "scope") == "total")
+    return float(_col(power, column)[total[0]]) if total.size else math.nan
 
 
 def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
@@ -114,10 +138,10 @@ def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
     if cost.cloud_offer is not None:
         row = cloud_offer(cost.cloud_offer)
     else:
-        per_pool = pools[pools["level"] == "pool"]
-        train = per_pool[per_pool["pool"] == "training"]
-        acc = str((train if len(train) else per_pool)["accelerator"].iloc[0]) if len(
-            per_pool) else ""  # fmt: skip
+        level = _col(pools, "level") == "pool"
+        names, accs = _col(pools, "pool")[level], _col(pools, "accelerator")[level]
+        train = accs[names == "training"]
+        acc = str((train if len(train) else accs)[0]) if len(accs) else ""
         row = cheapest_offer(acc)
     if row is None:
         price = cost.cloud_usd_per_gpu_hour or math.nan
@@ -151,13 +175,15 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
                          "catalogue_switches", "data/switches.csv")  # fmt: skip
     prices = {(p.media, p.speed_gbps): p for p in cost.optics_prices}
     rows += optics_lines(optics, prices)
-    lines = pd.DataFrame(rows, columns=CAPEX_COLUMNS)
-    network = lines[lines["category"].isin(["network", "optics"])]
-    hardware = lines.copy()
-    spares = derived_line("network_spares", network, cost.network_spares_share,
-                          "section_network_spares_share")  # fmt: skip
-    install = derived_line("installation", hardware, cost.installation_share,
-                           "section_installation_share")  # fmt: skip
+    amounts = [r["capex_usd"] for r in rows]
+    priced = [r["priced"] for r in rows]
+    network = [r["category"] in ("network", "optics") for r in rows]
+    spares = share_line("network_spares",
+                        *priced_totals([a for a, n in zip(amounts, network, strict=True) if n],
+                                       [p for p, n in zip(priced, network, strict=True) if n]),
+                        cost.network_spares_share, "section_network_spares_share")  # fmt: skip
+    install = share_line("installation", *priced_totals(amounts, priced),
+                         cost.installation_share, "section_installation_share")  # fmt: skip
     extra = [spares, install]
     if cost.site == "own_building":
         fit = (
@@ -172,11 +198,19 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
                       "price_basis": "section_fitout_usd_per_kw" if not math.isnan(fit)
                       else "none", "price_source": "Cushman & Wakefield, Data Center "
                       "Development Cost Guide 2025" if not math.isnan(fit) else ""})  # fmt: skip
-    lines = pd.concat([lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)], ignore_index=True)
-    lines["priced"] = lines["priced"].astype(bool)
-    capex, capex_gaps = capex_totals(lines)
-    server_capex = float(lines.loc[lines["category"].eq("gpu_servers") & lines["priced"],
-                                   "capex_usd"].sum())  # fmt: skip
+    if rows:  # one frame, column by column
+        lines = pd.DataFrame({c: [r[c] for r in rows + extra] for c in CAPEX_COLUMNS})
+    else:  # nothing to buy: the derived lines after an empty table (object columns)
+        lines = pd.concat(
+            [pd.DataFrame(rows, columns=CAPEX_COLUMNS), pd.DataFrame(extra, columns=CAPEX_COLUMNS)],
+            ignore_index=True,
+        )
+        lines["priced"] = lines["priced"].astype(bool)
+    rows += extra
+    capex, capex_gaps = priced_totals([r["capex_usd"] for r in rows], [r["priced"] for r in rows])
+    server_capex = float(_nansum(np.array([r["capex_usd"] for r in rows
+                                           if r["category"] == "gpu_servers" and r["priced"]],
+                                          dtype=float)))  # fmt: skip
 
     # -- opex ----------------------------------------------------------------------------
     gpus = _in_service_gpus(pools)
@@ -202,18 +236,20 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     opex.append(_opex("licences", "licences", gpus, "gpu", cost.licences_usd_per_gpu_year,
                       gpus * cost.licences_usd_per_gpu_year,
                       "section_licences_usd_per_gpu_year"))  # fmt: skip
-    opex_df = pd.DataFrame(opex, columns=OPEX_COLUMNS)
-    opex_df["priced"] = opex_df["priced"].astype(bool)
-    opex_total = float(opex_df.loc[opex_df["priced"], "usd_per_year"].sum())
-    opex_gaps = int((~opex_df["priced"]).sum())
-    fixed = float(opex_df.loc[opex_df["priced"] & opex_df["category"].isin(
-        ["staff", "space", "licences"]), "usd_per_year"].sum())  # fmt: skip
+    opex_df = pd.DataFrame({c: [r[c] for r in opex] for c in OPEX_COLUMNS})
+    opex_total, opex_gaps = priced_totals([r["usd_per_year"] for r in opex],
+                                          [r["priced"] for r in opex])  # fmt: skip
+    fixed = float(_nansum(np.array([r["usd_per_year"] for r in opex if r["priced"] and r[
+        "category"] in ("staff", "space", "licences")], dtype=float)))  # fmt: skip
 
     # -- findings on unpriced lines ------------------------------------------------------
     # One finding per category, naming its unpriced lines (a 16k-GPU plan has hundreds).
-    for table, code in ((lines, "capex_unpriced"), (opex_df, "opex_unpriced")):
-        gaps = table[~table["priced"]]
-        for category, items in gaps.groupby("category", sort=False)["item"]:
+    for table, code in ((rows, "capex_unpriced"), (opex, "opex_unpriced")):
+        gaps: dict[str, list[str]] = {}  # category -> its unpriced items, in line order
+        for r in table:
+            if not r["priced"]:
+                gaps.setdefault(r["category"], []).append(r["item"])
+        for category, items in gaps.items():
             shown = list(dict.fromkeys(items))[:5]  # a 16k plan has one line per unit
             findings.append(Finding("warning", "cost", str(category), code,
                                     {"category": category, "lines": len(items),
@@ -230,10 +266,11 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     offer, kind, price = _offer(cost, pools)
     if math.isnan(price):
         findings.append(Finding("info", "cost", "cloud", "no_cloud_offer", {}))
-    job_hours = float(training["gpu_days"].sum() * 24) if len(training) else 0.0
-    job_days = float(training["days_to_finish"].max()) if len(training) else 0.0
-    mfu = float((training["mfu"] * training["gpus"]).sum() / training["gpus"].sum()) \
-        if len(training) and training["gpus"].sum() else 0.45  # fmt: skip
+    job_hours = float(_nansum(_col(training, "gpu_days")) * 24) if len(training) else 0.0
+    job_days = float(_nanmax(_col(training, "days_to_finish"))) if len(training) else 0.0
+    job_gpus = _nansum(_col(training, "gpus")) if len(training) else 0
+    mfu = float(_nansum(_col(training, "mfu") * _col(training, "gpus")) / job_gpus) \
+        if len(training) and job_gpus else 0.45  # fmt: skip
     base = CostBase(
         capex_usd=capex, server_capex_usd=server_capex,
         share_on_servers=(cost.installation_share or 0.0) if install["priced"] else 0.0,

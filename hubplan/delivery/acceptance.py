@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..pools import Pools
-from .scheduler import server_figures
+from .scheduler import records, server_figures
 from .section import Delivery
 
 ACCEPTANCE_COLUMNS = [
@@ -108,8 +108,8 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                      "tool": tool, "count": int(count), "expected": float(expected),
                      "figure_unit": unit})  # fmt: skip
 
-    per_pool = pools[pools["level"] == "pool"]
-    for p in per_pool.to_dict(orient="records"):
+    columns = ["pool", "server", "accelerator", "total_servers", "gpus_per_server"]
+    for p in records(pools, columns, pools["level"].to_numpy() == "pool"):
         nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
         acc = catalog.accelerator(p["accelerator"])
         server = server_figures(p["server"], catalog, spec)
@@ -130,8 +130,8 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             if pool == "training" and nodes > 1:
                 units = 1
                 if fabric is not None and not fabric.empty:
-                    comp = fabric[fabric["plane"] == "compute"]
-                    units = int(comp["units"].iloc[0]) if not comp.empty else 1
+                    comp = fabric["units"].to_numpy()[fabric["plane"].to_numpy() == "compute"]
+                    units = int(comp[0]) if comp.size else 1
                 busbw = fabric_busbw_gb_s(nics, nic_gbps, d.fabric_share)
                 if acc["scaleup_kind"] == "nvswitch":
                     busbw = min(busbw, nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]),
@@ -147,11 +147,13 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         add("cluster", pool, p["server"] or acc["name"], "stability_run",
             "training job / burn-in", nodes, d.stability_hours, "h")  # fmt: skip
     if storage_tiers is not None:
-        for t in storage_tiers.to_dict(orient="records"):
+        for t in records(storage_tiers, ["tier", "nodes", "read_gb_s", "write_gb_s"]):
             if int(t["nodes"]) <= 0:
                 continue
             for test, col in (("storage_read", "read_gb_s"), ("storage_write", "write_gb_s")):
                 if not math.isnan(float(t[col])) and float(t[col]) > 0:
                     add("storage", "", t["tier"], test, "fio / IOR", t["nodes"],
                         float(t[col]) * d.storage_share, "GB/s")  # fmt: skip
-    return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
+    if not rows:
+        return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
+    return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})

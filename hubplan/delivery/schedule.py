@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
@@ -90,6 +91,12 @@ def schedule_tasks(servers: int, delivery: Delivery, *, storage: bool = True,
     One procurement, racking, network, commissioning and trial task per hand-over batch;
     milestones have zero duration.
     """
+    return pd.DataFrame(_task_rows(servers, delivery, storage=storage, network=network))
+
+
+def _task_rows(servers: int, delivery: Delivery, *, storage: bool = True,
+               network: bool = True) -> list[dict]:  # fmt: skip
+    """:func:`schedule_tasks` as a list of rows (the stage builds one frame at the end)."""
     d = delivery
     rows: list[dict] = []
 
@@ -124,7 +131,7 @@ def schedule_tasks(servers: int, delivery: Delivery, *, storage: bool = True,
             (f"commission_{b}",), b)  # fmt: skip
         add(f"handover_{b}", "commissioning", 0, (f"trial_run_{b}",), b, milestone=True)
         previous = b
-    return pd.DataFrame(rows)
+    return rows
 
 
 def critical_path(tasks: pd.DataFrame, buffer: float) -> pd.DataFrame:
@@ -139,32 +146,43 @@ def critical_path(tasks: pd.DataFrame, buffer: float) -> pd.DataFrame:
     The loop runs over tasks (tens), not over GPUs.
     """
     t = tasks.copy()
-    t["duration_days"] = [0 if m else buffered_days(x, 0) for x, m in
-                          zip(t["base_days"], t["milestone"], strict=True)]  # fmt: skip
-    t["buffer_days"] = [0 if m else buffered_days(x, buffer) - buffered_days(x, 0) for x, m in
-                        zip(t["base_days"], t["milestone"], strict=True)]  # fmt: skip
-    dur = dict(zip(t["task"], t["duration_days"] + t["buffer_days"], strict=True))
-    deps = dict(zip(t["task"], t["depends_on"], strict=True))
+    cpm = _cpm(t["task"].tolist(), t["base_days"].tolist(), t["milestone"].tolist(),
+               t["depends_on"].tolist(), buffer)  # fmt: skip
+    for column, values in cpm.items():
+        t[column] = values
+    return t
+
+
+def _cpm(tasks: list[str], base_days: list[float], milestone: list[bool],
+         depends_on: list[tuple[str, ...]], buffer: float) -> dict[str, list]:  # fmt: skip
+    """The columns :func:`critical_path` adds, from the tasks' columns as lists: buffered
+    whole-day durations, so every day figure is a whole number, exact in float."""
+    duration = [0 if m else buffered_days(x, 0) for x, m in
+                zip(base_days, milestone, strict=True)]  # fmt: skip
+    buffer_days = [0 if m else buffered_days(x, buffer) - buffered_days(x, 0) for x, m in
+                   zip(base_days, milestone, strict=True)]  # fmt: skip
+    dur = {k: a + b for k, a, b in zip(tasks, duration, buffer_days, strict=True)}
+    deps = dict(zip(tasks, depends_on, strict=True))
     unknown = {p for ps in deps.values() for p in ps} - set(dur)
     if unknown:
         raise InputError("depends_on", sorted(unknown), "name tasks of the schedule")
     es: dict[str, float] = {}
-    for task in t["task"]:  # rows are in dependency order
-        es[task] = max((es[p] + dur[p] for p in deps[task]), default=0.0)
-    end = max(es[k] + dur[k] for k in es)
+    for task in tasks:  # rows are in dependency order
+        es[task] = float(max((es[p] + dur[p] for p in deps[task]), default=0.0))
+    end = float(max(es[k] + dur[k] for k in es))
     succ: dict[str, list[str]] = {k: [] for k in dur}
     for task, ps in deps.items():
         for p in ps:
             succ[p].append(task)
     lf: dict[str, float] = {}
-    for task in reversed(t["task"].tolist()):
-        lf[task] = min((lf[s] - dur[s] for s in succ[task]), default=end)
-    t["start_day"] = t["task"].map(es)
-    t["end_day"] = t["start_day"] + t["task"].map(dur)
-    t["slack_days"] = t["task"].map(lf) - t["end_day"]
-    t["critical"] = t["slack_days"].abs() < 1e-9
-    t["depends_on"] = t["depends_on"].map(", ".join)
-    return t
+    for task in reversed(tasks):
+        lf[task] = float(min((lf[s] - dur[s] for s in succ[task]), default=end))
+    start_day = np.array([es[k] for k in tasks], dtype=float)
+    end_day = start_day + np.array([dur[k] for k in tasks], dtype=float)
+    slack = np.array([lf[k] for k in tasks], dtype=float) - end_day
+    return {"duration_days": duration, "buffer_days": buffer_days, "start_day": start_day,
+            "end_day": end_day, "slack_days": slack, "critical": np.abs(slack) < 1e-9,
+            "depends_on": [", ".join(d) for d in depends_on]}  # fmt: skip
 
 
 def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool = True,
@@ -184,12 +202,14 @@ def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool =
     >>> int(s.loc[s["task"] == "handover_1", "end_day"].iloc[0])
     255
     """
-    t = critical_path(schedule_tasks(servers, delivery, storage=storage, network=network),
-                      delivery.buffer)  # fmt: skip
+    rows = _task_rows(servers, delivery, storage=storage, network=network)
+    t = {c: [r[c] for r in rows] for c in ("task", "phase", "batch", "depends_on",
+                                           "base_days", "milestone")}  # fmt: skip
+    t.update(_cpm(t["task"], t["base_days"], t["milestone"], t["depends_on"], delivery.buffer))
     start = pd.Timestamp(delivery.start_date)
     t["start_date"] = start + pd.to_timedelta(t["start_day"], unit="D")
     t["end_date"] = start + pd.to_timedelta(t["end_day"], unit="D")
-    return t[SCHEDULE_COLUMNS].reset_index(drop=True)
+    return pd.DataFrame({c: t[c] for c in SCHEDULE_COLUMNS})
 
 
 def phase_acceptance() -> pd.DataFrame:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
@@ -31,6 +32,24 @@ K8S_COLUMNS = ["service", "pool", "node_label", "taint", "gpus_per_pod", "replic
                "gpu_quota"]  # fmt: skip
 
 MIB = 2**20
+
+
+def records(df: pd.DataFrame, columns: list[str], rows=None) -> list[dict]:
+    """Rows of a table as dicts of the named columns, with the Python scalars
+    ``to_dict(orient="records")`` gives; ``rows`` a boolean mask of the rows to keep.
+
+    Column by column: the delivery stage reruns on every workload change in the workshop
+    dashboard, and pandas' row-wise ``to_dict`` costs far more on these few-row tables.
+
+    >>> records(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}), ["b", "a"], [False, True])
+    [{'b': 'y', 'a': 2}]
+    """
+    mask = None if rows is None else np.asarray(rows, dtype=bool)
+    values = []
+    for c in columns:
+        col = df[c].to_numpy()
+        values.append((col if mask is None else col[mask]).tolist())
+    return [dict(zip(columns, r, strict=True)) for r in zip(*values, strict=True)]
 
 
 def server_figures(name: str, catalog: Catalog, pools: Pools | None = None) -> pd.Series | None:
@@ -92,8 +111,10 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     """One Slurm node group per Slurm pool (training, development) with its CPUs, memory
     and GPUs; figures the catalogue does not source stay empty (NaN)."""
     rows = []
-    per_pool = pools[(pools["level"] == "pool") & pools["pool"].isin(SLURM_POOLS)]
-    for p in per_pool.to_dict(orient="records"):
+    slurm = [level == "pool" and pool in SLURM_POOLS for level, pool in
+             zip(pools["level"].tolist(), pools["pool"].tolist(), strict=True)]  # fmt: skip
+    columns = ["pool", "server", "partition", "total_servers", "gpus_per_server", "accelerator"]
+    for p in records(pools, columns, slurm):
         server = server_figures(p["server"], catalog, spec)
         sockets = cores = ram = math.nan
         if server is not None:
@@ -125,11 +146,12 @@ def slurm_partitions(nodes: pd.DataFrame, delivery: Delivery) -> pd.DataFrame:
         "training": delivery.training_max_hours,
         "development": delivery.development_max_hours,
     }
-    default = "development" if (nodes["pool"] == "development").any() else None
+    groups = records(nodes, ["partition", "pool", "node_group"])
+    default = "development" if any(n["pool"] == "development" for n in groups) else None
     rows = [{"partition": n["partition"], "pool": n["pool"], "node_group": n["node_group"],
              "max_time_min": round(limits[n["pool"]] * 60),
              "is_default": n["pool"] == default or (default is None and i == 0)}
-            for i, n in enumerate(nodes.to_dict(orient="records"))]  # fmt: skip
+            for i, n in enumerate(groups)]  # fmt: skip
     return pd.DataFrame(rows, columns=PARTITION_COLUMNS)
 
 
@@ -139,19 +161,20 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame) -> pd.DataFrame:
     if inference is None or inference.empty:
         return pd.DataFrame(columns=K8S_COLUMNS)
     # A service with no layout that fits has none to schedule (an error finding says why).
-    inference = inference[inference["tensor_parallel"].notna()]
-    if inference.empty:
+    tp = inference["tensor_parallel"].to_numpy()
+    fits = ~pd.isna(tp)
+    if not fits.any():
         return pd.DataFrame(columns=K8S_COLUMNS)
-    inf = pools[(pools["level"] == "pool") & (pools["pool"] == "inference")]
-    label = f"hubplan/pool={inf['partition'].iloc[0] or 'inference'}" if not inf.empty else ""
-    out = pd.DataFrame({
-        "service": inference["service"], "pool": "inference", "node_label": label,
-        "taint": "nvidia.com/gpu=present:NoSchedule",
-        "gpus_per_pod": inference["tensor_parallel"].astype(int),
-        "replicas": inference["replicas"].astype(int),
-    })  # fmt: skip
-    out["gpu_quota"] = out["gpus_per_pod"] * out["replicas"]
-    return out[K8S_COLUMNS]
+    inf = (pools["level"].to_numpy() == "pool") & (pools["pool"].to_numpy() == "inference")
+    label = f"hubplan/pool={pools['partition'].to_numpy()[inf][0] or 'inference'}" \
+        if inf.any() else ""  # fmt: skip
+    gpus = tp[fits].astype(int)
+    replicas = inference["replicas"].to_numpy()[fits].astype(int)
+    return pd.DataFrame({
+        "service": inference["service"].array[fits], "pool": "inference", "node_label": label,
+        "taint": "nvidia.com/gpu=present:NoSchedule", "gpus_per_pod": gpus,
+        "replicas": replicas, "gpu_quota": gpus * replicas,
+    }, index=inference.index[fits])  # fmt: skip
 
 
 # -- text ------------------------------------------------------------------------------
@@ -171,7 +194,9 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
              f"ClusterName={re.sub(r'[^a-z0-9_]', '_', cluster.lower())}",
              "GresTypes=gpu", "SelectType=select/cons_tres",
              "SelectTypeParameters=CR_Core_Memory", "Prolog=/etc/slurm/prolog.d/*", ""]  # fmt: skip
-    for n in nodes.to_dict(orient="records"):
+    columns = ["node_group", "sockets", "cpus", "cores_per_socket", "threads_per_core",
+               "real_memory_mib", "gpu_type", "gres_gpus"]  # fmt: skip
+    for n in records(nodes, columns):
         parts = [f"NodeName={n['node_group']}"]
         if n["sockets"] == n["sockets"]:
             parts += [f"CPUs={_int(n['cpus'])}", f"Sockets={_int(n['sockets'])}",
@@ -182,7 +207,7 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
         parts += [f"Gres=gpu:{n['gpu_type']}:{_int(n['gres_gpus'])}", "State=UNKNOWN"]
         lines.append(" ".join(parts))
     lines.append("")
-    for p in partitions.to_dict(orient="records"):
+    for p in records(partitions, ["partition", "node_group", "is_default", "max_time_min"]):
         lines.append(f"PartitionName={p['partition']} Nodes={p['node_group']} "
                      f"Default={'YES' if p['is_default'] else 'NO'} "
                      f"MaxTime={_int(p['max_time_min'])} State=UP")  # fmt: skip
@@ -193,7 +218,7 @@ def gres_conf(nodes: pd.DataFrame) -> str:
     """``gres.conf``: NVML autodetection plus each group's device files, which Slurm
     checks against what it detects (a mismatch drains the node; gres.conf(5))."""
     lines = ["# gres.conf generated by hubplan", "AutoDetect=nvml"]
-    for n in nodes.to_dict(orient="records"):
+    for n in records(nodes, ["node_group", "gpu_type", "gres_gpus"]):
         last = int(n["gres_gpus"]) - 1
         files = "/dev/nvidia0" if last == 0 else f"/dev/nvidia[0-{last}]"
         lines.append(f"NodeName={n['node_group']} Name=gpu Type={n['gpu_type']} File={files}")

@@ -28,12 +28,13 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     stage's ``inference``, the storage stage's ``storage_tiers`` and the network stage's
     ``fabric``."""
     spec, pools = pools, tables["pools"]
-    per_pool = pools[pools["level"] == "pool"]
-    servers = int(per_pool["total_servers"].sum())
+    per_pool = pools["level"].to_numpy() == "pool"
+    servers = int(pools["total_servers"].to_numpy()[per_pool].sum())
     tiers, fabric = tables["storage_tiers"], tables["fabric"]
     schedule = implementation_schedule(
-        servers, delivery, storage=bool((tiers["nodes"] > 0).any()), network=not fabric.empty
-    )
+        servers, delivery, storage=bool((tiers["nodes"].to_numpy() > 0).any()),
+        network=not fabric.empty,
+    )  # fmt: skip
     nodes = slurm_nodes(pools, catalog, delivery, spec)
     partitions = slurm_partitions(nodes, delivery)
     findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)

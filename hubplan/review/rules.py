@@ -18,6 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..core.findings import Finding
@@ -26,6 +27,16 @@ from .section import ReviewPolicy
 
 def _f(severity, subject, code, area, **params) -> Finding:
     return Finding(severity, "review", str(subject), code, {"area": area, **params})
+
+
+def _col(df: pd.DataFrame, name: str) -> np.ndarray:
+    """One column of a table as a NumPy array.
+
+    The rules read tables of a few rows (a few thousand racks at most); masking NumPy
+    arrays costs a few microseconds where a pandas filter and ``to_dict`` cost hundreds,
+    and the review runs on every control change of the workshop dashboard.
+    """
+    return df[name].to_numpy()
 
 
 def _names(values, limit: int = 5) -> str:
@@ -42,25 +53,29 @@ def check_training_on_marketing_figure(training: pd.DataFrame,
                                        policy: ReviewPolicy) -> list[Finding]:  # fmt: skip
     """Training sized on INT8 or 2:4-sparse peaks (the scenario allows it only with
     ``force_marketing_figure``): real training runs on dense floating-point math."""
-    dense = compute_claims.set_index("candidate")
+    dense = dict(zip(_col(compute_claims, "candidate").tolist(),
+                     _col(compute_claims, "bf16_dense_tflops").tolist(), strict=True))  # fmt: skip
     found = []
-    for t in training.to_dict(orient="records"):
+    for job, acc, precision, peak in zip(
+        _col(training, "job").tolist(), _col(training, "accelerator").tolist(),
+        _col(training, "precision").tolist(), _col(training, "peak_tflops").tolist(),
+        strict=True,
+    ):  # fmt: skip
         sparse = False
-        if t["accelerator"] in dense.index and t["precision"] in ("bf16", "fp16"):
-            figure = float(dense.loc[t["accelerator"], "bf16_dense_tflops"])
-            sparse = figure == figure and float(t["peak_tflops"]) > figure * 1.01
-        if t["precision"] == "int8" or sparse:
-            found.append(_f("error", t["job"], "review_marketing_sizing", "workload",
-                            job=t["job"], precision=t["precision"],
-                            peak=float(t["peak_tflops"])))  # fmt: skip
+        if acc in dense and precision in ("bf16", "fp16"):
+            figure = float(dense[acc])
+            sparse = figure == figure and float(peak) > figure * 1.01
+        if precision == "int8" or sparse:
+            found.append(_f("error", job, "review_marketing_sizing", "workload",
+                            job=job, precision=precision, peak=float(peak)))  # fmt: skip
     return found
 
 
 def check_no_time_margin(training: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A training job with no schedule margin: any restart or slowdown misses the deadline
     (planning rule: 30 %)."""
-    bad = training[training["time_margin"] <= 0]
-    return [_f("warning", j, "review_no_time_margin", "workload", job=j) for j in bad["job"]]
+    bad = _col(training, "job")[_col(training, "time_margin") <= 0]
+    return [_f("warning", j, "review_no_time_margin", "workload", job=j) for j in bad.tolist()]
 
 
 def check_pcie_cards_multinode_tp(training: pd.DataFrame, training_memory: pd.DataFrame,
@@ -68,27 +83,30 @@ def check_pcie_cards_multinode_tp(training: pd.DataFrame, training_memory: pd.Da
                                   policy: ReviewPolicy) -> list[Finding]:  # fmt: skip
     """PCIe-only or bridge-paired cards in a multi-server training job with tensor
     parallelism: tensor-parallel all-reduces then cross PCIe and the NIC."""
-    kinds = candidates.drop_duplicates("candidate").set_index("candidate")["scaleup_kind"]
-    tp = training_memory.set_index("job")["tensor_parallel"]
+    kinds: dict = {}  # the first row of each candidate
+    for c, k in zip(_col(candidates, "candidate").tolist(),
+                    _col(candidates, "scaleup_kind").tolist(), strict=True):  # fmt: skip
+        kinds.setdefault(c, k)
+    tp = dict(zip(_col(training_memory, "job").tolist(),
+                  _col(training_memory, "tensor_parallel").tolist(), strict=True))  # fmt: skip
     found = []
-    for t in training.to_dict(orient="records"):
-        kind = kinds.get(t["accelerator"], "")
-        if (
-            kind in ("none", "bridge", "pcie")
-            and int(t["servers"]) > 1
-            and int(tp.get(t["job"], 1)) > 1
-        ):
-            found.append(_f("error", t["job"], "review_pcie_multinode_tp", "accelerator",
-                            job=t["job"], accelerator=t["accelerator"], kind=kind,
-                            tp=int(tp[t["job"]]), servers=int(t["servers"])))  # fmt: skip
+    for job, acc, servers in zip(_col(training, "job").tolist(),
+                                 _col(training, "accelerator").tolist(),
+                                 _col(training, "servers").tolist(), strict=True):  # fmt: skip
+        kind = kinds.get(acc, "")
+        if kind in ("none", "bridge", "pcie") and int(servers) > 1 and int(tp.get(job, 1)) > 1:
+            found.append(_f("error", job, "review_pcie_multinode_tp", "accelerator",
+                            job=job, accelerator=acc, kind=kind,
+                            tp=int(tp[job]), servers=int(servers)))  # fmt: skip
     return found
 
 
 def check_single_replica_service(inference: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """An online service on one replica: any failure or driver update takes it down."""
-    bad = inference[inference["replicas"] < 2]  # NaN (no layout fits) is an error elsewhere
+    # NaN (no layout fits) is an error elsewhere
+    bad = _col(inference, "service")[_col(inference, "replicas") < 2]
     return [_f("warning", s, "review_single_replica", "workload", service=s)
-            for s in bad["service"]]  # fmt: skip
+            for s in bad.tolist()]  # fmt: skip
 
 
 # -- servers and pools -------------------------------------------------------------------
@@ -97,23 +115,26 @@ def check_single_replica_service(inference: pd.DataFrame, policy: ReviewPolicy) 
 def check_no_spares(pools: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A pool of several servers without a spare: one failed server stalls its jobs until
     the vendor's part arrives."""
-    p = pools[(pools["level"] == "pool") & (pools["servers"] >= policy.min_spares_above_servers)
-              & (pools["spare_servers"] <= 0)]  # fmt: skip
-    return [_f("warning", r["pool"], "review_no_spares", "server", pool=r["pool"],
-               servers=int(r["servers"])) for r in p.to_dict(orient="records")]  # fmt: skip
+    servers = _col(pools, "servers")
+    bad = ((_col(pools, "level") == "pool") & (servers >= policy.min_spares_above_servers)
+           & (_col(pools, "spare_servers") <= 0))  # fmt: skip
+    return [_f("warning", p, "review_no_spares", "server", pool=p, servers=int(n))
+            for p, n in zip(_col(pools, "pool")[bad].tolist(), servers[bad].tolist(),
+                            strict=True)]  # fmt: skip
 
 
 def check_buy_beyond_need(pools: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """'Buy double for the future': working servers beyond what the workload needs, more
     than rounding to whole servers and the growth headroom allow."""
-    p = pools[pools["level"] == "pool"]
-    excess = p["servers"] * p["gpus_per_server"] - p["gpus_required"]
-    over = p[(excess >= p["gpus_per_server"])
-             & (excess > p["gpus_required"] * policy.growth_headroom)]  # fmt: skip
-    return [_f("warning", r["pool"], "review_buy_beyond_need", "server", pool=r["pool"],
-               bought=int(r["servers"] * r["gpus_per_server"]), need=int(r["gpus_required"]),
-               headroom=policy.growth_headroom)
-            for r in over.to_dict(orient="records")]  # fmt: skip
+    level = _col(pools, "level") == "pool"
+    bought = _col(pools, "servers")[level] * _col(pools, "gpus_per_server")[level]
+    gps, need = _col(pools, "gpus_per_server")[level], _col(pools, "gpus_required")[level]
+    excess = bought - need
+    over = (excess >= gps) & (excess > need * policy.growth_headroom)
+    return [_f("warning", p, "review_buy_beyond_need", "server", pool=p, bought=int(b),
+               need=int(n), headroom=policy.growth_headroom)
+            for p, b, n in zip(_col(pools, "pool")[level][over].tolist(), bought[over].tolist(),
+                               need[over].tolist(), strict=True)]  # fmt: skip
 
 
 # -- storage -----------------------------------------------------------------------------
@@ -121,9 +142,9 @@ def check_buy_beyond_need(pools: pd.DataFrame, policy: ReviewPolicy) -> list[Fin
 
 def check_hot_tier_single_node(storage_tiers: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A hot tier on one node: a node failure stops every job's data and checkpoints."""
-    bad = storage_tiers[(storage_tiers["tier"] == "hot") & (storage_tiers["nodes"] == 1)]
+    bad = (_col(storage_tiers, "tier") == "hot") & (_col(storage_tiers, "nodes") == 1)
     return [_f("warning", m, "review_hot_tier_single_node", "storage", model=m)
-            for m in bad["model"]]  # fmt: skip
+            for m in _col(storage_tiers, "model")[bad].tolist()]  # fmt: skip
 
 
 def check_storage_below_guideline(storage_bandwidth: pd.DataFrame,
@@ -131,11 +152,12 @@ def check_storage_below_guideline(storage_bandwidth: pd.DataFrame,
     """Read supply below NVIDIA's 'good' storage guidance for the pool's servers
     (DGX SuperPOD RA: 4 GB/s read per node as 'good')."""
     b = storage_bandwidth
-    bad = b[b["supply_read_gb_s"] < b["guideline_good_read_gb_s"]]
-    return [_f("warning", r["pool"], "review_storage_below_guideline", "storage",
-               pool=r["pool"], supply=float(r["supply_read_gb_s"]),
-               guideline=float(r["guideline_good_read_gb_s"]))
-            for r in bad.to_dict(orient="records")]  # fmt: skip
+    supply, good = _col(b, "supply_read_gb_s"), _col(b, "guideline_good_read_gb_s")
+    bad = supply < good
+    return [_f("warning", p, "review_storage_below_guideline", "storage",
+               pool=p, supply=float(s), guideline=float(g))
+            for p, s, g in zip(_col(b, "pool")[bad].tolist(), supply[bad].tolist(),
+                               good[bad].tolist(), strict=True)]  # fmt: skip
 
 
 def check_checkpoint_overhead(checkpoint_plan: pd.DataFrame,
@@ -143,13 +165,14 @@ def check_checkpoint_overhead(checkpoint_plan: pd.DataFrame,
     """Checkpoint writes taking more than the allowed share of training time: the write
     path (or a two-stage, host-memory checkpoint) is too slow."""
     c = checkpoint_plan
-    share = c["write_time_s"] / (c["interval_min"] * 60)
-    bad = c[share > policy.max_checkpoint_overhead]
-    return [_f("warning", r["job"], "review_checkpoint_overhead", "storage", job=r["job"],
-               share=float(s), write_s=float(r["write_time_s"]),
-               limit=policy.max_checkpoint_overhead)
-            for r, s in zip(bad.to_dict(orient="records"), share[bad.index],
-                            strict=True)]  # fmt: skip
+    write_s = _col(c, "write_time_s")
+    with np.errstate(divide="ignore", invalid="ignore"):  # as pandas: inf/NaN, no warning
+        share = write_s / (_col(c, "interval_min") * 60)
+    bad = share > policy.max_checkpoint_overhead
+    return [_f("warning", j, "review_checkpoint_overhead", "storage", job=j,
+               share=float(s), write_s=float(w), limit=policy.max_checkpoint_overhead)
+            for j, s, w in zip(_col(c, "job")[bad].tolist(), share[bad].tolist(),
+                               write_s[bad].tolist(), strict=True)]  # fmt: skip
 
 
 # -- network -----------------------------------------------------------------------------
@@ -158,27 +181,29 @@ def check_checkpoint_overhead(checkpoint_plan: pd.DataFrame,
 def check_training_oversubscription(fabric: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A training (compute) fabric oversubscribed beyond 1:2 (the network stage checks the
     scenario's own policy; this is the reviewer's hard line)."""
-    bad = fabric[(fabric["plane"] == "compute")
-                 & (fabric["oversubscription"] > policy.max_training_oversubscription)]  # fmt: skip
+    ratio = _col(fabric, "oversubscription")
+    bad = (_col(fabric, "plane") == "compute") & (ratio > policy.max_training_oversubscription)
     return [_f("error", "compute", "review_oversubscription", "network",
                ratio=float(r), limit=policy.max_training_oversubscription)
-            for r in bad["oversubscription"]]  # fmt: skip
+            for r in ratio[bad].tolist()]  # fmt: skip
 
 
 def check_management_plane(fabric: pd.DataFrame, pools: pd.DataFrame,
                            policy: ReviewPolicy) -> list[Finding]:  # fmt: skip
     """No separate in-band or BMC plane: management then rides the compute plane."""
-    if pools[pools["level"] == "pool"]["total_servers"].sum() == 0 or fabric.empty:
+    if _col(pools, "total_servers")[_col(pools, "level") == "pool"].sum() == 0 or fabric.empty:
         return []
-    missing = [p for p in ("inband", "bmc") if p not in set(fabric["plane"])]
+    planes = set(_col(fabric, "plane").tolist())
+    missing = [p for p in ("inband", "bmc") if p not in planes]
     return [_f("error", p, "review_management_on_compute", "network", plane=p) for p in missing]
 
 
 def check_single_spine(fabric: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A multi-leaf compute fabric with one spine: one switch failure splits the fabric."""
-    bad = fabric[(fabric["plane"] == "compute") & (fabric["leaves"] > 1) & (fabric["spines"] == 1)]
+    leaves = _col(fabric, "leaves")
+    bad = (_col(fabric, "plane") == "compute") & (leaves > 1) & (_col(fabric, "spines") == 1)
     return [_f("warning", "compute", "review_single_spine", "network",
-               leaves=int(r)) for r in bad["leaves"]]  # fmt: skip
+               leaves=int(r)) for r in leaves[bad].tolist()]  # fmt: skip
 
 
 # -- facility (tables of the facility stage) ------------------------------------------------
@@ -187,13 +212,14 @@ def check_single_spine(fabric: pd.DataFrame, policy: ReviewPolicy) -> list[Findi
 def check_rack_headroom(power_allocation: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """The facility's headroom policy set below the planning guide's 15 % (the facility
     stage checks racks against its own policy; this catches the policy itself)."""
-    required = power_allocation["required_headroom_pct"]
-    low = power_allocation[required < policy.min_rack_headroom - 1e-9]
-    if low.empty:
+    required = _col(power_allocation, "required_headroom_pct")
+    low = required < policy.min_rack_headroom - 1e-9
+    if not low.any():
         return []
     return [_f("warning", "facility", "review_rack_headroom", "facility",
-               required=float(low["required_headroom_pct"].min()),
-               floor=policy.min_rack_headroom, racks=_names(low["rack"]))]  # fmt: skip
+               required=float(required[low].min()),
+               floor=policy.min_rack_headroom,
+               racks=_names(_col(power_allocation, "rack")[low]))]  # fmt: skip
 
 
 def check_inrush_allowance(power_on_sequence: pd.DataFrame, inrush_factor: float,
@@ -209,12 +235,14 @@ def check_inrush_allowance(power_on_sequence: pd.DataFrame, inrush_factor: float
 def check_air_cooled_density(cooling: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """Liquid-cooling densities on an air-cooled plan: racks whose heat exceeds what air
     can remove."""
-    c = cooling[(cooling["level"] == "rack") & (cooling["cooling_mode"] == "air")
-                & (cooling["heat_kw"] > policy.air_max_kw)]  # fmt: skip
-    if c.empty:
+    heat = _col(cooling, "heat_kw")
+    hot = ((_col(cooling, "level") == "rack") & (_col(cooling, "cooling_mode") == "air")
+           & (heat > policy.air_max_kw))  # fmt: skip
+    if not hot.any():
         return []
-    return [_f("error", str(c["rack"].iloc[0]), "review_air_cooled_density", "facility",
-               racks=_names(c["rack"]), heat=float(c["heat_kw"].max()),
+    racks = _col(cooling, "rack")[hot]
+    return [_f("error", str(racks[0]), "review_air_cooled_density", "facility",
+               racks=_names(racks), heat=float(heat[hot].max()),
                limit=policy.air_max_kw)]  # fmt: skip
 
 
@@ -257,8 +285,8 @@ def check_driver_lifecycle(equipment_list: pd.DataFrame, schedule: pd.DataFrame,
 
 def check_no_schedule_buffer(schedule: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A delivery schedule without a time buffer (planning guide: 20 %)."""
-    work = schedule[~schedule["milestone"]]
-    if work.empty or work["buffer_days"].sum() > 0:
+    buffer_days = _col(schedule, "buffer_days")[~_col(schedule, "milestone").astype(bool)]
+    if buffer_days.size == 0 or np.nansum(buffer_days) > 0:
         return []
     return [_f("warning", "schedule", "review_no_schedule_buffer", "delivery")]
 
@@ -266,8 +294,8 @@ def check_no_schedule_buffer(schedule: pd.DataFrame, policy: ReviewPolicy) -> li
 def check_phased_handover(schedule: pd.DataFrame, pools: pd.DataFrame,
                           policy: ReviewPolicy) -> list[Finding]:  # fmt: skip
     """A large cluster handed over in one batch: users wait for the last server."""
-    servers = int(pools[pools["level"] == "pool"]["total_servers"].sum())
-    batches = int(schedule["batch"].max()) if not schedule.empty else 0
+    servers = int(_col(pools, "total_servers")[_col(pools, "level") == "pool"].sum())
+    batches = int(_col(schedule, "batch").max()) if not schedule.empty else 0
     if servers >= policy.phased_handover_servers and batches <= 1:
         return [_f("warning", "schedule", "review_single_handover", "delivery", servers=servers)]
     return []
@@ -275,21 +303,22 @@ def check_phased_handover(schedule: pd.DataFrame, pools: pd.DataFrame,
 
 def check_stability_run(acceptance: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """A stability run shorter than the 24 h minimum of burn-in practice."""
-    s = acceptance[(acceptance["test"] == "stability_run")
-                   & (acceptance["expected"] < policy.min_stability_hours)]  # fmt: skip
-    return [_f("warning", r["pool"], "review_short_stability_run", "delivery",
-               pool=r["pool"], hours=float(r["expected"]), floor=policy.min_stability_hours)
-            for r in s.to_dict(orient="records")]  # fmt: skip
+    hours = _col(acceptance, "expected")
+    short = (_col(acceptance, "test") == "stability_run") & (hours < policy.min_stability_hours)
+    return [_f("warning", p, "review_short_stability_run", "delivery",
+               pool=p, hours=float(h), floor=policy.min_stability_hours)
+            for p, h in zip(_col(acceptance, "pool")[short].tolist(), hours[short].tolist(),
+                            strict=True)]  # fmt: skip
 
 
 def check_fabric_acceptance(acceptance: pd.DataFrame, pools: pd.DataFrame,
                             policy: ReviewPolicy) -> list[Finding]:  # fmt: skip
     """A multi-server training pool accepted without a fabric all-reduce or RDMA test."""
-    p = pools[(pools["level"] == "pool") & (pools["pool"] == "training")
-              & (pools["total_servers"] > 1)]  # fmt: skip
-    if p.empty:
+    training = ((_col(pools, "level") == "pool") & (_col(pools, "pool") == "training")
+                & (_col(pools, "total_servers") > 1))  # fmt: skip
+    if not training.any():
         return []
-    tests = set(acceptance.loc[acceptance["pool"] == "training", "test"])
+    tests = set(_col(acceptance, "test")[_col(acceptance, "pool") == "training"].tolist())
     missing = [t for t in ("rdma_write_bw", "fabric_all_reduce") if t not in tests]
     return [_f("warning", "training", "review_fabric_untested", "delivery",
                tests=", ".join(missing))] if missing else []  # fmt: skip
@@ -297,12 +326,15 @@ def check_fabric_acceptance(acceptance: pd.DataFrame, pools: pd.DataFrame,
 
 def check_memory_margin(slurm_nodes: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
     """Slurm RealMemory within a hair of physical memory: the OS and slurmd get no room."""
-    n = slurm_nodes.dropna(subset=["real_memory_mib", "physical_memory_mib"])
-    margin = 1 - n["real_memory_mib"] / n["physical_memory_mib"]
-    bad = n[margin < policy.min_memory_margin]
+    real = _col(slurm_nodes, "real_memory_mib").astype(float)
+    physical = _col(slurm_nodes, "physical_memory_mib").astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):  # as pandas: inf/NaN, no warning
+        margin = 1 - real / physical  # NaN where either is unknown: never below the floor
+    bad = margin < policy.min_memory_margin
     return [_f("warning", g, "review_memory_margin", "delivery", nodes=g,
                margin=float(m), floor=policy.min_memory_margin)
-            for g, m in zip(bad["node_group"], margin[bad.index], strict=True)]  # fmt: skip
+            for g, m in zip(_col(slurm_nodes, "node_group")[bad].tolist(), margin[bad].tolist(),
+                            strict=True)]  # fmt: skip
 
 
 def check_default_partition(slurm_partitions: pd.DataFrame,
@@ -312,8 +344,8 @@ def check_default_partition(slurm_partitions: pd.DataFrame,
     p = slurm_partitions
     if p.empty:
         return []
-    default = p[p["is_default"]]
-    if default.empty or (len(p) > 1 and (default["pool"] == "training").any()):
+    default = _col(p, "is_default").astype(bool)
+    if not default.any() or (len(p) > 1 and (_col(p, "pool")[default] == "training").any()):
         return [_f("warning", "slurm", "review_default_partition", "delivery",
                    partitions=_names(p["partition"]))]  # fmt: skip
     return []
@@ -390,24 +422,24 @@ def run_rules(
     (one row per rule and per item checked elsewhere)."""
     extra = extra or {}
     findings: list[Finding] = []
-    rows = []
+    rows: list[tuple[str, str, str, str, float]] = []  # item, rule, checked_by, result, found
     for rule in RULES:
         name = rule.check.__name__
         ready = all(t in tables for t in rule.tables) and all(e in extra for e in rule.extra)
         if not ready:
-            rows.append({"item": rule.code, "rule": name, "checked_by": "review",
-                         "result": "not_run", "found": 0})  # fmt: skip
+            rows.append((rule.code, name, "review", "not_run", 0))
             continue
         args = [tables[t] for t in rule.tables] + [extra[e] for e in rule.extra]
         if any(tables[t].empty for t in rule.tables):  # e.g. no inference services
-            rows.append({"item": rule.code, "rule": name, "checked_by": "review",
-                         "result": "no_data", "found": 0})  # fmt: skip
+            rows.append((rule.code, name, "review", "no_data", 0))
             continue
         got = rule.check(*args, policy)
         findings += got
-        rows.append({"item": rule.code, "rule": name, "checked_by": "review",
-                     "result": "found" if got else "pass", "found": len(got)})  # fmt: skip
+        rows.append((rule.code, name, "review", "found" if got else "pass", len(got)))
     for item, (stage, code) in ELSEWHERE.items():
-        rows.append({"item": item, "rule": code, "checked_by": stage, "result": "elsewhere",
-                     "found": math.nan})  # fmt: skip
-    return findings, pd.DataFrame(rows, columns=["item", "rule", "checked_by", "result", "found"])
+        rows.append((item, code, stage, "elsewhere", math.nan))
+    columns = ["item", "rule", "checked_by", "result", "found"]
+    # column by column: one list per column builds the frame without a dict per row
+    return findings, pd.DataFrame(
+        dict(zip(columns, map(list, zip(*rows, strict=True)), strict=True))
+    )

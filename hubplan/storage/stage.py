@@ -41,6 +41,28 @@ TIERS = ("hot", "warm", "cold")
 CURVE_POINTS = 400
 
 
+def _records(df: pd.DataFrame, columns: list[str], rows=None) -> list[dict]:
+    """Rows of a table as dicts of the named columns, with the Python scalars
+    ``to_dict(orient="records")`` gives; ``rows`` a boolean mask of the rows to keep.
+
+    Column by column: the stage reruns on every workload change of the dashboard, and
+    pandas' row-wise ``to_dict`` of the wide workload tables costs milliseconds.
+    """
+    values = []
+    for c in columns:
+        col = df[c].to_numpy()
+        values.append((col if rows is None else col[rows]).tolist())
+    return [dict(zip(columns, r, strict=True)) for r in zip(*values, strict=True)]
+
+
+def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
+    """A table from its rows, built column by column (the same dtypes as
+    ``pd.DataFrame(rows, columns=columns)``, which an empty table keeps)."""
+    if not rows:
+        return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame({c: [r[c] for r in rows] for c in columns})
+
+
 def _num(v: object) -> float:
     return math.nan if v is None else float(v)
 
@@ -124,18 +146,21 @@ def run_storage(
     """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
     the hot-tier fill projection and the off-site copy."""
     findings: list[Finding] = []
-    pools = tables["pools"]
-    pools = pools[pools["level"] == "pool"]
+    all_pools = tables["pools"]
+    pools = _records(all_pools, ["pool", "server", "total_gpus", "total_servers"],
+                     all_pools["level"].to_numpy() == "pool")  # fmt: skip
     training = tables["training"]
     jobs_by_name = {j.name: j for j in workload.training}
 
-    train_pool = pools[pools["pool"] == "training"]
-    train_server = str(train_pool["server"].iloc[0]) if not train_pool.empty else ""
+    train_pool = [p for p in pools if p["pool"] == "training"]
+    train_server = str(train_pool[0]["server"]) if train_pool else ""
     _, train_usable_gbps = _server_storage(train_server, catalog)
 
     # -- checkpoints and datasets per job ------------------------------------------------
     jobs: list[dict] = []
-    for row in training.to_dict(orient="records"):
+    job_columns = ["job", "method", "params", "tokens", "gpus", "servers", "goodput",
+                   "tokens_per_s", "days_to_finish"]  # fmt: skip
+    for row in _records(training, job_columns):
         spec = jobs_by_name[row["job"]]
         w, m, o = _checkpoint_bytes(str(row["method"]), storage)
         text_tb = (float(spec.data_bytes) if spec.data_bytes is not None
@@ -182,11 +207,11 @@ def run_storage(
             content_rows.append({"tier": tier, "content": name, "tb": tb})
         content_rows.append({"tier": tier, "content": "growth",
                              "tb": sum(parts.values()) * storage.growth_margin})  # fmt: skip
-    content_df = pd.DataFrame(content_rows)
+    content_df = _frame(content_rows, ["tier", "content", "tb"])
 
     # -- read demand per pool ------------------------------------------------------------
     bw_rows = []
-    for p in pools.to_dict(orient="records"):
+    for p in pools:
         _, usable_gbps = _server_storage(str(p["server"]), catalog)
         gpus, servers = int(p["total_gpus"]), int(p["total_servers"])
         token = (sum(token_read_gb_s(j["tokens_per_s"], storage.processed_bytes_per_token,
@@ -268,7 +293,7 @@ def run_storage(
             node_rows.append(("hot", catalog.storage_block(storage.metadata_model,
                                                            "storage.metadata_model"),
                               storage.metadata_nodes))  # fmt: skip
-    tiers_df = pd.DataFrame(tier_rows)
+    tiers_df = _frame(tier_rows, list(tier_rows[0]))
     hot_read, hot_write, hot_usable = supply["hot"]
 
     bw_rows.append({
@@ -280,9 +305,10 @@ def run_storage(
         "guideline_good_read_gb_s": sum(r["guideline_good_read_gb_s"] for r in bw_rows),
         "guideline_best_read_gb_s": sum(r["guideline_best_read_gb_s"] for r in bw_rows),
     })  # fmt: skip
-    bw_df = pd.DataFrame(bw_rows)
-    bw_df["supply_read_gb_s"] = np.where(bw_df["pool"] == "total", hot_read, np.nan)
-    bw_df["supply_write_gb_s"] = np.where(bw_df["pool"] == "total", hot_write, np.nan)
+    total = np.array([r["pool"] == "total" for r in bw_rows])
+    bw_df = _frame(bw_rows, list(bw_rows[0]))
+    bw_df["supply_read_gb_s"] = np.where(total, hot_read, np.nan)
+    bw_df["supply_write_gb_s"] = np.where(total, hot_write, np.nan)
 
     # -- checkpoint interval, goodput, bursts --------------------------------------------
     for j in jobs:
@@ -325,10 +351,10 @@ def run_storage(
                "goodput", "write_share", "write_window_s", "write_demand_gb_s",
                "write_supply_gb_s", "limited_by", "write_time_s", "interval_min",
                "expected_goodput", "job_days", "days_to_alert", "days_to_full"]  # fmt: skip
-    ck_df = pd.DataFrame([{k: j[k] for k in ck_cols} for j in jobs], columns=ck_cols)
+    ck_df = _frame(jobs, ck_cols)
 
     # -- storage traffic on the compute fabric -------------------------------------------
-    for p in pools.to_dict(orient="records"):
+    for p in pools:
         if p["pool"] == "development":
             continue
         nics, usable_gbps = _server_storage(str(p["server"]), catalog)
@@ -368,16 +394,20 @@ def run_storage(
     dr_df = pd.DataFrame([dr])
 
     # -- storage_nodes: the contract -----------------------------------------------------
-    nodes_df = pd.DataFrame([{
+    node_dicts = [{
         "tier": tier, "role": row["role"], "model": row["name"], "nodes": int(n),
         "rack_units": _num(row["rack_units"]), "max_power_kw": _num(row["max_power_kw"]),
         "typical_power_kw": _num(row["typical_power_kw"]), "price_usd": _num(row["price_usd"]),
         "nic_ports": _num(row["nic_ports"]), "nic_gbps": _num(row["nic_gbps"]),
-    } for tier, row, n in node_rows], columns=STORAGE_NODE_COLUMNS)  # fmt: skip
+    } for tier, row, n in node_rows]  # fmt: skip
+    nodes_df = _frame(node_dicts, STORAGE_NODE_COLUMNS)
     if nodes_df["nic_ports"].notna().all():
         nodes_df["nic_ports"] = nodes_df["nic_ports"].astype(int)
     unknown_cols = ["rack_units", "max_power_kw", "typical_power_kw", "price_usd"]
-    for r in nodes_df.drop_duplicates("model").to_dict(orient="records"):
+    first_of_model = {}  # one finding per model, from its first row
+    for r in node_dicts:
+        first_of_model.setdefault(r["model"], r)
+    for r in first_of_model.values():
         gaps = [c for c in unknown_cols if math.isnan(r[c])]
         if gaps and r["nodes"] > 0:
             findings.append(Finding("info", "storage", r["model"], "storage_figures_unknown",
