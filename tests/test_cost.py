@@ -160,8 +160,8 @@ def test_energy_is_priced_from_the_facility_power(plan, summary):
     assert opex.loc["energy", "line_quantity"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)
     assert opex.loc["energy", "usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
     assert summary["energy_mwh_per_year"] == pytest.approx(2062.4076, abs=1e-3)
-    # the same figure the facility stage reports as its annual electricity cost
-    assert power["annual_cost_usd"] == pytest.approx(ENERGY_USD, abs=0.01)
+    # the facility stage's annual energy at the tariff: 2 062.41 MWh × $88 a MWh
+    assert power["annual_mwh"] * 88 == pytest.approx(ENERGY_USD, abs=0.01)
     # 2 062.41 MWh on China's 2022 grid (0.5366 kg/kWh, MEE/NBS) = 1 106.69 t CO2
     assert summary["co2_t_per_year"] == pytest.approx(1106.688, abs=1e-3)
     f = plan.findings

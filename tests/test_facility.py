@@ -416,10 +416,13 @@ def test_16k_gpu_plan_closes():
     fp = plan["facility_power"].set_index("scope").loc["total"]
     # typical: 2 151 × 8.16 = 17 552.16; switches 2 013 × 0.747 + 172 × 0.466 + 92 × 0.098
     # = 1 592.879; storage 91 × 2 × 0.8 = 145.6; management 3 × 0.4 = 1.2: 19 291.839 kW;
-    # × 1.25 PUE × 8 760 h = 211 245.64 MWh; × US$88 per MWh = US$18.590 M a year
+    # × 1.25 PUE × 8 760 h = 211 245.64 MWh; × US$88 per MWh = US$18.590 M a year, which
+    # the cost stage prices (the facility stage reports energy, not money)
     assert fp["it_typical_kw"] == pytest.approx(19291.839)
     assert fp["annual_mwh"] == pytest.approx(211245.64, abs=0.01)
-    assert fp["annual_cost_usd"] == pytest.approx(18.58962e6, rel=1e-6)
+    assert "annual_cost_usd" not in fp.index
+    energy = plan["cost_opex"].set_index("category").loc["energy", "usd_per_year"]
+    assert energy == pytest.approx(18.58962e6, rel=1e-6)
     assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
         pytest.approx(17208 * 989.5 / 1000)
     )

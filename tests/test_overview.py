@@ -33,7 +33,8 @@ def test_electricity_price_moves_opex_and_reruns_only_what_reads_it():
     assert f["opex_usd_per_year"] == pytest.approx(2 * before["opex_usd_per_year"])
     assert f["opex_usd_per_year"] == pytest.approx(362_983.74, abs=0.01)
     assert f["gpus"] == before["gpus"] and f["capex_usd"] == before["capex_usd"]
-    assert p.result.stages_run == ("facility", "cost", "review")
+    # The tariff is the cost stage's to price: racks, power and the review stand.
+    assert p.result.stages_run == ("cost",)
     assert 'id="hubplan-fig-opex_usd_per_year">362,984 USD' in p.headline.value
 
 

@@ -12,6 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..core.frames import records as _records
+
 CAPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "line_unit_usd", "capex_usd",
                  "price_basis", "price_source", "priced"]  # fmt: skip
 
@@ -88,17 +90,6 @@ def _line(category, item, quantity, unit, price, basis, source) -> dict:
             "line_unit_usd": price, "capex_usd": amount if ok else math.nan,
             "price_basis": basis if ok else "none", "price_source": source if ok else "",
             "priced": ok}  # fmt: skip
-
-
-def _records(df: pd.DataFrame, columns: list[str], rows=None) -> list[dict]:
-    """Rows of a table as dicts of the named columns only, as ``to_dict(orient="records")``
-    gives them (Python scalars); ``rows`` a boolean mask to keep. Column by column: the
-    cost stage reruns on every control change, and row-wise pandas access is slow."""
-    values = []
-    for c in columns:
-        col = df[c].to_numpy()
-        values.append((col if rows is None else col[rows]).tolist())
-    return [dict(zip(columns, r, strict=True)) for r in zip(*values, strict=True)]
 
 
 def server_lines(pools: pd.DataFrame, price_sources: dict[str, str]) -> list[dict]:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.errors import CatalogError
 from ..core.findings import Finding
+from ..core.frames import records
 from ..pools import Pools
 from .section import Delivery
 
@@ -32,24 +32,6 @@ K8S_COLUMNS = ["service", "pool", "node_label", "taint", "gpus_per_pod", "replic
                "gpu_quota"]  # fmt: skip
 
 MIB = 2**20
-
-
-def records(df: pd.DataFrame, columns: list[str], rows=None) -> list[dict]:
-    """Rows of a table as dicts of the named columns, with the Python scalars
-    ``to_dict(orient="records")`` gives; ``rows`` a boolean mask of the rows to keep.
-
-    Column by column: the delivery stage reruns on every workload change in the workshop
-    dashboard, and pandas' row-wise ``to_dict`` costs far more on these few-row tables.
-
-    >>> records(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}), ["b", "a"], [False, True])
-    [{'b': 'y', 'a': 2}]
-    """
-    mask = None if rows is None else np.asarray(rows, dtype=bool)
-    values = []
-    for c in columns:
-        col = df[c].to_numpy()
-        values.append((col if mask is None else col[mask]).tolist())
-    return [dict(zip(columns, r, strict=True)) for r in zip(*values, strict=True)]
 
 
 def server_figures(name: str, catalog: Catalog, pools: Pools | None = None) -> pd.Series | None:

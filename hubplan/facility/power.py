@@ -1,5 +1,5 @@
 """Power: per-rack allocation against supply with headroom, the power-on sequence, and the
-facility's power, energy and electricity cost.
+facility's power and energy (the cost stage prices it).
 
 References
 ----------
@@ -274,7 +274,8 @@ def annual_energy_mwh(it_kw: float, pue: float) -> float:
 
 def facility_power(layout: pd.DataFrame, facility: Facility) -> pd.DataFrame:
     """Facility power: IT nameplate and typical draw, facility power at the PUE, annual
-    energy (at the typical draw) and electricity cost, by device type and in total."""
+    energy (at the typical draw), by device type and in total. The cost stage prices the
+    energy (``cost_opex``, line ``energy``) at ``facility.electricity_usd_per_kwh``."""
     codes, scopes = pd.factorize(layout["device_type"].to_numpy())
     n = len(scopes)
     devices = np.bincount(codes[codes >= 0], minlength=n)
@@ -295,7 +296,5 @@ def facility_power(layout: pd.DataFrame, facility: Facility) -> pd.DataFrame:
             "facility_kw": nameplate * pue,
             "facility_typical_kw": typical * pue,
             "annual_mwh": annual_mwh,
-            "electricity_usd_per_kwh": facility.electricity_usd_per_kwh,
-            "annual_cost_usd": annual_mwh * 1000 * facility.electricity_usd_per_kwh,
         }
     )

@@ -7,7 +7,6 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
-from ..facility.section import Facility
 from .rules import run_rules
 from .section import ReviewPolicy
 
@@ -19,16 +18,17 @@ NEEDS = ("training", "training_memory", "inference", "candidates", "compute_clai
 
 
 def run_review(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
-               review: ReviewPolicy, facility: Facility) -> StageResult:  # fmt: skip
+               review: ReviewPolicy, facility_inrush_factor: float) -> StageResult:  # fmt: skip
     """The design review over the plan's tables: findings and the checklist."""
     findings, checklist = run_rules(tables, review,
-                                    extra={"inrush_factor": facility.inrush_factor})  # fmt: skip
+                                    extra={"inrush_factor": facility_inrush_factor})  # fmt: skip
     return StageResult({"review_checklist": checklist}, tuple(findings))
 
 
 STAGE = Stage(
     name="review",
-    sections=("review", "facility"),
+    # One figure of the facility section: a tariff or PUE change does not rerun the review.
+    sections=("review", "facility.inrush_factor"),
     needs=NEEDS,
     provides=("review_checklist",),
     run=run_review,

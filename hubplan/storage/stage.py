@@ -12,6 +12,8 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.errors import CatalogError, HubplanError
 from ..core.findings import Finding
+from ..core.frames import frame as _frame
+from ..core.frames import records as _records
 from ..core.stage import Stage, StageResult
 from ..workload.section import Workload
 from .bandwidth import (
@@ -39,28 +41,6 @@ WEIGHT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, 
 TIERS = ("hot", "warm", "cold")
 #: Most rows the fill curve keeps (the crossings are computed on every checkpoint).
 CURVE_POINTS = 400
-
-
-def _records(df: pd.DataFrame, columns: list[str], rows=None) -> list[dict]:
-    """Rows of a table as dicts of the named columns, with the Python scalars
-    ``to_dict(orient="records")`` gives; ``rows`` a boolean mask of the rows to keep.
-
-    Column by column: the stage reruns on every workload change of the dashboard, and
-    pandas' row-wise ``to_dict`` of the wide workload tables costs milliseconds.
-    """
-    values = []
-    for c in columns:
-        col = df[c].to_numpy()
-        values.append((col if rows is None else col[rows]).tolist())
-    return [dict(zip(columns, r, strict=True)) for r in zip(*values, strict=True)]
-
-
-def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
-    """A table from its rows, built column by column (the same dtypes as
-    ``pd.DataFrame(rows, columns=columns)``, which an empty table keeps)."""
-    if not rows:
-        return pd.DataFrame(rows, columns=columns)
-    return pd.DataFrame({c: [r[c] for r in rows] for c in columns})
 
 
 def _num(v: object) -> float:
