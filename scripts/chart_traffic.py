@@ -12,9 +12,13 @@ Usage::
 
     python scripts/chart_traffic.py voila [NOTEBOOK]   # default notebooks/00_overview.ipynb
     python scripts/chart_traffic.py lab [NOTEBOOK]     # runs the notebook, then reloads
+    python scripts/chart_traffic.py voila --code ../other-checkout   # another hubplan
 
 Needs Debian's ``chromium`` and the ``playwright`` package (no ``playwright install``).
-Prints one table row per page load.
+Prints one table row per page load: websocket MB, copies of the bundle, charts, charts
+drawn, the page's clock when the last one drew (seconds since that page load began; on a
+first load this includes running the notebook), JS heap after a garbage collection, and
+console errors.
 """
 
 from __future__ import annotations
@@ -38,11 +42,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 #: Occurs once in vl-convert's bundle (its last line) and nowhere else on the page.
 BUNDLE_MARKER = b"__default as default"
 
-#: (charts on the page, charts drawn): a chart is a ``.vega-embed`` element, drawn once
-#: Vega has put its ``.marks`` canvas or SVG inside.
+#: (charts on the page, charts drawn, page clock [ms]): a chart is a ``.vega-embed``
+#: element, drawn once Vega has put its ``.marks`` canvas or SVG inside.
 COUNT_JS = """() => {
   const charts = [...document.querySelectorAll('.vega-embed')];
-  return [charts.length, charts.filter(c => c.querySelector('.marks')).length];
+  return [charts.length, charts.filter(c => c.querySelector('.marks')).length,
+          performance.now()];
 }"""
 
 
@@ -88,17 +93,20 @@ class Meter:
         self.bytes, self.bundles, self.errors = 0, 0, []
 
     def wait_drawn(self, timeout_s: float = 240) -> tuple[int, int, float]:
-        """Wait until every chart has drawn and the count holds for 3 s."""
+        """Wait until every chart has drawn and the count holds for 3 s; return the
+        counts and the page's clock (seconds since it began loading) when they last
+        changed, to the 0.1 s the polling allows."""
         start = time.perf_counter()
-        last, stable_since = None, time.perf_counter()
+        last, stable_since, drawn_at = None, time.perf_counter(), 0.0
         while time.perf_counter() - start < timeout_s:
-            now = tuple(self.page.evaluate(COUNT_JS))
+            *counts, clock = self.page.evaluate(COUNT_JS)
+            now = tuple(counts)
             if now != last:
-                last, stable_since = now, time.perf_counter()
+                last, stable_since, drawn_at = now, time.perf_counter(), clock / 1000
             elif now[0] and now[0] == now[1] and time.perf_counter() - stable_since > 3:
                 break
-            self.page.wait_for_timeout(250)
-        return last[0], last[1], stable_since - start
+            self.page.wait_for_timeout(100)
+        return last[0], last[1], drawn_at
 
     def heap_mb(self) -> float:
         cdp = self.page.context.new_cdp_session(self.page)
@@ -116,13 +124,13 @@ def row(what: str, meter: Meter, charts: int, drawn: int, seconds: float) -> Non
 
 
 HEADER = (f"{'page load':<34} {'ws MB':>9} {'bundles':>8} {'charts':>7} {'drawn':>6} "
-          f"{'drawn s':>8} {'heap MB':>8} {'errors':>7}")  # fmt: skip
+          f"{'page s':>8} {'heap MB':>8} {'errors':>7}")  # fmt: skip
 
 
-def run_voila(notebook: Path, browser) -> None:
+def run_voila(notebook: Path, browser, code: Path) -> None:
     port = free_port()
     runtime = Path(tempfile.mkdtemp(prefix="hubplan-voila-"))
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(code)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "voila", str(notebook), "--no-browser", "--Voila.ip=127.0.0.1",
          f"--port={port}"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
@@ -148,12 +156,12 @@ def run_voila(notebook: Path, browser) -> None:
         shutil.rmtree(runtime, ignore_errors=True)
 
 
-def run_lab(notebook: Path, browser) -> None:
+def run_lab(notebook: Path, browser, code: Path) -> None:
     runtime = Path(tempfile.mkdtemp(prefix="hubplan-lab-"))
     for name in ("notebooks", "templates", "data"):  # JupyterLab saves what it runs
         shutil.copytree(ROOT / name, runtime / "workbook" / name)
     port = free_port()
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(code)}
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
            f"--ServerApp.root_dir={runtime / 'workbook'}", "--LabApp.expose_app_in_browser=True",
@@ -207,13 +215,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("where", choices=["voila", "lab"])
     ap.add_argument("notebook", nargs="?", default=str(ROOT / "notebooks" / "00_overview.ipynb"))
+    ap.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="the hubplan checkout the kernel imports (default: this one)",
+    )
     args = ap.parse_args()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium") or
                                     "/usr/bin/chromium", headless=True,
                                     args=CHROMIUM_ARGS)  # fmt: skip
         try:
-            (run_voila if args.where == "voila" else run_lab)(Path(args.notebook), browser)
+            (run_voila if args.where == "voila" else run_lab)(
+                Path(args.notebook), browser, args.code.resolve()
+            )
         finally:
             browser.close()
 

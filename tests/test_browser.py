@@ -200,3 +200,83 @@ def test_overview_dashboard_in_chromium(voila):
     assert not errors, f"the page reported errors: {errors}"
     needed = [u for u in external if not any(h in u for h in HARMLESS)]
     assert not needed, f"the dashboard asked for files off the machine: {needed}"
+
+
+#: Stand-in for vl-convert's bundle: draws a mark and counts how often it was evaluated.
+FAKE_BUNDLE = """globalThis.__evaluated = (globalThis.__evaluated ?? 0) + 1;
+export default { render({ el }) { el.innerHTML = '<svg class="marks"></svg>'; } };"""
+
+#: The page side of charts.py with stand-in models: import an ESM text, fake a model.
+HARNESS_JS = """async ([chartEsm, loaderEsm]) => {
+  const load = async (text) => (await import(
+    URL.createObjectURL(new Blob([text], {type: "text/javascript"})))).default;
+  const model = (state) => ({ get: (k) => state[k] });
+  window.chartDef = await load(chartEsm);
+  window.loaderDef = await load(loaderEsm);
+  window.model = model;
+  window.els = {};
+  window.render = (name, key, notes) => {
+    const el = document.createElement("div");
+    document.body.append(el);
+    window.els[name] = el;
+    window.chartDef.render({ model: model({ _vega_key: key, _vega_notes: notes }), el })
+      .catch((e) => { el.dataset.error = String(e); });
+  };
+  window.initialize = (key, bundle) =>
+    window.loaderDef.initialize({ model: model({ key, bundle }) });
+}"""
+
+
+def test_live_chart_waits_for_the_loader_in_chromium():
+    """The stub and the loader in the browser, in either order, with stand-in models:
+    a chart drawn before the loader ran waits, then draws; a second kernel's loader with
+    the same bundle does not evaluate it again; a chart says so when the bundle is slow
+    or broken."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    from hubplan.views.charts import WAIT_NOTE_MS, LiveChart, VegaLoader, _vega_notes
+
+    notes = _vega_notes()
+    drawn = "(name) => !!window.els[name].querySelector('.marks')"
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.route("**/*", lambda route: route.fulfill(body="<html><body></body></html>",
+                                                          content_type="text/html"))  # fmt: skip
+            page.goto("http://127.0.0.1/")
+            page.clock.install()
+            page.evaluate(HARNESS_JS, [LiveChart._esm, VegaLoader._esm])
+            # chart first: it waits (no note before WAIT_NOTE_MS) ...
+            page.evaluate("([k, n]) => window.render('early', k, n)", ["vega-a", notes])
+            page.clock.run_for(WAIT_NOTE_MS - 1000)
+            assert page.evaluate("window.els.early.textContent") == ""
+            # ... says it is waiting once the loader is that late ...
+            page.clock.run_for(2000)
+            assert page.evaluate("window.els.early.textContent") == notes["waiting"]
+            # ... and draws once a loader brings the bundle
+            page.evaluate("([k, b]) => window.initialize(k, b)", ["vega-a", FAKE_BUNDLE])
+            page.wait_for_function(drawn, arg="early", timeout=10_000)
+            assert "Waiting" not in page.evaluate("window.els.early.textContent")
+            # loader first, then a chart: draws at once; a second loader (another kernel on
+            # this page) with the same bundle is not evaluated again
+            page.evaluate("([k, b]) => window.initialize(k, b)", ["vega-a", FAKE_BUNDLE])
+            page.evaluate("([k, n]) => window.render('late', k, n)", ["vega-a", notes])
+            page.wait_for_function(drawn, arg="late", timeout=10_000)
+            assert page.evaluate("globalThis.__evaluated") == 1
+            # another bundle key is another entry: it does not draw with vega-a's bundle
+            page.evaluate("([k, n]) => window.render('other', k, n)", ["vega-b", notes])
+            page.clock.run_for(WAIT_NOTE_MS + 1000)
+            assert page.evaluate("window.els.other.textContent") == notes["waiting"]
+            # a bundle that fails to evaluate: the chart says so, with the error
+            page.evaluate(
+                "([k, b]) => window.initialize(k, b)", ["vega-b", "throw new Error('bad bundle');"]
+            )
+            page.wait_for_function("() => window.els.other.textContent.includes('bad bundle')",
+                                   timeout=10_000)  # fmt: skip
+            text = page.evaluate("window.els.other.textContent")
+            assert text.startswith("The chart engine (Vega) did not load: Error: bad bundle")
+            assert "图表引擎（Vega）加载失败" in text
+            assert page.evaluate("globalThis.__evaluated") == 1
+        finally:
+            browser.close()

@@ -98,7 +98,8 @@ def test_a_closed_loader_is_replaced(chart):
 def test_javascript_reads_the_traits_python_sends():
     # the stub and the loader name their traits in JavaScript; a rename must be made twice
     assert 'model.get("_vega_key")' in LiveChart._esm
-    assert LiveChart.class_trait_names(sync=True).count("_vega_key") == 1
+    assert 'model.get("_vega_notes")' in LiveChart._esm
+    assert {"_vega_key", "_vega_notes"} <= set(LiveChart.class_trait_names(sync=True))
     assert 'model.get("key")' in VegaLoader._esm
     assert 'model.get("bundle")' in VegaLoader._esm
     assert {"key", "bundle"} <= set(VegaLoader.class_trait_names(sync=True))
@@ -122,6 +123,15 @@ def test_bare_chart_in_a_cell_is_a_live_chart(chart):
     shown = open_widgets[model_id]
     assert isinstance(shown, LiveChart)
     assert shown.spec["mark"] == {"type": "bar"}
+
+
+def test_waiting_and_failure_notes_in_both_languages(chart):
+    notes = LiveChart(chart)._vega_notes
+    assert notes["waiting"] == (
+        "Waiting for the chart engine (Vega) from the kernel … / 正在从内核加载图表引擎（Vega）…"
+    )
+    # the page puts the browser's error in place of {error}, in both languages
+    assert notes["failed"].count("{error}") == 2
 
 
 def test_bundle_key_tells_bundles_apart():

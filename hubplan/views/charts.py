@@ -93,14 +93,15 @@ export default {
     const { model, el } = ctx;
     el.classList.add("hubplan-chart");
     const entry = vegaEntry(model.get("_vega_key"));
+    const notes = model.get("_vega_notes");
     const note = setTimeout(() => {
-      el.textContent = "Waiting for the chart engine (hubplan VegaLoader) …";
+      el.textContent = notes.waiting;
     }, WAIT_NOTE_MS);
     let vega;
     try {
       vega = await entry.promise;
     } catch (error) {
-      el.textContent = "The chart engine did not load: " + error;
+      el.textContent = notes.failed.replaceAll("{error}", String(error));
       return;
     } finally {
       clearTimeout(note);
@@ -151,6 +152,15 @@ def vega_loader() -> VegaLoader:
     return loader
 
 
+@cache
+def _vega_notes() -> dict[str, str]:
+    # The chart does not know its panel's language: both, English first.
+    return {
+        note: f"{label(f'chart.vega_{note}', 'en')} / {label(f'chart.vega_{note}', 'zh')}"
+        for note in ("waiting", "failed")
+    }
+
+
 class LiveChart(alt.JupyterChart):
     """``alt.JupyterChart`` that draws with the kernel's shared Vega bundle.
 
@@ -163,9 +173,12 @@ class LiveChart(alt.JupyterChart):
     _esm = _REGISTRY_JS + _CHART_JS
     #: :func:`bundle_key` of the bundle this chart draws with.
     _vega_key = traitlets.Unicode().tag(sync=True)
+    #: What the chart's place says while it waits for the bundle or when it failed.
+    _vega_notes = traitlets.Dict().tag(sync=True)
 
     def __init__(self, chart: alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
         kwargs["_vega_key"] = vega_loader().key
+        kwargs["_vega_notes"] = _vega_notes()
         super().__init__(chart, *args, **kwargs)
 
     @classmethod
