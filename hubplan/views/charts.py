@@ -165,7 +165,7 @@ class LiveChart(alt.JupyterChart):
     """``alt.JupyterChart`` that draws with the kernel's shared Vega bundle.
 
     A drop-in for ``alt.JupyterChart(chart)``: same constructor, and ``.chart`` and
-    ``.spec`` behave the same. Its JavaScript is a stub of a few hundred bytes; the bundle
+    ``.spec`` behave the same. Its JavaScript is a stub of about 1 kB; the bundle
     reaches the page once per kernel through :func:`vega_loader`, which the first LiveChart
     creates (so its model reaches the page before any chart's). Always offline.
     """
