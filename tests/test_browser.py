@@ -3,8 +3,12 @@
 opens it with every request off the machine blocked, a control changes, the headline
 figure follows, and a screenshot lands in build/.
 
+Every live chart of the panel draws, and the Vega bundle (about 0.9 MB of JavaScript)
+reaches the page once, however many charts there are (hubplan.views.charts.LiveChart).
+
 Prints the in-browser time from a committed control change to the updated figure
-(reported, never asserted) and writes it to build/browser-timing.txt.
+(reported, never asserted) and writes it to build/browser-timing.txt, with the kernel
+websocket bytes the page received.
 """
 
 from __future__ import annotations
@@ -29,6 +33,13 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-default-apps", "--disable-extensions"]  # fmt: skip
 #: Requests off the machine that Voila's page makes and does without (icon font CSS).
 HARMLESS = ("font-awesome", "fontawesome")
+#: Occurs once in vl-convert's Vega bundle (its last line) and nowhere else on the page.
+BUNDLE_MARKER = b"__default as default"
+#: (live charts on the page, charts Vega has drawn: a ``.marks`` canvas or SVG inside).
+CHARTS_JS = """() => {
+  const charts = [...document.querySelectorAll('.hubplan-chart')];
+  return [charts.length, charts.filter(c => c.querySelector('.vega-embed .marks')).length];
+}"""
 
 pytestmark = [
     pytest.mark.browser,
@@ -99,9 +110,30 @@ _WATCH = """() => {
 }"""
 
 
+def _live_charts(widget) -> int:
+    """Live charts in a widget tree (what the page must draw)."""
+    from hubplan.views.charts import LiveChart
+
+    children = getattr(widget, "children", ())
+    return isinstance(widget, LiveChart) + sum(_live_charts(c) for c in children)
+
+
 def test_overview_dashboard_in_chromium(voila):
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="playwright is not installed (make test installs it)")  # fmt: skip
+    import hubplan
+    from hubplan.views import OverviewPanel
+
+    # the notebook shows one OverviewPanel of the default scenario
+    expected_charts = _live_charts(OverviewPanel(hubplan.default_scenario()).widget)
+    received = {"bytes": 0, "bundles": 0}
+    errors: list[str] = []
+
+    def frame(payload) -> None:
+        data = payload.encode() if isinstance(payload, str) else payload
+        received["bytes"] += len(data)
+        received["bundles"] += data.count(BUNDLE_MARKER)
+
     external: list[str] = []
     timings: list[float] = []
     out = ROOT / "build"
@@ -119,11 +151,19 @@ def test_overview_dashboard_in_chromium(voila):
                     route.abort()
 
             page.route("**/*", offline)
+            page.on("websocket", lambda ws: ws.on("framereceived", frame))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            # Blocked requests off the machine log "Failed to load resource"; all else counts.
+            page.on("console", lambda m: m.type == "error" and "Failed to load resource"
+                    not in m.text and errors.append(m.text))  # fmt: skip
             page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
             opex = page.locator("#hubplan-fig-opex_usd_per_year")
             # default scenario: 2 062.4 MWh a year × 0.088 USD/kWh = 181 492 USD
             sync_api.expect(opex).to_have_text("181,492 USD", timeout=240_000)
-            page.locator(".vega-embed svg").nth(1).wait_for(timeout=60_000)
+            page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
+                                   f"return n === {expected_charts} && drawn === n; }})()",
+                                   timeout=60_000)  # fmt: skip
+            first_load = dict(received)
             field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
             for tariff, shown in (("0.176", "362,984 USD"), ("0.1", "206,241 USD"),
                                   ("0.12", "247,489 USD"), ("0.15", "309,361 USD"),
@@ -138,15 +178,105 @@ def test_overview_dashboard_in_chromium(voila):
             page.locator("button:has-text('中文')").first.click()
             sync_api.expect(page.locator("#hubplan-headline")).to_contain_text("年运营支出")
             page.wait_for_timeout(1500)  # let Vega finish drawing before the picture
+            charts, drawn = page.evaluate(CHARTS_JS)
             page.screenshot(path=str(out / "browser-overview.png"), full_page=True)
         finally:
             browser.close()
     median = statistics.median(timings)
+    traffic = (f"kernel websocket on first load: {first_load['bytes'] / 1e6:.2f} MB, "
+               f"{first_load['bundles']} Vega bundle(s) for {expected_charts} charts")  # fmt: skip
     (out / "browser-timing.txt").write_text(
         "control change to updated figure in Chromium (ms): "
         + ", ".join(f"{t:.0f}" for t in timings)
-        + f"; median {median:.0f}\n"
+        + f"; median {median:.0f}\n{traffic}\n"
     )
-    print(f"in-browser change to figure: median {median:.0f} ms ({timings})")
+    print(f"in-browser change to figure: median {median:.0f} ms ({timings}); {traffic}")
+    assert expected_charts >= 2  # GPUs by pool, cost against cloud
+    # every chart still drawn after the tariff changes and the switch to Chinese
+    assert (charts, drawn) == (expected_charts, expected_charts)
+    # the bundle came once, with the page's first widgets, and never again
+    assert first_load["bundles"] == 1
+    assert received["bundles"] == 1
+    assert not errors, f"the page reported errors: {errors}"
     needed = [u for u in external if not any(h in u for h in HARMLESS)]
     assert not needed, f"the dashboard asked for files off the machine: {needed}"
+
+
+#: Stand-in for vl-convert's bundle: draws a mark and counts how often it was evaluated.
+FAKE_BUNDLE = """globalThis.__evaluated = (globalThis.__evaluated ?? 0) + 1;
+export default { render({ el }) { el.innerHTML = '<svg class="marks"></svg>'; } };"""
+
+#: The page side of charts.py with stand-in models: import an ESM text, fake a model.
+HARNESS_JS = """async ([chartEsm, loaderEsm]) => {
+  const load = async (text) => (await import(
+    URL.createObjectURL(new Blob([text], {type: "text/javascript"})))).default;
+  const model = (state) => ({ get: (k) => state[k] });
+  window.chartDef = await load(chartEsm);
+  window.loaderDef = await load(loaderEsm);
+  window.model = model;
+  window.els = {};
+  window.render = (name, key, notes) => {
+    const el = document.createElement("div");
+    document.body.append(el);
+    window.els[name] = el;
+    window.chartDef.render({ model: model({ _vega_key: key, _vega_notes: notes }), el })
+      .catch((e) => { el.dataset.error = String(e); });
+  };
+  window.initialize = (key, bundle) =>
+    window.loaderDef.initialize({ model: model({ key, bundle }) });
+}"""
+
+
+def test_live_chart_waits_for_the_loader_in_chromium():
+    """The stub and the loader in the browser, in either order, with stand-in models:
+    a chart drawn before the loader ran waits, then draws; a second kernel's loader with
+    the same bundle does not evaluate it again; a chart says so when the bundle is slow
+    or broken."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    from hubplan.views.charts import WAIT_NOTE_MS, LiveChart, VegaLoader, _vega_notes
+
+    notes = _vega_notes()
+    drawn = "(name) => !!window.els[name].querySelector('.marks')"
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.route("**/*", lambda route: route.fulfill(body="<html><body></body></html>",
+                                                          content_type="text/html"))  # fmt: skip
+            page.goto("http://127.0.0.1/")
+            page.clock.install()
+            page.evaluate(HARNESS_JS, [LiveChart._esm, VegaLoader._esm])
+            # chart first: it waits (no note before WAIT_NOTE_MS) ...
+            page.evaluate("([k, n]) => window.render('early', k, n)", ["vega-a", notes])
+            page.clock.run_for(WAIT_NOTE_MS - 1000)
+            assert page.evaluate("window.els.early.textContent") == ""
+            # ... says it is waiting once the loader is that late ...
+            page.clock.run_for(2000)
+            assert page.evaluate("window.els.early.textContent") == notes["waiting"]
+            # ... and draws once a loader brings the bundle
+            page.evaluate("([k, b]) => window.initialize(k, b)", ["vega-a", FAKE_BUNDLE])
+            page.wait_for_function(drawn, arg="early", timeout=10_000)
+            assert "Waiting" not in page.evaluate("window.els.early.textContent")
+            # loader first, then a chart: draws at once; a second loader (another kernel on
+            # this page) with the same bundle is not evaluated again
+            page.evaluate("([k, b]) => window.initialize(k, b)", ["vega-a", FAKE_BUNDLE])
+            page.evaluate("([k, n]) => window.render('late', k, n)", ["vega-a", notes])
+            page.wait_for_function(drawn, arg="late", timeout=10_000)
+            assert page.evaluate("globalThis.__evaluated") == 1
+            # another bundle key is another entry: it does not draw with vega-a's bundle
+            page.evaluate("([k, n]) => window.render('other', k, n)", ["vega-b", notes])
+            page.clock.run_for(WAIT_NOTE_MS + 1000)
+            assert page.evaluate("window.els.other.textContent") == notes["waiting"]
+            # a bundle that fails to evaluate: the chart says so, with the error
+            page.evaluate(
+                "([k, b]) => window.initialize(k, b)", ["vega-b", "throw new Error('bad bundle');"]
+            )
+            page.wait_for_function("() => window.els.other.textContent.includes('bad bundle')",
+                                   timeout=10_000)  # fmt: skip
+            text = page.evaluate("window.els.other.textContent")
+            assert text.startswith("The chart engine (Vega) did not load: Error: bad bundle")
+            assert "图表引擎（Vega）加载失败" in text
+            assert page.evaluate("globalThis.__evaluated") == 1
+        finally:
+            browser.close()

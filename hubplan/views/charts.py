@@ -6,13 +6,17 @@ tested through ``chart.to_dict()`` (fields, encodings, titles), not pixels.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import Any
 
 import altair as alt
+import anywidget
 import pandas as pd
+import traitlets
 
 from ..core.labels import label, normalize_language
 
@@ -25,10 +29,169 @@ def enable_offline() -> None:
     """Render charts in Jupyter with no internet.
 
     altair's default renderer loads Vega from a CDN and JupyterLab 4 has no Vega-Lite 6
-    renderer; JupyterChart with vl-convert's bundled Vega works offline.
+    renderer; charts draw with vl-convert's bundled Vega instead, shipped to the page once
+    per kernel (:class:`LiveChart`). A bare altair chart left as a cell's value is shown
+    as a :class:`LiveChart` too (the ``hubplan`` renderer).
     """
     alt.JupyterChart.enable_offline()
-    alt.renderers.enable("jupyter", offline=True)
+    alt.renderers.register("hubplan", _live_renderer)
+    alt.renderers.enable("hubplan")
+
+
+# -- Live charts: the Vega bundle once per kernel -------------------------------------------
+#
+# An offline ``alt.JupyterChart`` carries vega-embed + Vega + Vega-Lite (~0.9 MB of
+# JavaScript) in its ``_esm`` trait, so every chart model sends the bundle to the page again
+# and the page evaluates it again (anywidget shares a module only when ``_esm`` is an
+# http(s) URL). A LiveChart's ``_esm`` is a few lines that wait for the bundle on a
+# page-global registry; one hidden VegaLoader widget per kernel sends the bundle and its
+# ``initialize`` (run by anywidget when the model is created, with or without a view)
+# imports it once and fills the registry. Entries are keyed by the bundle's hash: several
+# kernels (notebooks) in one JupyterLab page share ``globalThis``, and a kernel with another
+# altair/vl-convert must not draw with a different Vega.
+
+#: Page-global registry, one deferred module per bundle key; whichever of a chart's
+#: ``render`` and the loader's ``initialize`` runs first creates the entry.
+_REGISTRY_JS = """
+function vegaEntry(key) {
+  const all = (globalThis.__hubplanVega ??= {});
+  if (!all[key]) {
+    const entry = { loading: false };
+    entry.promise = new Promise((resolve, reject) => {
+      entry.resolve = resolve;
+      entry.reject = reject;
+    });
+    entry.promise.catch(() => {});  // reported by the loader and by each chart
+    all[key] = entry;
+  }
+  return all[key];
+}
+"""
+
+_LOADER_JS = """
+export default {
+  initialize({ model }) {
+    const entry = vegaEntry(model.get("key"));
+    if (entry.loading) return;  // another kernel on this page brought the same bundle
+    entry.loading = true;
+    const url = URL.createObjectURL(
+      new Blob([model.get("bundle")], { type: "text/javascript" }));
+    import(url)
+      .then(entry.resolve, (error) => {
+        console.error("[hubplan] the chart bundle did not load", error);
+        entry.reject(error);
+      })
+      .finally(() => URL.revokeObjectURL(url));
+  },
+};
+"""
+
+#: How long a chart waits quietly for its bundle before saying so in its place [ms].
+WAIT_NOTE_MS = 10_000
+
+_CHART_JS = """
+export default {
+  async render(ctx) {
+    const { model, el } = ctx;
+    el.classList.add("hubplan-chart");
+    const entry = vegaEntry(model.get("_vega_key"));
+    const notes = model.get("_vega_notes");
+    const note = setTimeout(() => {
+      el.textContent = notes.waiting;
+    }, WAIT_NOTE_MS);
+    let vega;
+    try {
+      vega = await entry.promise;
+    } catch (error) {
+      el.textContent = notes.failed.replaceAll("{error}", String(error));
+      return;
+    } finally {
+      clearTimeout(note);
+    }
+    el.textContent = "";
+    return vega.default.render(ctx);
+  },
+};
+""".replace("WAIT_NOTE_MS", str(WAIT_NOTE_MS))
+
+
+@cache
+def vega_bundle() -> str:
+    """vl-convert's JavaScript bundle of altair's chart widget (vega-embed, Vega, Vega-Lite)."""
+    alt.JupyterChart.enable_offline()
+    return str(alt.JupyterChart._esm)
+
+
+def bundle_key(bundle: str) -> str:
+    """Registry key of a bundle on the page: its SHA-256, shortened to 16 hex digits.
+
+    >>> bundle_key("export default {};")
+    'vega-9f085b1079ab38f7'
+    """
+    return "vega-" + hashlib.sha256(bundle.encode()).hexdigest()[:16]
+
+
+class VegaLoader(anywidget.AnyWidget):
+    """Carries the Vega bundle to the page once per kernel; never displayed.
+
+    Use :func:`vega_loader`, which keeps one per kernel.
+    """
+
+    _esm = _REGISTRY_JS + _LOADER_JS
+    key = traitlets.Unicode().tag(sync=True)
+    bundle = traitlets.Unicode().tag(sync=True)
+
+
+_loader: dict[str, VegaLoader] = {}
+
+
+def vega_loader() -> VegaLoader:
+    """This kernel's :class:`VegaLoader`, created on first use (again once closed)."""
+    loader = _loader.get("live")
+    if loader is None or loader.comm is None:
+        bundle = vega_bundle()
+        loader = _loader["live"] = VegaLoader(key=bundle_key(bundle), bundle=bundle)
+    return loader
+
+
+@cache
+def _vega_notes() -> dict[str, str]:
+    # The chart does not know its panel's language: both, English first.
+    return {
+        note: f"{label(f'chart.vega_{note}', 'en')} / {label(f'chart.vega_{note}', 'zh')}"
+        for note in ("waiting", "failed")
+    }
+
+
+class LiveChart(alt.JupyterChart):
+    """``alt.JupyterChart`` that draws with the kernel's shared Vega bundle.
+
+    A drop-in for ``alt.JupyterChart(chart)``: same constructor, and ``.chart`` and
+    ``.spec`` behave the same. Its JavaScript is a stub of about 1 kB; the bundle
+    reaches the page once per kernel through :func:`vega_loader`, which the first LiveChart
+    creates (so its model reaches the page before any chart's). Always offline.
+    """
+
+    _esm = _REGISTRY_JS + _CHART_JS
+    #: :func:`bundle_key` of the bundle this chart draws with.
+    _vega_key = traitlets.Unicode().tag(sync=True)
+    #: What the chart's place says while it waits for the bundle or when it failed.
+    _vega_notes = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, chart: alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
+        kwargs["_vega_key"] = vega_loader().key
+        kwargs["_vega_notes"] = _vega_notes()
+        super().__init__(chart, *args, **kwargs)
+
+    @classmethod
+    def enable_offline(cls, offline: bool = True) -> None:
+        """A LiveChart is always offline; its JavaScript never changes."""
+
+
+def _live_renderer(spec: dict[str, Any], **metadata: Any) -> Any:
+    """altair renderer: a chart left as a cell's value becomes a :class:`LiveChart`."""
+    chart = LiveChart(alt.Chart.from_dict(spec), embed_options=metadata.get("embed_options"))
+    return chart._repr_mimebundle_()
 
 
 def records(df: pd.DataFrame) -> list[dict]:

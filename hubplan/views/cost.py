@@ -17,6 +17,7 @@ from ..core.catalog import Catalog
 from ..core.labels import label, normalize_language
 from ..cost import cloud_offers
 from ..scenario import Scenario
+from . import charts
 from .charts import SplitChart, _style
 from .panels import PlanPanel, _form, _table_html
 
@@ -135,13 +136,13 @@ class CostPanel(PlanPanel):
         self.capex_table = w.HTML()
         self.summary_table = w.HTML()
         plan = self.result
-        self.breakdown_chart = alt.JupyterChart(
+        self.breakdown_chart = charts.LiveChart(
             cost_breakdown(plan["cost_capex"], plan["cost_opex"], self.lang)
         )
-        self.curve_chart = alt.JupyterChart(
+        self.curve_chart = charts.LiveChart(
             own_vs_cloud(plan["cost_curve"], plan["cost_summary"], self.lang)
         )
-        self.tornado_chart = alt.JupyterChart(tornado_chart(plan["cost_tornado"], self.lang))
+        self.tornado_chart = charts.LiveChart(tornado_chart(plan["cost_tornado"], self.lang))
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, self.controls)],

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 
-import altair as alt
 import ipywidgets as w
 
 from ..core.catalog import Catalog
@@ -48,9 +47,9 @@ class FacilityPanel(PlanPanel):
         self.units = {"rack_budget_kw": "kW"}
         self.summary = w.HTML()
         self.table = w.HTML()
-        self.elevation = alt.JupyterChart(charts.rack_elevation(self.result["rack_layout"]))
-        self.power_chart = alt.JupyterChart(charts.rack_power(self.result["power_allocation"]))
-        self.cooling_chart = alt.JupyterChart(
+        self.elevation = charts.LiveChart(charts.rack_elevation(self.result["rack_layout"]))
+        self.power_chart = charts.LiveChart(charts.rack_power(self.result["power_allocation"]))
+        self.cooling_chart = charts.LiveChart(
             charts.cooling_map(self.result["cooling"], self.result["racks"])
         )
         self.widget = w.VBox([

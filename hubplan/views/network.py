@@ -6,7 +6,6 @@ import html
 import math
 from typing import Any
 
-import altair as alt
 import ipywidgets as w
 
 from ..core.catalog import Catalog
@@ -89,8 +88,8 @@ class NetworkPanel(PlanPanel):
         self.summary = w.HTML()
         self.fabric_table = w.HTML()
         self.switch_table = w.HTML()
-        self.diagram = alt.JupyterChart(charts.fabric_diagram(self.result["fabric"], self.lang))
-        self.port_chart = alt.JupyterChart(charts.port_use(self.result["port_use"], self.lang))
+        self.diagram = charts.LiveChart(charts.fabric_diagram(self.result["fabric"], self.lang))
+        self.port_chart = charts.LiveChart(charts.port_use(self.result["port_use"], self.lang))
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, self.controls)],

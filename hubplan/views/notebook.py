@@ -10,7 +10,7 @@ from . import charts
 def setup() -> None:
     """Prepare a notebook session for hubplan.
 
-    Charts render with no internet (JupyterChart with vl-convert's bundled Vega), and
+    Charts render with no internet (vl-convert's bundled Vega, sent once per kernel), and
     pandas shows whole finding messages and wide plan tables instead of truncating them.
     """
     charts.enable_offline()

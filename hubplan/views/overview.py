@@ -220,8 +220,8 @@ class OverviewPanel(PlanPanel):
         self.headline = w.HTML()
         self.figures: dict[str, Any] = {}
         plan = self.result
-        self.pools_chart = alt.JupyterChart(charts.pool_gpus(plan["pools"], self.lang))
-        self.cost_chart = alt.JupyterChart(
+        self.pools_chart = charts.LiveChart(charts.pool_gpus(plan["pools"], self.lang))
+        self.cost_chart = charts.LiveChart(
             own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], self.lang).chart()
         )
         self._shown: dict[str, Any] = {}

@@ -17,7 +17,6 @@ import math
 from contextlib import contextmanager
 from typing import Any
 
-import altair as alt
 import ipywidgets as w
 import pandas as pd
 
@@ -247,7 +246,7 @@ class WorkloadPanel(PlanPanel):
         self.summary = w.HTML()
         self.table = w.HTML()
         self.full, self.full_table = _full_table("panel.full_table")
-        self.chart = alt.JupyterChart(self._chart(self.result).chart())
+        self.chart = charts.LiveChart(self._chart(self.result).chart())
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="380px")),
@@ -362,8 +361,8 @@ class AcceleratorPanel(PlanPanel):
         self.summary = w.HTML()
         self.table = w.HTML()
         self.full, self.full_table = _full_table("panel.full_table")
-        self.claims_chart = alt.JupyterChart(charts.compute_claims(self.result["compute_claims"]))
-        self.cost_chart = alt.JupyterChart(
+        self.claims_chart = charts.LiveChart(charts.compute_claims(self.result["compute_claims"]))
+        self.cost_chart = charts.LiveChart(
             charts.cost_vs_time(self.result["candidates"], workloads[0])
         )
         self.widget = w.VBox([

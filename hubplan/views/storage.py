@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 from typing import Any
 
-import altair as alt
 import ipywidgets as w
 
 from ..core.catalog import Catalog
@@ -56,11 +55,11 @@ class StoragePanel(PlanPanel):
         self.summary = w.HTML()
         self.table = w.HTML()
         self.checkpoints = w.HTML()
-        self.capacity_chart = alt.JupyterChart(charts.storage_capacity(
+        self.capacity_chart = charts.LiveChart(charts.storage_capacity(
             self.result["storage_content"], self.lang))  # fmt: skip
-        self.bandwidth_chart = alt.JupyterChart(charts.storage_bandwidth(
+        self.bandwidth_chart = charts.LiveChart(charts.storage_bandwidth(
             self.result["storage_bandwidth"], self.lang))  # fmt: skip
-        self.fill_chart = alt.JupyterChart(charts.hot_fill(self.result["hot_fill"], self.lang))
+        self.fill_chart = charts.LiveChart(charts.hot_fill(self.result["hot_fill"], self.lang))
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, self.controls)],
