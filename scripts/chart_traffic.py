@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+from screenshots import copy_workbook, free_port, start_lab  # scripts/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -49,12 +50,6 @@ COUNT_JS = """() => {
   return [charts.length, charts.filter(c => c.querySelector('.marks')).length,
           performance.now()];
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, proc: subprocess.Popen) -> None:
@@ -158,19 +153,11 @@ def run_voila(notebook: Path, browser, code: Path) -> None:
 
 def run_lab(notebook: Path, browser, code: Path) -> None:
     runtime = Path(tempfile.mkdtemp(prefix="hubplan-lab-"))
-    for name in ("notebooks", "templates", "data"):  # JupyterLab saves what it runs
-        shutil.copytree(ROOT / name, runtime / "workbook" / name)
+    # JupyterLab saves what it runs: a copy of the workbook
+    workbook = copy_workbook(runtime / "workbook")
     port = free_port()
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(code)}
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
-           f"--ServerApp.root_dir={runtime / 'workbook'}", "--LabApp.expose_app_in_browser=True",
-           "--LabApp.news_url=None"]  # fmt: skip
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_lab(port, runtime, workbook, code)  # returns once it listens
     try:
-        wait_port(port, proc)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         meter = Meter(page)
         url = f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook.name}?reset"

@@ -43,8 +43,12 @@ def copy_workbook(dest: Path) -> Path:
     return dest
 
 
-def start_lab(port: int, runtime: Path, root: Path) -> subprocess.Popen:
+def start_lab(port: int, runtime: Path, root: Path, code: Path | None = None) -> subprocess.Popen:
+    """JupyterLab on 127.0.0.1:``port`` serving ``root``, no token, no news; ``code`` the
+    hubplan checkout its kernels import (default: the installed one)."""
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime)}
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
            f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",

@@ -187,18 +187,15 @@ def equipment_list(
     # One model can serve several tiers or planes (a QM9700 as compute leaf, compute spine
     # and storage leaf): its row names every use, in table order.
     uses: dict[tuple[str, str], dict[str, None]] = {}
-    read = ("model", "tier", "role", "nic_ports", "nic_gbps")
-    for name, tier, role, ports, gbps in zip(*(storage_nodes[c].tolist() for c in read),
-                                             strict=True):  # fmt: skip
-        key = ("storage_node", name)
-        uses.setdefault(key, {})[f"{tier} tier {role}"] = None
-        config[key] = f"; {ports:g} × {gbps:g} Gb/s"
-    read = ("model", "plane", "role", "ports", "port_gbps")
-    for name, plane, role, ports, gbps in zip(*(switches[c].tolist() for c in read),
-                                              strict=True):  # fmt: skip
-        key = ("switch", name)
-        uses.setdefault(key, {})[f"{plane} {role}"] = None
-        config[key] = f"; {ports:g} × {gbps:g} Gb/s"
+    for kind, table, read, use in (
+        ("storage_node", storage_nodes, ("model", "tier", "role", "nic_ports", "nic_gbps"),
+         "{} tier {}"),
+        ("switch", switches, ("model", "plane", "role", "ports", "port_gbps"), "{} {}"),
+    ):  # fmt: skip
+        for name, where, role, ports, gbps in zip(*(table[c].tolist() for c in read),
+                                                  strict=True):  # fmt: skip
+            uses.setdefault((kind, name), {})[use.format(where, role)] = None
+            config[(kind, name)] = f"; {ports:g} × {gbps:g} Gb/s"
     for key, names in uses.items():
         config[key] = ", ".join(names) + config[key]
     configuration = [config.get(k, "") for k in zip(types, models, strict=True)]

@@ -422,12 +422,20 @@ def layout_memory_gpu_count(
     Per-GPU memory only falls as data parallelism grows (ZeRO shards by it), so the
     search doubles, then bisects.
     """
-    acc = catalog.accelerator(pool.accelerator)
+    shape, st, vram_gb = _job_on(job, pool, catalog)
+    return _layout_gpus(job, shape, st, vram_gb, pool.gpus_per_server, step)
+
+
+def _job_on(
+    job: TrainingJob, pool: PoolSpec, catalog: Catalog
+) -> tuple[ModelShape | None, dict, float]:
+    """The job's model shape, its training state sizes and the pool card's VRAM [GB]: what
+    the layout functions read, looked up once."""
     shape, params, _ = resolve_model(
         catalog, job.model, job.architecture, job.params, job.active_params
     )
-    st = _training_state(job, shape, params)
-    return _layout_gpus(job, shape, st, float(acc["vram_gb"]), pool.gpus_per_server, step)
+    vram_gb = float(catalog.accelerator(pool.accelerator)["vram_gb"])
+    return shape, _training_state(job, shape, params), vram_gb
 
 
 def _layout_gpus(
@@ -503,12 +511,8 @@ def training_memory(
     Model states per [ZeRO]_, activations per [Korthikanti]_ (1F1B: the first pipeline
     stage holds p micro-batches of L/p layers, i.e. L layers' worth, §4.2.3).
     """
-    acc = catalog.accelerator(pool.accelerator)
-    shape, params, _ = resolve_model(
-        catalog, job.model, job.architecture, job.params, job.active_params
-    )
-    st = _training_state(job, shape, params)
-    return _layout_memory(job, shape, st, float(acc["vram_gb"]), pool.gpus_per_server, gpus)
+    shape, st, vram_gb = _job_on(job, pool, catalog)
+    return _layout_memory(job, shape, st, vram_gb, pool.gpus_per_server, gpus)
 
 
 def _layout_memory(
