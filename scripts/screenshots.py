@@ -84,10 +84,15 @@ def shoot(page, notebook: str, out: Path, port: int) -> list[Path]:
     page.wait_for_timeout(4000)
     stem = notebook.removesuffix(".ipynb")
     shots = []
-    # Scroll to the last panel (the live one), then shoot the window in both languages.
+    # The last live panel (the one with a language toggle) at the top of the window, or the
+    # notebook's end when it has none; then shoot the window in both languages.
     page.evaluate("document.querySelectorAll('.jp-WindowedPanel-outer')"
                   ".forEach(e => e.scrollTo(0, 1e9))")  # fmt: skip
     page.wait_for_timeout(1500)
+    toggles = page.locator(".jp-OutputArea-output button:has-text('中文')")
+    if toggles.count():
+        toggles.last.evaluate("b => b.closest('.jp-OutputArea-output').scrollIntoView()")
+        page.wait_for_timeout(1500)
     for lang in ("en", "zh"):
         if lang == "zh":
             for button in page.locator("button:has-text('中文')").all():

@@ -4,7 +4,8 @@ about, and the headline figures of the whole plan, updating as the controls move
 Every figure is read from a Plan table (``pools``, ``racks``, ``facility_power``,
 ``cost_summary``) or the findings; nothing is computed here but sums of table rows.
 A control change rebuilds the plan through the stage cache, so only the stages the
-change touches rerun (electricity price: facility, cost and review; utilisation: cost).
+change touches rerun (electricity price and utilisation: cost; rack budget: facility,
+cost and review).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def headline_text(f: dict[str, Any], lang: str = "en") -> dict[str, str]:
 
 _CARD_CSS = (
     "<style>.hubplan-headline{display:grid;grid-template-columns:repeat(auto-fill,"
-    "minmax(210px,1fr));gap:8px;margin:4px 0}.hubplan-card{border:1px solid #ccd;"
+    "minmax(180px,1fr));gap:8px;margin:4px 0}.hubplan-card{border:1px solid #ccd;"
     "border-radius:6px;padding:6px 10px;background:#f7f8fb}.hubplan-card .k{font-size:12px;"
     "color:#556}.hubplan-card .v{font-size:17px;font-weight:600;color:#112}"
     ".hubplan-card.bad .v{color:#b00020}</style>"
@@ -227,9 +228,12 @@ class OverviewPanel(PlanPanel):
         self._shown: dict[str, Any] = {}
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="400px")),
+            # The figures sit beside the controls, or below them when the window is too
+            # narrow for both (nothing is clipped).
+            w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="max-content")),
                     w.VBox([self.headline, self.message],
-                           layout=w.Layout(flex="1 1 auto", min_width="440px"))]),
+                           layout=w.Layout(flex="1 1 380px", min_width="380px"))],
+                   layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px")),
             w.HBox([self.pools_chart, self.cost_chart], layout=w.Layout(flex_flow="row wrap")),
             self.findings,
         ], layout=w.Layout(width="100%"))  # fmt: skip
