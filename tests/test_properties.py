@@ -528,16 +528,13 @@ def test_unknown_key_with_a_bracket_is_named():
         Scenario.from_yaml("s[chema_version: 1\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="under workload.overlap.policy 'shared' the fleet rows size the coincident peak, "
-    "but the network, facility and cost stages still plan every pool's own servers",
-)
 def test_shared_fleet_is_what_the_racks_hold():
-    # Found by the campaign, left open: a one-day fine-tune and the service on shared
-    # H100 servers. Pools: training 247 + 13 spares, inference 1 + 1 spare = 262 servers;
-    # the shared fleet: ⌈(1 972 + 8) / 8⌉ = 248 + ⌈248 × 0.05⌉ = 13 spares = 261. The rack
-    # layout (and the capex lines) carry 262.
+    # Found by the campaign: a one-day fine-tune and the service on shared H100 servers.
+    # On their own: training 247 + 13 spares, inference 1 + 1 spare = 262 servers; the
+    # shared fleet: ⌈(1 972 + 8) / 8⌉ = 248 + ⌈248 × 0.05⌉ = 13 spares = 261. Before, the
+    # rack layout and the capex carried 262. Each pool now holds its share (largest
+    # remainders): servers 248 × 247/248 and × 1/248 = 247 and 1; spares 13 × 13/14 = 12.07
+    # and 13 × 1/14 = 0.93, so 12 and 1: training 259, inference 2.
     s = BASES["default"].with_changes(
         {"workload.overlap.policy": "shared", "workload.training.0.days": 1.0}
     )
@@ -545,9 +542,27 @@ def test_shared_fleet_is_what_the_racks_hold():
     pools = plan["pools"]
     fleet = pools[(pools["level"] == "fleet") & (pools["accelerator"] == "H100 SXM5 80GB")]
     assert int(fleet["total_servers"].iloc[0]) == 261
+    share = pools[pools["level"] == "pool"].set_index("pool")
+    assert share.loc["training", ["servers", "spare_servers", "total_servers"]].tolist() == [
+        247,
+        12,
+        259,
+    ]
+    assert share.loc["inference", ["servers", "spare_servers", "total_servers"]].tolist() == [
+        1,
+        1,
+        2,
+    ]
+    # the pools' own demand stays visible: 1 972 GPUs for the one-day fine-tune
+    assert share.loc["training", "gpus_required"] == 1972
     lay = plan["rack_layout"]
     racked = lay[(lay["device_type"] == "gpu_server") & (lay["model"] == "DGX H100")]
     assert len(racked) == 261
+    # bought once: 261 DGX H100 in the capex, no owned servers
+    capex = plan["cost_capex"]
+    dgx = capex["item"].str.endswith(": DGX H100")
+    assert capex.loc[dgx, "line_quantity"].tolist() == [259.0, 2.0]
+    check_invariants(plan)
 
 
 def test_servers_and_storage_nodes_are_racked_under_their_network_names():

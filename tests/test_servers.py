@@ -173,3 +173,36 @@ def test_owning_more_than_needed_is_flagged(default):
     assert row["new_servers"] == 0  # needs 1 + 1 spare, owns 4
     assert "owned_exceeds_need" in set(plan.findings["code"])
     assert "owned_exceeds_need" not in set(hubplan.build_plan(default).findings["code"])
+
+
+def test_a_shared_fleet_is_split_among_its_pools_and_borrowing_is_flagged(default):
+    # Three pools on H100 in 8-GPU servers, shared; the service at 200 QPS needs 100 GPUs.
+    s = default.with_changes({
+        "workload.overlap.policy": "shared", "workload.overlap.inference_coincidence": 0.6,
+        "pools.development.accelerator": "H100 SXM5 80GB", "pools.development.server": None,
+        "workload.inference.0.peak_qps": 200,
+    })  # fmt: skip
+    plan = hubplan.build_plan(s)
+    pools = plan["pools"].set_index("pool")
+    assert pools.loc[["training", "inference", "development"], "gpus_required"].tolist() == [
+        132,
+        100,
+        8,
+    ]
+    # On their own: 17, 13 and 1 servers (1, 1 and 0 spares). The coincident peak:
+    # 132 × 1 + 100 × 0.6 + 8 × 0.5 = 196 GPUs → 25 servers + ⌈25 × 0.05⌉ = 2 spares.
+    # Shares of 25 by 17 : 13 : 1 → quotas 13.71, 10.48, 0.81 → 13, 10, 0 and the two
+    # left over to the largest fractions (0.81, 0.71): 14, 10, 1. Spares by 1 : 1 : 0.
+    assert pools.loc["fleet", ["servers", "spare_servers"]].tolist() == [25, 2]
+    assert pools.loc[["training", "inference", "development"], "total_servers"].tolist() == [
+        15,
+        11,
+        1,
+    ]
+    # The service and the fine-tune hold fewer GPUs than their own peaks (88 < 100,
+    # 120 < 132): they borrow at their peaks, which one scheduler must allow.
+    borrow = plan.findings[plan.findings["code"] == "shared_pool_borrows"]
+    assert sorted(borrow["subject"]) == ["inference", "training"]
+    assert {"pool": "training", "share": 120, "required": 132} in borrow["data"].tolist()
+    # Dedicated pools never borrow.
+    assert "shared_pool_borrows" not in set(hubplan.build_plan(default).findings["code"])

@@ -108,6 +108,44 @@ def fleet_rows(pools: pd.DataFrame, policy: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def fleet_shares(total: int, weights: list[int]) -> list[int]:
+    """Split ``total`` whole servers among pools in proportion to ``weights`` by the
+    largest-remainder (Hamilton) method: each pool gets the whole part of its quota, and
+    the servers left over go to the largest fractions (the earlier pool on a tie).
+
+    Under the shared policy a fleet sized to the coincident peak is built once; each pool's
+    name range (``train-…``, ``infer-…``) holds its share, and the scheduler lends them
+    across pools at the peak. [servers]
+
+    References
+    ----------
+    .. [Balinski] M. L. Balinski and H. P. Young, *Fair Representation*, 2nd ed., Brookings
+       Institution Press, 2001, ch. 2 (Hamilton's method of largest remainders).
+
+    Examples
+    --------
+    A 248-server shared fleet for a fine-tune needing 247 servers on its own and a service
+    needing 1: quotas 247.0 and 1.0, so 247 and 1. Its 13 spares in proportion to the pools'
+    own spares (13 and 1): quotas 13 × 13/14 = 12.07 and 13 × 1/14 = 0.93, so 12 whole
+    servers and 0, and the one left over goes to the larger fraction (0.93): 12 and 1.
+
+    >>> fleet_shares(248, [247, 1]), fleet_shares(13, [13, 1])
+    ([247, 1], [12, 1])
+    >>> fleet_shares(3, [1, 1, 1]), fleet_shares(2, [1, 1, 1]), fleet_shares(0, [0, 0])
+    ([1, 1, 1], [1, 1, 0], [0, 0])
+    """
+    weight = sum(weights)
+    if total <= 0 or weight <= 0:
+        return [0] * len(weights)
+    quotas = [total * w / weight for w in weights]
+    shares = [math.floor(q) for q in quotas]
+    left = total - sum(shares)
+    by_fraction = sorted(range(len(weights)), key=lambda i: (-(quotas[i] - shares[i]), i))
+    for i in by_fraction[:left]:
+        shares[i] += 1
+    return shares
+
+
 def _named(server: object) -> bool:
     """Whether a pool row names a server model (not '', None or NaN)."""
     return server is not None and server == server and server != ""

@@ -13,7 +13,7 @@ from ..core.catalog import Catalog
 from ..core.errors import HubplanError
 from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
-from ..pools import FLEET_KEY, POOL_KINDS, Pools, PoolSpec, fleet_rows
+from ..pools import FLEET_KEY, POOL_KINDS, Pools, PoolSpec, fleet_rows, fleet_shares
 from .balance import CHECK_COLUMNS, balance_checks, resolve_server, spare_servers
 from .section import ServerPolicy
 
@@ -98,6 +98,31 @@ def _known_sum(values: list) -> float:
     return total
 
 
+def share_shared_fleet(rows: list[dict]) -> None:
+    """Under the shared policy, give each pool its share of the one fleet sized to the
+    coincident peak (:func:`hubplan.pools.fleet_rows`): the fleet's servers in proportion to
+    the servers each pool needs on its own, its spares in proportion to the pools' own
+    spares (:func:`hubplan.pools.fleet_shares`). ``servers`` and ``spare_servers`` of each
+    pool row become its share, so every later stage (IP plan, port map, racks, capex,
+    scheduler) builds the fleet the plan buys, once; ``gpus_required`` stays the pool's
+    own demand. Pools on another kind of server than the rest keep their own sizing."""
+    df = pd.DataFrame(rows)
+    fleet = fleet_rows(df, "shared")
+    members: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(*(df[k].tolist() for k in FLEET_KEY), strict=True)):
+        members.setdefault(key, []).append(i)
+    for key, servers, spares in zip(
+        zip(*(fleet[k].tolist() for k in FLEET_KEY), strict=True),
+        fleet["servers"].tolist(), fleet["spare_servers"].tolist(), strict=True,
+    ):  # fmt: skip
+        at = members[key]
+        own = [rows[i]["servers"] for i in at]
+        own_spares = [rows[i]["spare_servers"] for i in at]
+        for i, n, extra in zip(at, fleet_shares(int(servers), own),
+                               fleet_shares(int(spares), own_spares), strict=True):  # fmt: skip
+            rows[i]["servers"], rows[i]["spare_servers"] = n, extra
+
+
 def server_price(chosen, acc: pd.Series, gpus_per_server: int,
                  platform_overhead: float) -> tuple[float, str]:  # fmt: skip
     """Price of one server and where it comes from: the chosen server's catalogue (or
@@ -154,28 +179,38 @@ def run_servers(
             e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers
         )
         n = int(need["servers"])
-        spares = spare_servers(n, spec.spare_ratio)
-        owned = sum(e.count for e in spec.existing_servers)
-        new = max(n + spares - owned, 0)
-        if owned > n + spares:
-            params = {"pool": kind, "owned": owned, "need": n + spares}
-            findings.append(Finding("warning", "server", kind, "owned_exceeds_need", params))
         price, basis = server_price(chosen, acc, spec.gpus_per_server,
                                     accelerator.platform_overhead)  # fmt: skip
-        power = chosen.max_power_kw if chosen is not None else math.nan
         rows.append({
             "level": "pool", "pool": kind, "policy": need["policy"],
             "partition": spec.partition or kind, "accelerator": acc["name"],
             "generation": acc["generation"], "server": chosen.name if chosen else "",
             "gpus_per_server": spec.gpus_per_server, "gpus_required": int(need["gpus_required"]),
-            "servers": n, "spare_servers": spares, "total_servers": n + spares,
-            "total_gpus": (n + spares) * spec.gpus_per_server,
-            "existing_gpus": existing, "owned_servers": owned, "new_servers": new,
-            "server_price_usd": price, "price_basis": basis, "capex_usd": new * price,
-            "max_power_kw": (n + spares) * power, "quota": spec.quota,
+            "servers": n, "spare_servers": spare_servers(n, spec.spare_ratio),
+            "existing_gpus": existing, "owned_servers": sum(e.count for e in spec.existing_servers),
+            "server_price_usd": price, "price_basis": basis, "quota": spec.quota,
             "max_gpus_per_user": spec.max_gpus_per_user, "coincidence": need["coincidence"],
             "spare_ratio": spec.spare_ratio,
+            "server_kw": chosen.max_power_kw if chosen is not None else math.nan,
         })  # fmt: skip
+    if rows and rows[0]["policy"] == "shared":
+        share_shared_fleet(rows)
+    for r in rows:  # what each pool's servers (its share, under the shared policy) come to
+        total = r["servers"] + r["spare_servers"]
+        new = max(total - r["owned_servers"], 0)
+        r.update(
+            total_servers=total,
+            total_gpus=total * r["gpus_per_server"],
+            new_servers=new,
+            capex_usd=new * r["server_price_usd"],
+            max_power_kw=total * r.pop("server_kw"),
+        )
+        if r["owned_servers"] > total:
+            params = {"pool": r["pool"], "owned": r["owned_servers"], "need": total}
+            findings.append(Finding("warning", "server", r["pool"], "owned_exceeds_need", params))
+        if r["policy"] == "shared" and r["total_gpus"] < r["gpus_required"]:
+            params = {"pool": r["pool"], "share": r["total_gpus"], "required": r["gpus_required"]}
+            findings.append(Finding("warning", "server", r["pool"], "shared_pool_borrows", params))
     pool_df = pd.DataFrame(rows)
     if not pool_df.empty:
         fleet = fleet_rows(pool_df, str(pool_df["policy"].iloc[0]))

@@ -318,8 +318,9 @@ class Overlap(Section):
     policy: Literal["dedicated", "shared"] = Field(
         "dedicated",
         description="dedicated: each pool owns its servers and the fleet is their sum. "
-        "shared: pools on the same accelerator are one scheduled fleet sized to the "
-        "coincident peak Σ pool × coincidence.",
+        "shared: pools on the same accelerator in servers of the same size are one "
+        "scheduled fleet sized to the coincident peak Σ pool × coincidence, built once; "
+        "each pool holds its share (largest remainders) and borrows at its own peak.",
     )
     training_coincidence: float = Field(1.0, ge=0, le=1, description="Share at fleet peak.")
     inference_coincidence: float = Field(1.0, ge=0, le=1, description="Share at fleet peak.")
