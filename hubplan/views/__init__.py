@@ -11,10 +11,10 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "AcceleratorPanel": ".panels", "CostPanel": ".cost", "FacilityPanel": ".facility",
+    "AcceleratorPanel": ".accelerator", "CostPanel": ".cost", "FacilityPanel": ".facility",
     "NetworkPanel": ".network", "OverviewPanel": ".overview", "PlanPanel": ".panels",
-    "ServerPanel": ".panels",
-    "StoragePanel": ".storage", "WorkloadPanel": ".panels", "setup": ".notebook",
+    "ServerPanel": ".server",
+    "StoragePanel": ".storage", "WorkloadPanel": ".workload", "setup": ".notebook",
     "charts": ".charts", "compare_scenarios": ".overview", "gantt": ".delivery",
 }  # fmt: skip
 
