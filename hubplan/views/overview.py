@@ -24,7 +24,7 @@ from ..plan import Plan, stage_names
 from ..scenario import Scenario
 from . import charts
 from .cost import own_vs_cloud_split
-from .panels import PlanPanel, _form
+from .panels import PlanPanel, _form, _new_hardware_and_text
 
 #: The headline figures, in the order the dashboard and the comparison show them.
 FIGURES = (
@@ -256,14 +256,7 @@ class OverviewPanel(PlanPanel):
             "facility.electricity_usd_per_kwh": c["electricity"].value,
             "cost.utilisation": c["utilisation"].value,
         }
-        if c["accelerator"].value != self._base_accelerator:
-            # another card: the scenario's server model no longer applies
-            changes["pools.training.server"] = None
-            changes["pools.training.custom_server"] = None
-        if "data_gb" in c:
-            changes[f"{j}.data_bytes"] = c["data_gb"].value * 1e9
-        else:
-            changes[f"{j}.tokens"] = c["tokens_b"].value * 1e9
+        changes |= _new_hardware_and_text(c, j, c["accelerator"].value != self._base_accelerator)
         if "peak_qps" in c:
             changes["workload.inference.0.peak_qps"] = c["peak_qps"].value
         # only what moved: an unchanged value must not become a new (uncached) section

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 from contextlib import contextmanager
+from typing import Any
 
 import ipywidgets as w
 import pandas as pd
@@ -186,3 +187,19 @@ class PlanPanel:
         from IPython.display import display
 
         display(self.widget)
+
+
+def _new_hardware_and_text(controls: dict[str, w.ValueWidget], job: str,
+                           hardware_changed: bool) -> dict[str, Any]:  # fmt: skip
+    """Scenario changes the workload and overview panels share: the training text (as
+    ``data_gb`` or ``tokens_b``) of job path ``job``, and, when the card or server size
+    changed, no named server for the training pool (the scenario's no longer applies)."""
+    changes: dict[str, Any] = {}
+    if hardware_changed:
+        changes["pools.training.server"] = None
+        changes["pools.training.custom_server"] = None
+    if "data_gb" in controls:
+        changes[f"{job}.data_bytes"] = controls["data_gb"].value * 1e9
+    else:
+        changes[f"{job}.tokens"] = controls["tokens_b"].value * 1e9
+    return changes

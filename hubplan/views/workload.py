@@ -14,7 +14,7 @@ from ..core.labels import label
 from ..plan import Plan
 from ..scenario import Scenario
 from . import charts
-from .panels import PlanPanel, _form, _full_table, _table_html
+from .panels import PlanPanel, _form, _full_table, _new_hardware_and_text, _table_html
 
 
 class WorkloadPanel(PlanPanel):
@@ -105,14 +105,8 @@ class WorkloadPanel(PlanPanel):
             "pools.training.accelerator": c["accelerator"].value,
             "pools.training.gpus_per_server": c["gpus_per_server"].value,
         }
-        if (c["accelerator"].value, c["gpus_per_server"].value) != self._base_hardware:
-            # another card or server size: the scenario's server no longer applies
-            changes["pools.training.server"] = None
-            changes["pools.training.custom_server"] = None
-        if "data_gb" in c:
-            changes[f"{j}.data_bytes"] = c["data_gb"].value * 1e9
-        else:
-            changes[f"{j}.tokens"] = c["tokens_b"].value * 1e9
+        hardware = (c["accelerator"].value, c["gpus_per_server"].value)
+        changes |= _new_hardware_and_text(c, j, hardware != self._base_hardware)
         return self.base.with_changes(changes)
 
     def _chart(self, plan: Plan) -> charts.SplitChart:
