@@ -64,9 +64,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_cost.py
 	$(BIN)/python benchmarks/bench_scale.py
 
-# The long property campaign (a few thousand random scenarios; README, "Property campaign").
+# The long property campaigns, on fresh examples: random scenarios and random CLI flags
+# (README, "Property campaign").
 properties: $(STAMP)
-	HUBPLAN_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py
+	HUBPLAN_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py \
+	  tests/test_cli.py
 
 # Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
 notebooks: $(STAMP)

@@ -15,6 +15,10 @@ from hypothesis import strategies as st
 import hubplan
 from hubplan.cli import main
 
+#: ``make test`` runs the random-flag campaigns on the same examples every time (CI is
+#: repeatable); ``HUBPLAN_LONG=1`` (``make properties``) draws fresh, more of them.
+LONG = os.environ.get("HUBPLAN_LONG", "") not in ("", "0")
+
 
 def run(capsys, *args):
     """Run the CLI in-process; it must succeed. Returns standard output."""
@@ -390,7 +394,7 @@ def _check_no_traceback(capsys, args):
             assert code == 1, args  # never exit 0 with an error finding
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=1000 if LONG else 150, deadline=None, derandomize=not LONG,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
     kind=st.sampled_from(["training", "inference"]),
@@ -421,7 +425,7 @@ _PATHS = ["workload.training.0.days", "workload.training.0.params",
           "workload.overlap.policy"]  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=1000 if LONG else 150, deadline=None, derandomize=not LONG,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
     edits=st.lists(st.tuples(st.sampled_from(_PATHS), _YAML_VALUES), min_size=1, max_size=3),
@@ -451,3 +455,13 @@ def test_plan_writes_the_scheduler_files(tmp_path):
     conf = (tmp_path / "slurm.conf").read_text()
     assert "NodeName=train-[0001-0018]" in conf and "Gres=gpu:h100:8" in conf
     assert os.access(tmp_path / "prolog.sh", os.X_OK)
+
+
+def test_a_vanishing_load_still_gets_one_replica(capsys):
+    # Found by the random-flag campaign: 1e-300 requests/s rounded to 0 replicas and
+    # divided by zero. Any load at all needs one replica: one tensor-parallel instance.
+    row = json.loads(run(capsys, "size", "inference", "--qps", "1e-300", "--json"))["results"]
+    # Llama-2-70B's 140 GB of weights need two 80 GB H100s: one replica at TP 2; the
+    # planning rule gives one GPU, not none; the pool rounds up to one 8-GPU server.
+    assert (row["tensor_parallel"], row["token_gpus"], row["rule_gpus"]) == (2, 2, 1)
+    assert (row["gpus"], row["servers"]) == (8, 1)

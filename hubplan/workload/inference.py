@@ -52,13 +52,16 @@ def inference_gpus_planning_rule(peak_qps: float, mean_latency_s: float, concurr
     Requests in flight = arrival rate × time in system (Little's law); each GPU carries
     ``concurrency`` of them.
 
-    >>> inference_gpus_planning_rule(10, 8, 16)
-    5
+    Any load at all needs one GPU, however small (rounding to nine decimals must not make
+    it none).
+
+    >>> inference_gpus_planning_rule(10, 8, 16), inference_gpus_planning_rule(1e-300, 8, 16)
+    (5, 1)
     """
     check_range("peak_qps", peak_qps, gt=0)
     check_range("mean_latency_s", mean_latency_s, gt=0)
     check_range("concurrency", concurrency, gt=0)
-    return math.ceil(round(peak_qps * mean_latency_s / concurrency, 9))
+    return max(1, math.ceil(round(peak_qps * mean_latency_s / concurrency, 9)))
 
 
 def planning_rule_instances(
@@ -74,10 +77,12 @@ def planning_rule_instances(
 
     >>> planning_rule_instances(20, 6, 16, 2)  # 120 in flight → 7.5 → 8 instances
     (120.0, 8, 16)
+    >>> planning_rule_instances(1e-300, 6, 16, 2)  # any load needs one instance
+    (6e-300, 1, 2)
     """
     check_range("concurrency_per_instance", concurrency_per_instance, gt=0)
     in_flight = float(peak_qps * mean_latency_s)
-    instances = math.ceil(round(in_flight / concurrency_per_instance, 9))
+    instances = max(1, math.ceil(round(in_flight / concurrency_per_instance, 9)))
     return in_flight, instances, instances * gpus_per_instance
 
 
@@ -203,7 +208,8 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
         prefill = 2 * active * service.prompt_tokens / (tp * peak * 1e12 * service.compute_mfu)
         decode_share = service.output_tokens * step / batch
         capacity = 1 / (prefill + decode_share)
-        replicas = math.ceil(round(service.peak_qps / capacity, 9))
+        # any load needs one replica, however small the QPS (rounding must not make none)
+        replicas = max(1, math.ceil(round(service.peak_qps / capacity, 9)))
 
         def step_of(b: float, tp=tp) -> float:
             return decode_step_seconds(weights, b * kv_tok * mean_ctx, tp * bw,
