@@ -177,32 +177,55 @@ def test_owning_more_than_needed_is_flagged(default):
 
 def test_a_shared_fleet_is_split_among_its_pools_and_borrowing_is_flagged(default):
     # Three pools on H100 in 8-GPU servers, shared; the service at 200 QPS needs 100 GPUs.
-    s = default.with_changes({
-        "workload.overlap.policy": "shared", "workload.overlap.inference_coincidence": 0.6,
-        "pools.development.accelerator": "H100 SXM5 80GB", "pools.development.server": None,
-        "workload.inference.0.peak_qps": 200,
-    })  # fmt: skip
-    plan = hubplan.build_plan(s)
+    shared = {"workload.overlap.policy": "shared", "pools.development.server": None,
+              "pools.development.accelerator": "H100 SXM5 80GB",
+              "workload.inference.0.peak_qps": 200}  # fmt: skip
+    plan = hubplan.build_plan(
+        default.with_changes(shared | {"workload.overlap.inference_coincidence": 0.6})
+    )
     pools = plan["pools"].set_index("pool")
-    assert pools.loc[["training", "inference", "development"], "gpus_required"].tolist() == [
-        132,
-        100,
-        8,
-    ]
-    # On their own: 17, 13 and 1 servers (1, 1 and 0 spares). The coincident peak:
-    # 132 × 1 + 100 × 0.6 + 8 × 0.5 = 196 GPUs → 25 servers + ⌈25 × 0.05⌉ = 2 spares.
-    # Shares of 25 by 17 : 13 : 1 → quotas 13.71, 10.48, 0.81 → 13, 10, 0 and the two
-    # left over to the largest fractions (0.81, 0.71): 14, 10, 1. Spares by 1 : 1 : 0.
-    assert pools.loc["fleet", ["servers", "spare_servers"]].tolist() == [25, 2]
-    assert pools.loc[["training", "inference", "development"], "total_servers"].tolist() == [
-        15,
-        11,
-        1,
-    ]
-    # The service and the fine-tune hold fewer GPUs than their own peaks (88 < 100,
-    # 120 < 132): they borrow at their peaks, which one scheduler must allow.
+    kinds = ["training", "inference", "development"]
+    assert pools.loc[kinds, "gpus_required"].tolist() == [132, 100, 8]
+    # On their own: 17, 13 and 1 servers (spares 1, 1, 0). At the fleet's peak the
+    # fine-tune (coincidence 1) holds all its 17, the service ⌈100 × 0.6 / 8⌉ = 8 and
+    # development ⌈8 × 0.5 / 8⌉ = 1: 26 servers, above ⌈(132 + 60 + 4) / 8⌉ = 25. Spares
+    # ⌈26 × 0.05⌉ = 2, shared by the pools' own spares 1 : 1 : 0.
+    assert pools.loc["fleet", ["servers", "spare_servers"]].tolist() == [26, 2]
+    assert pools.loc[kinds, "servers"].tolist() == [17, 8, 1]
+    assert pools.loc[kinds, "spare_servers"].tolist() == [1, 1, 0]
+    # The service works on 8 × 8 = 64 GPUs of its 100 at its own peak: it borrows then.
     borrow = plan.findings[plan.findings["code"] == "shared_pool_borrows"]
-    assert sorted(borrow["subject"]) == ["inference", "training"]
-    assert {"pool": "training", "share": 120, "required": 132} in borrow["data"].tolist()
+    assert borrow["data"].tolist() == [{"pool": "inference", "share": 64, "required": 100}]
+    # At coincidence 0.9 the service holds ⌈90 / 8⌉ = 12 servers (96 GPUs) + 1 spare: the
+    # spare (104 GPUs in all) replaces failed servers and must not hide the shortfall.
+    plan = hubplan.build_plan(
+        default.with_changes(shared | {"workload.overlap.inference_coincidence": 0.9})
+    )
+    row = plan["pools"].set_index("pool").loc["inference"]
+    assert (row["servers"], row["spare_servers"]) == (12, 1)
+    borrow = plan.findings[plan.findings["code"] == "shared_pool_borrows"]
+    assert borrow["data"].tolist() == [{"pool": "inference", "share": 96, "required": 100}]
     # Dedicated pools never borrow.
     assert "shared_pool_borrows" not in set(hubplan.build_plan(default).findings["code"])
+
+
+def test_servers_one_pool_owns_serve_its_whole_shared_fleet(default):
+    s = default.with_changes({
+        "workload.overlap.policy": "shared", "workload.overlap.inference_coincidence": 0.5,
+        "pools.inference.existing_servers": [{"server": "DGX H100", "count": 4}],
+    })  # fmt: skip
+    pools = hubplan.build_plan(s)["pools"].set_index("pool")
+    # Fleet: 17 (fine-tune) + 1 (service) = 18 servers + ⌈18 × 0.05⌉ = 1 spare = 19; the
+    # service owns 4, holds 1, and its 3 surplus serve the fine-tune: 19 − 4 = 15 to buy.
+    fleet = pools[pools["accelerator"] == "H100 SXM5 80GB"].loc["fleet"]
+    assert (fleet["total_servers"], fleet["owned_servers"], fleet["new_servers"]) == (19, 4, 15)
+    assert pools.loc[["training", "inference"], "new_servers"].tolist() == [15, 0]
+    f = hubplan.build_plan(s).findings
+    assert "owned_exceeds_need" not in set(f["code"])  # nothing stands idle
+    # Owning 40 leaves 40 − 19 = 21 idle: said against the fleet's 19, not the share of 1.
+    s = s.with_changes({"pools.inference.existing_servers": [{"server": "DGX H100",
+                                                               "count": 40}]})  # fmt: skip
+    f = hubplan.build_plan(s).findings
+    assert f.loc[f["code"] == "owned_exceeds_need", "data"].tolist() == [
+        {"pool": "inference", "owned": 40, "need": 19}
+    ]

@@ -60,6 +60,10 @@ def test_an_ignored_field_reaches_the_stage_as_none_and_keys_nothing(default):
                        r"whole section it reads \(facility\)"):  # fmt: skip
         Stage("demo", sections=("facility",), needs=(), provides=(), run=run,
               ignores=("cost.utilisation",))  # fmt: skip
+    typo = Stage("demo", sections=("facility",), needs=(), provides=(), run=run,
+                 ignores=("facility.electricity_usd_per_kw",))  # fmt: skip
+    with pytest.raises(ValueError, match="facility has no field 'electricity_usd_per_kw'"):
+        typo.inputs(lambda path: getattr(default, path))
 
 
 def test_cache_reruns_only_the_stages_a_change_touches(default):

@@ -77,6 +77,9 @@ class Stage:
         values = {name: section_of(name) for name in self.sections}
         for path in self.ignores:
             section, _, name = path.partition(".")
+            if name not in type(values[section]).model_fields:
+                raise ValueError(f"stage {self.name!r} ignores {path!r}: {section} has no "
+                                 f"field {name!r}")  # fmt: skip
             values[section] = values[section].model_copy(update={name: None})
         return values
 

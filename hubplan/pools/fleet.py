@@ -49,7 +49,8 @@ def fleet_rows(pools: pd.DataFrame, policy: str) -> pd.DataFrame:
         dedicated: each pool owns its servers, the fleet is their sum (spares too).
         shared: pools that can share servers form one scheduled fleet sized to the
         coincident peak ⌈Σ required × coincidence⌉ GPUs (never below the largest single
-        pool), in whole servers, with spares at the largest member spare ratio.
+        pool), in whole servers, and never below the sum of the pools' whole servers at
+        the peak (:func:`peak_servers`), with spares at the largest member spare ratio.
 
     Returns
     -------
@@ -93,7 +94,9 @@ def fleet_rows(pools: pd.DataFrame, policy: str) -> pd.DataFrame:
             load = np.nansum(col["gpus_required"][at] * col["coincidence"][at])
             peak = math.ceil(round(float(load), 9))
             gpus = max(peak, int(_nanmax(col["gpus_required"][at])))
-            servers = math.ceil(gpus / per_server)
+            bases = peak_servers(col["gpus_required"][at], col["coincidence"][at],
+                                 col["servers"][at], per_server)  # fmt: skip
+            servers = max(math.ceil(gpus / per_server), sum(bases))
             spares = _spares(servers, float(_nanmax(col["spare_ratio"][at]))) if with_spares else 0
         row = dict(zip(FLEET_KEY, key, strict=True))
         # The server model when every member that names one names the same; else ''.
@@ -106,6 +109,29 @@ def fleet_rows(pools: pd.DataFrame, policy: str) -> pd.DataFrame:
                        total_gpus=(servers + spares) * per_server)  # fmt: skip
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def peak_servers(gpus_required, coincidence, servers, gpus_per_server: int) -> list[int]:
+    """Whole servers each pool of a shared fleet holds at the fleet's peak: all its own
+    servers when it is fully busy then (coincidence 1: a training job is gang-scheduled on
+    its whole servers), else ⌈GPUs required × coincidence ÷ GPUs per server⌉, and at least
+    one server for a pool with any demand (a server is scheduled by one pool's scheduler:
+    Slurm for training and development, Kubernetes for serving). [servers]
+
+    >>> peak_servers([132, 8, 8], [1.0, 0.5, 0.5], [17, 1, 1], 8)  # 17; ⌈0.5⌉ = 1; 1
+    [17, 1, 1]
+    >>> peak_servers([100, 0], [0.6, 1.0], [13, 0], 8)  # ⌈60 ÷ 8⌉ = 8; no demand, none
+    [8, 0]
+    """
+    bases = []
+    for req, share, own in zip(gpus_required, coincidence, servers, strict=True):
+        if not req > 0:
+            bases.append(0)
+        elif share >= 1:
+            bases.append(int(own))
+        else:
+            bases.append(max(1, min(int(own), math.ceil(round(req * share / gpus_per_server, 9)))))
+    return bases
 
 
 def fleet_shares(total: int, weights: list[int]) -> list[int]:

@@ -13,7 +13,15 @@ from ..core.catalog import Catalog
 from ..core.errors import HubplanError
 from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
-from ..pools import FLEET_KEY, POOL_KINDS, Pools, PoolSpec, fleet_rows, fleet_shares
+from ..pools import (
+    FLEET_KEY,
+    POOL_KINDS,
+    Pools,
+    PoolSpec,
+    fleet_rows,
+    fleet_shares,
+    peak_servers,
+)
 from .balance import CHECK_COLUMNS, balance_checks, resolve_server, spare_servers
 from .section import ServerPolicy
 
@@ -99,13 +107,15 @@ def _known_sum(values: list) -> float:
 
 
 def share_shared_fleet(rows: list[dict]) -> None:
-    """Under the shared policy, give each pool its share of the one fleet sized to the
-    coincident peak (:func:`hubplan.pools.fleet_rows`): the fleet's servers in proportion to
-    the servers each pool needs on its own, its spares in proportion to the pools' own
-    spares (:func:`hubplan.pools.fleet_shares`). ``servers`` and ``spare_servers`` of each
-    pool row become its share, so every later stage (IP plan, port map, racks, capex,
-    scheduler) builds the fleet the plan buys, once; ``gpus_required`` stays the pool's
-    own demand. Pools on another kind of server than the rest keep their own sizing."""
+    """Under the shared policy, give each pool its share of the one fleet
+    (:func:`hubplan.pools.fleet_rows`): first the whole servers it holds at the fleet's
+    peak (:func:`hubplan.pools.peak_servers`: a pool fully busy then keeps all it needs),
+    then the servers left over in proportion to what each pool still lacks of its own
+    need, and the fleet's spares in proportion to the pools' own spares (largest
+    remainders, :func:`hubplan.pools.fleet_shares`). ``servers`` and ``spare_servers`` of
+    each pool row become its share, so every later stage (IP plan, port map, racks,
+    capex, scheduler) builds the fleet the plan buys, once; ``gpus_required`` stays the
+    pool's own demand. Pools on another kind of server than the rest keep their own."""
     df = pd.DataFrame(rows)
     fleet = fleet_rows(df, "shared")
     members: dict[tuple, list[int]] = {}
@@ -117,10 +127,34 @@ def share_shared_fleet(rows: list[dict]) -> None:
     ):  # fmt: skip
         at = members[key]
         own = [rows[i]["servers"] for i in at]
-        own_spares = [rows[i]["spare_servers"] for i in at]
-        for i, n, extra in zip(at, fleet_shares(int(servers), own),
-                               fleet_shares(int(spares), own_spares), strict=True):  # fmt: skip
-            rows[i]["servers"], rows[i]["spare_servers"] = n, extra
+        base = peak_servers([rows[i]["gpus_required"] for i in at],
+                            [rows[i]["coincidence"] for i in at], own, int(key[1]))  # fmt: skip
+        lack = [o - b for o, b in zip(own, base, strict=True)]
+        rest = fleet_shares(int(servers) - sum(base), lack if sum(lack) else own)
+        extra = fleet_shares(int(spares), [rows[i]["spare_servers"] for i in at])
+        for i, b, r, e in zip(at, base, rest, extra, strict=True):
+            rows[i]["servers"], rows[i]["spare_servers"] = b + r, e
+
+
+def _net_owned(rows: list[dict]) -> dict[str, int]:
+    """Under the shared policy, servers a pool owns beyond its share serve the rest of
+    its fleet: the other pools on the same kind of server buy that many fewer. Returns
+    the pools whose surplus is still idle after that (the whole fleet owns too many),
+    each with the servers its fleet needs."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in FLEET_KEY), []).append(r)
+    idle: dict[str, int] = {}
+    for members in groups.values():
+        surplus = sum(max(r["owned_servers"] - r["total_servers"], 0) for r in members)
+        for r in members:
+            take = min(surplus, r["new_servers"])
+            r["new_servers"] -= take
+            surplus -= take
+        if surplus:
+            need = sum(r["total_servers"] for r in members)
+            idle |= {r["pool"]: need for r in members if r["owned_servers"] > r["total_servers"]}
+    return idle
 
 
 def server_price(chosen, acc: pd.Series, gpus_per_server: int,
@@ -193,23 +227,27 @@ def run_servers(
             "spare_ratio": spec.spare_ratio,
             "server_kw": chosen.max_power_kw if chosen is not None else math.nan,
         })  # fmt: skip
-    if rows and rows[0]["policy"] == "shared":
+    shared = bool(rows) and rows[0]["policy"] == "shared"
+    if shared:
         share_shared_fleet(rows)
     for r in rows:  # what each pool's servers (its share, under the shared policy) come to
         total = r["servers"] + r["spare_servers"]
-        new = max(total - r["owned_servers"], 0)
-        r.update(
-            total_servers=total,
-            total_gpus=total * r["gpus_per_server"],
-            new_servers=new,
-            capex_usd=new * r["server_price_usd"],
-            max_power_kw=total * r.pop("server_kw"),
-        )
-        if r["owned_servers"] > total:
-            params = {"pool": r["pool"], "owned": r["owned_servers"], "need": total}
+        r.update(total_servers=total, total_gpus=total * r["gpus_per_server"],
+                 new_servers=max(total - r["owned_servers"], 0),
+                 max_power_kw=total * r.pop("server_kw"))  # fmt: skip
+    if shared:
+        idle = _net_owned(rows)
+    else:
+        idle = {r["pool"]: r["total_servers"] for r in rows
+                if r["owned_servers"] > r["total_servers"]}  # fmt: skip
+    for r in rows:
+        r["capex_usd"] = r["new_servers"] * r["server_price_usd"]
+        if r["pool"] in idle:
+            params = {"pool": r["pool"], "owned": r["owned_servers"], "need": idle[r["pool"]]}
             findings.append(Finding("warning", "server", r["pool"], "owned_exceeds_need", params))
-        if r["policy"] == "shared" and r["total_gpus"] < r["gpus_required"]:
-            params = {"pool": r["pool"], "share": r["total_gpus"], "required": r["gpus_required"]}
+        working = r["servers"] * r["gpus_per_server"]  # spares replace failed servers
+        if shared and working < r["gpus_required"]:
+            params = {"pool": r["pool"], "share": working, "required": r["gpus_required"]}
             findings.append(Finding("warning", "server", r["pool"], "shared_pool_borrows", params))
     pool_df = pd.DataFrame(rows)
     if not pool_df.empty:

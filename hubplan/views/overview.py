@@ -278,10 +278,15 @@ class OverviewPanel(PlanPanel):
              lambda: own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], lang),
              ("cost_curve", "cost_summary")),
         ):  # fmt: skip
-            stamp = (lang, *(id(plan[k]) for k in keys))
-            if self._shown.get(name) != stamp:
+            shown = self._shown.get(name)
+            tables = [plan[k] for k in keys]
+            if (
+                shown is None
+                or shown[0] != lang
+                or any(a is not b for a, b in zip(shown[1], tables, strict=True))
+            ):
                 charts.show_split(chart, make())
-                self._shown[name] = stamp
+                self._shown[name] = (lang, tables)  # the tables themselves, not their ids
 
 
 def _get(obj: Any, dotted: str) -> Any:
