@@ -38,7 +38,9 @@ $(SYSDEPS): | $(BIN)/python
 	@touch $(SYSDEPS)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_overview.ipynb
+	@# Served from the repository root, so the file browser reaches templates/scenarios/ (the
+	@# files the overview tells users to edit), not only notebooks/.
+	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) notebooks/00_overview.ipynb
 
 # The overview as a clean dashboard for a workshop: no code cells, loopback only, offline.
 PORT ?= 8866

@@ -465,3 +465,15 @@ def test_a_vanishing_load_still_gets_one_replica(capsys):
     # planning rule gives one GPU, not none; the pool rounds up to one 8-GPU server.
     assert (row["tensor_parallel"], row["token_gpus"], row["rule_gpus"]) == (2, 2, 1)
     assert (row["gpus"], row["servers"]) == (8, 1)
+
+
+def test_make_lab_serves_the_scenarios_beside_the_notebooks():
+    # The overview tells users to edit templates/scenarios/default.yaml from the file
+    # browser; given only a notebook path, JupyterLab serves that notebook's folder.
+    root = Path(__file__).resolve().parents[1]
+    cmd = subprocess.run(["make", "-n", "-C", str(root), "lab"], capture_output=True,
+                         text=True, check=True).stdout.splitlines()  # fmt: skip
+    lab = shlex.split(next(line for line in cmd if "jupyter lab" in line))
+    served = Path(next(a.split("=", 1)[1] for a in lab if a.startswith("--ServerApp.root_dir=")))
+    assert served.resolve() == root
+    assert (served / lab[-1]).is_file() and (served / "templates/scenarios/default.yaml").is_file()
