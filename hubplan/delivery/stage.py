@@ -10,7 +10,7 @@ from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .acceptance import acceptance_plan
-from .schedule import deployment_steps, implementation_schedule, phase_acceptance
+from .schedule import deployment_steps, fabric_links, implementation_schedule, phase_acceptance
 from .scheduler import (
     gres_conf,
     k8s_pools,
@@ -33,7 +33,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     tiers, fabric = tables["storage_tiers"], tables["fabric"]
     schedule = implementation_schedule(
         servers, delivery, storage=bool((tiers["nodes"].to_numpy() > 0).any()),
-        network=not fabric.empty,
+        network=not fabric.empty, links=fabric_links(fabric),
     )  # fmt: skip
     nodes = slurm_nodes(pools, catalog, delivery, spec)
     partitions = slurm_partitions(nodes, delivery)
