@@ -195,6 +195,17 @@ def test_storage_write_acceptance_includes_the_protection_overhead(plan, default
     assert w.loc["storage_read", "expected"] == pytest.approx(17.1 * nodes)
     assert w.loc["storage_write", "expected"] == pytest.approx(5.7 * nodes)
     assert hubplan.delivery.storage_write_gb_s(17.1, "ec_8+2") == pytest.approx(13.68)
+    # An appliance's figures are measured at its clients (MLPerf Storage), protection
+    # included: no second division. DDN AI400X2T reads 99.018 GB/s; its write is not
+    # published, so the storage stage takes 0.5 × read = 49.509 GB/s per appliance.
+    ddn = hubplan.build_plan(default.with_changes({"storage.hot_model": "DDN AI400X2T",
+                                                   "storage.metadata_model": None}))  # fmt: skip
+    h = ddn["acceptance"].query("scope == 'storage' and subject == 'hot'").set_index("test")
+    n = int(h.loc["storage_write", "count"])
+    assert h.loc["storage_write", "expected"] == pytest.approx(49.509 * n)
+    assert h.loc["storage_write", "protection_factor"] == 1.0
+    with pytest.raises(hubplan.HubplanError, match="storage protection"):
+        hubplan.delivery.storage_write_gb_s(10.0, "raid5")
 
 
 def test_acceptance_floors_sit_below_what_healthy_systems_measure(big):

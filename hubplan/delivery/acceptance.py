@@ -174,7 +174,8 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     nodes of a tier run it; ``expected`` is what a healthy system reaches (measured where
     ``figure_basis`` says so, with ``figure_source``); ``floor`` is the pass line
     (``pass_if``: at least, at most, or exactly). Storage write rows carry the protection
-    scheme's write factor in ``protection_factor``.
+    scheme's write factor in ``protection_factor``: the tier's scheme, or 1 for an
+    appliance (catalogue role ``appliance``), whose figures are measured at its clients.
     """
     d = delivery
     rows: list[dict] = []
@@ -246,21 +247,24 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             d.stability_hours, d.stability_hours, "at_least", "rule", "burn_in_practice",
             "h")  # fmt: skip
     if storage_tiers is not None:
-        cols = ["tier", "nodes", "read_gb_s", "write_gb_s", "protection"]
+        cols = ["tier", "model", "nodes", "read_gb_s", "write_gb_s", "protection"]
         for t in records(storage_tiers, cols):
             if int(t["nodes"]) <= 0:
                 continue
+            protection = str(t["protection"])
+            if catalog.storage_block(str(t["model"]))["role"] == "appliance":
+                protection = "appliance"  # its figures are measured at the clients
             read, raw_write = float(t["read_gb_s"]), float(t["write_gb_s"])
             if not math.isnan(read) and read > 0:
                 add("storage", "", t["tier"], "storage_read", "fio / IOR", t["nodes"], read,
                     read * d.storage_floor_share, "at_least", "plan", "plan_storage_tiers",
                     "GB/s")  # fmt: skip
             if not math.isnan(raw_write) and raw_write > 0:
-                write = storage_write_gb_s(raw_write, str(t["protection"]))
+                write = storage_write_gb_s(raw_write, protection)
                 add("storage", "", t["tier"], "storage_write", "fio / IOR", t["nodes"], write,
                     write * d.storage_floor_share, "at_least", "plan",
                     "plan_storage_after_protection", "GB/s",
-                    PROTECTION_WRITE_FACTOR[str(t["protection"])])  # fmt: skip
+                    PROTECTION_WRITE_FACTOR[protection])  # fmt: skip
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})
