@@ -221,6 +221,13 @@ def test_delivery_section_refuses_bad_values(default):
         default.with_changes({"delivery.buffer": -0.1})
     with pytest.raises(hubplan.ScenarioError, match="realmemory_margin"):
         default.with_changes({"delivery.realmemory_margin": 1.0})
+    with pytest.raises(hubplan.ScenarioError, match=r"delivery\.install_crews"):
+        default.with_changes({"delivery.install_crews": 0})
+    with pytest.raises(hubplan.ScenarioError, match=r"delivery\.matmul_floor_share"):
+        default.with_changes({"delivery.matmul_floor_share": 1.2})
+    # The old single-team rate is gone: naming it is an error, not a silent default.
+    with pytest.raises(hubplan.ScenarioError, match="racking_servers_per_day"):
+        default.with_changes({"delivery.racking_servers_per_day": 32})
 
 
 def test_scenario_with_delivery_round_trips(default):

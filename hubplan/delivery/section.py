@@ -89,8 +89,9 @@ class Delivery(Section):
         64.0, gt=0, le=100000,
         description="Servers taken through the acceptance suite per day (DCGM level 3 "
         "takes ~15 min per node, NVIDIA DCGM docs; the limit is running multi-node "
-        "nccl-tests and triaging and re-testing the nodes that fail). 64 (eight 8-server "
-        "scalable-unit slices a day) is an assumption; added to commissioning_days.",
+        "nccl-tests and triaging and re-testing the nodes that fail). 64 (two 32-server "
+        "DGX SuperPOD scalable units a day) is an assumption; added to "
+        "commissioning_days.",
     )  # fmt: skip
     stability_hours: float = Field(
         24.0, gt=0, le=720,
