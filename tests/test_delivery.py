@@ -175,6 +175,12 @@ def test_acceptance_figures(plan):
     # L40S has no NVSwitch: no NVLink test in the development pool.
     assert ("development", "nvlink_all_reduce") not in a.index
     assert a.loc[("development", "ecc_errors"), "pass_if"] == "at_most"
+    # The derived figures are said so in the findings too, per pool: the L40S matmul, and
+    # the fabric all_reduce that has no primary measurement at scale.
+    f = plan.findings[plan.findings["code"] == "acceptance_figures_derived"]
+    tests = {r["subject"]: r["data"]["tests"] for _, r in f.iterrows()}
+    assert tests == {"development": "dense_matmul", "training": "fabric_all_reduce"}
+    assert set(f["severity"]) == {"info"}
 
 
 def test_storage_write_acceptance_includes_the_protection_overhead(plan, default):

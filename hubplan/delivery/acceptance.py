@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.errors import InputError
+from ..core.findings import Finding
 from ..pools import Pools
 from .scheduler import records, server_figures
 from .section import Delivery
@@ -268,3 +269,21 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})
+
+
+def derived_figure_findings(acceptance: pd.DataFrame) -> list[Finding]:
+    """One info finding per pool whose acceptance figures are derived, not measured.
+
+    A derived figure (peak or line rate × a stated share) is an estimate: the finding
+    names the tests so that the team measures one healthy unit before setting the floors.
+    """
+    if acceptance.empty:
+        return []
+    derived = acceptance[acceptance["figure_basis"].to_numpy() == "derived"]
+    found = []
+    for pool, rows in derived.groupby("pool", sort=False):
+        tests = ", ".join(dict.fromkeys(rows["test"].tolist()))
+        params = {"pool": str(pool), "tests": tests}
+        found.append(Finding("info", "delivery", str(pool) or "storage",
+                             "acceptance_figures_derived", params))  # fmt: skip
+    return found

@@ -9,7 +9,7 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
-from .acceptance import acceptance_plan
+from .acceptance import acceptance_plan, derived_figure_findings
 from .schedule import deployment_steps, fabric_links, implementation_schedule, phase_acceptance
 from .scheduler import (
     gres_conf,
@@ -38,6 +38,8 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     nodes = slurm_nodes(pools, catalog, delivery, spec)
     partitions = slurm_partitions(nodes, delivery)
     findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)
+    acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
+    findings += derived_figure_findings(acceptance)
     return StageResult(
         {
             "schedule": schedule,
@@ -46,7 +48,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
             "k8s_pools": k8s_pools(tables["inference"], pools),
-            "acceptance": acceptance_plan(pools, catalog, delivery, tiers, fabric, spec),
+            "acceptance": acceptance,
         },
         tuple(findings),
     )
