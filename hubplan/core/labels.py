@@ -130,7 +130,9 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "test": "test", "result": "result", "device_type": "device_type",
                  "type": "device_type", "scope": "device_type",
                  "cooling_mode": "choice.cooling_mode", "sized_by": "choice.sized_by",
-                 "limited_by": "choice.limited_by", "category": "choice.category"}  # fmt: skip
+                 "limited_by": "choice.limited_by", "category": "choice.category",
+                 "pass_if": "pass_if", "figure_basis": "figure_basis",
+                 "figure_source": "figure_source"}  # fmt: skip
 
 
 def format_value(key: str, value: object) -> str:

@@ -9,18 +9,24 @@ The scheduler and container files are TEXT returned by the functions below;
 
 from .acceptance import (
     ACCEPTANCE_COLUMNS,
+    MEASURED_NVLINK_BUSBW_GB_S,
+    MEASURED_RDMA_GBPS,
+    PROTECTION_WRITE_FACTOR,
     acceptance_plan,
     fabric_busbw_gb_s,
     matmul_tflops,
     nvlink_busbw_gb_s,
     rdma_gbps,
+    storage_write_gb_s,
 )
 from .schedule import (
     PHASES,
     batch_sizes,
     buffered_days,
+    cabling_days,
     critical_path,
     deployment_steps,
+    fabric_links,
     implementation_schedule,
     phase_acceptance,
     racking_days,
@@ -42,10 +48,12 @@ from .scheduler import (
 from .section import Delivery
 
 __all__ = [
-    "ACCEPTANCE_COLUMNS", "PHASES", "Delivery", "acceptance_plan", "batch_sizes",
-    "buffered_days", "container_spec", "critical_path", "deployment_steps",
-    "fabric_busbw_gb_s", "gres_conf", "implementation_schedule", "k8s_manifests", "k8s_pools",
-    "matmul_tflops", "node_range", "nvlink_busbw_gb_s", "phase_acceptance", "prolog_script",
+    "ACCEPTANCE_COLUMNS", "MEASURED_NVLINK_BUSBW_GB_S", "MEASURED_RDMA_GBPS", "PHASES",
+    "PROTECTION_WRITE_FACTOR", "Delivery", "acceptance_plan", "batch_sizes",
+    "buffered_days", "cabling_days", "container_spec", "critical_path", "deployment_steps",
+    "fabric_busbw_gb_s", "fabric_links", "gres_conf", "implementation_schedule",
+    "k8s_manifests", "k8s_pools", "matmul_tflops", "node_range", "nvlink_busbw_gb_s",
+    "phase_acceptance", "prolog_script",
     "racking_days", "rdma_gbps", "real_memory_mib", "schedule_tasks", "slurm_conf",
-    "slurm_nodes", "slurm_partitions", "validate_scheduler",
+    "slurm_nodes", "slurm_partitions", "storage_write_gb_s", "validate_scheduler",
 ]  # fmt: skip

@@ -1,8 +1,13 @@
 """The acceptance plan: per node, per scalable unit, per fabric and per storage tier, the
-test, its tool and the figure it must reach, computed from the plan.
+test, its tool, the figure a healthy system reaches and the floor below which it fails.
 
-Figures are minimums a healthy system reaches; each comes from the plan's hardware and a
-share from a published measurement (fields of the delivery section).
+Each figure is a measurement on a real system with its source where one is published
+(``figure_basis = "measured"``); where none is, it is derived from the plan's hardware and
+a stated typical share of peak (``"derived"``), or taken from the plan itself (storage
+tiers: ``"plan"``). The pass floor is a stated share of that figure (delivery section:
+``matmul_floor_share``, ``bandwidth_floor_share``, ``storage_floor_share``), so a healthy
+system passes with room for the spread between healthy units and a sick one fails.
+Counts of failures must not exceed their figure (``pass_if = "at_most"``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import math
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..core.errors import InputError
+from ..core.findings import Finding
 from ..pools import Pools
 from .scheduler import records, server_figures
 from .section import Delivery
@@ -24,51 +31,88 @@ ACCEPTANCE_COLUMNS = [
     "tool",
     "count",
     "expected",
+    "floor",
+    "pass_if",
+    "figure_basis",
+    "figure_source",
+    "protection_factor",
     "figure_unit",
 ]
 
+#: Single-node nccl-tests ``all_reduce_perf`` bus bandwidth MEASURED on 8-GPU NVSwitch
+#: servers, by catalogue accelerator: (GB/s, source code). H100: ~480 GB/s with NVLS at
+#: > 256 MB (NCCL maintainer, github NVIDIA/nccl-tests issue #212); 479.72 GB/s at 8 GiB,
+#: NCCL 2.24.3 (Voltage Park 8 × H100 80GB HBM3, github ZiyanIshani/vpbenchmarking
+#: results/nccl/nccl_singlenode). H200: 475 GB/s observed (nccl-tests issue #272).
+MEASURED_NVLINK_BUSBW_GB_S: dict[str, tuple[float, str]] = {
+    "H100 SXM5 80GB": (480.0, "nccl_tests_212"),
+    "H200 SXM 141GB": (475.0, "nccl_tests_272"),
+}
+
+#: ``ib_write_bw`` (GPUDirect) bandwidth MEASURED per NIC port, by line rate [Gb/s]:
+#: (Gb/s, source code). 400G NDR: NVIDIA measured ~49 GB/s per GPU between each H100 and
+#: its ConnectX-7 400G NIC on DGX H100 = 392 Gb/s (MLPerf Inference v3.1, NVIDIA
+#: closed/NVIDIA/documentation/start_from_device/dgx-h100.md, github
+#: mlcommons/inference_results_v3.1).
+MEASURED_RDMA_GBPS: dict[float, tuple[float, str]] = {400.0: (392.0, "nvidia_dgx_h100_gdr")}
+
+#: Write amplification of each storage protection scheme: bytes the drives write per byte
+#: a client writes. RAID 6 8+2 and EC 8+2 write data and two parities (10/8); EC 16+4
+#: 20/16; EC 4+2 6/4; RAID 10 two copies; three replicas three. ``appliance``: 1, since an
+#: appliance's catalogue figures are measured at its clients (MLPerf Storage), protection
+#: included. Reads touch the data only, so read bandwidth carries no such factor.
+PROTECTION_WRITE_FACTOR: dict[str, float] = {
+    "raid6_8+2": 10 / 8, "raid10": 2.0, "ec_4+2": 6 / 4, "ec_8+2": 10 / 8,
+    "ec_16+4": 20 / 16, "replica_3": 3.0, "appliance": 1.0,
+}  # fmt: skip
+
 
 def matmul_tflops(dense_peak_tflops: float, share: float) -> float:
-    """Single-GPU dense BF16 matmul throughput expected in acceptance. [TFLOPS]
+    """Single-GPU dense BF16 matmul throughput from the dense peak, for a card with no
+    published measurement. [TFLOPS]
 
     Notes
     -----
-    ``share × dense peak``. The best measured share on H100 SXM is 794.5 / 989 = 80.3 %
-    (mamf-finder, Bekman, *Machine Learning Engineering*, "Maximum Achievable Matmul
-    FLOPS").
+    ``share × dense peak``, marked ``derived`` in the acceptance plan. The default share
+    (``delivery.matmul_typical_share`` = 0.75) is the median of the ten measured
+    maximum-achievable shares in Bekman, *Machine Learning Engineering*, "Maximum
+    Achievable Matmul FLOPS comparison table" (51.4 % MI300X … 86.9 % A100 SXM).
 
     Examples
     --------
-    H100 SXM, 989.5 dense BF16 TFLOPS, 80 % share: 791.6 TFLOPS.
+    L40S, 362.05 dense BF16 TFLOPS, 75 %: 271.5 TFLOPS.
 
-    >>> round(matmul_tflops(989.5, 0.80), 1)
-    791.6
+    >>> round(matmul_tflops(362.05, 0.75), 1)
+    271.5
     """
     return dense_peak_tflops * share
 
 
 def rdma_gbps(nic_gbps: float, share: float) -> float:
-    """``ib_write_bw`` bandwidth expected per NIC port. [Gb/s]
+    """``ib_write_bw`` bandwidth per NIC port from the line rate, for a rate with no
+    published measurement. [Gb/s]
 
     Notes
     -----
-    ``share × line rate``; Azure's ND H100 v5 health checks require ≥ 375 Gb/s per 400G
-    port (github Azure/azurehpc-health-checks, nd96isr_h100_v5 configuration).
+    ``share × line rate``; the default share 0.98 is the 400G measurement (392 of 400 Gb/s,
+    :data:`MEASURED_RDMA_GBPS`) carried to other rates.
 
-    >>> rdma_gbps(400, 0.94)
-    376.0
+    >>> rdma_gbps(200, 0.98)
+    196.0
     """
     return nic_gbps * share
 
 
 def nvlink_busbw_gb_s(scaleup_bw_gb_s: float, share: float) -> float:
-    """Single-node nccl-tests ``all_reduce_perf`` bus bandwidth expected. [GB/s]
+    """Single-node nccl-tests ``all_reduce_perf`` bus bandwidth from the scale-up link
+    rate, for a card with no published measurement. [GB/s]
 
     Notes
     -----
     The catalogue's scale-up bandwidth is bidirectional (H100: 900 GB/s); one direction is
     half. busbw = algbw × 2(n−1)/n (nccl-tests ``doc/PERFORMANCE.md``), comparable to the
-    one-way link rate; 8 × H100 rings reach ~370 of 450 GB/s (nccl-tests issue #212).
+    one-way link rate; a ring over 8 × H100 reaches ~370 of 450 GB/s (nccl-tests issue
+    #212), the share used when NVLink SHARP is not known to be available.
 
     >>> nvlink_busbw_gb_s(900, 0.82)
     369.0
@@ -77,13 +121,15 @@ def nvlink_busbw_gb_s(scaleup_bw_gb_s: float, share: float) -> float:
 
 
 def fabric_busbw_gb_s(nics: int, nic_gbps: float, share: float) -> float:
-    """Multi-node ``all_reduce_perf`` bus bandwidth expected across the fabric. [GB/s]
+    """Multi-node ``all_reduce_perf`` bus bandwidth across the fabric. [GB/s]
 
     Notes
     -----
     A ring across nodes leaves each node through all its compute NICs, so busbw is bound by
     the node's NIC line rate, nics × Gb/s ÷ 8; 8 × 400G H100 nodes reach 400-450 GB/s
-    (Saturn Cloud; NVLS/SHARP can exceed the ring bound).
+    (Saturn Cloud, "Validating Multi-Node GPU Clusters with NCCL Tests"; NVLS/SHARP can
+    exceed the ring bound). No primary measurement at scale is published, so the figure
+    is marked ``derived``.
 
     >>> fabric_busbw_gb_s(8, 400, 0.90)
     360.0
@@ -91,69 +137,153 @@ def fabric_busbw_gb_s(nics: int, nic_gbps: float, share: float) -> float:
     return nics * nic_gbps / 8 * share
 
 
+def storage_write_gb_s(raw_write_gb_s: float, protection: str) -> float:
+    """Client-visible write bandwidth of a storage tier after its protection overhead.
+    [GB/s]
+
+    Notes
+    -----
+    Every byte a client writes is written ``factor`` times to the drives
+    (:data:`PROTECTION_WRITE_FACTOR`: EC 8+2 writes 10 bytes per 8, three replicas 3 per
+    1), so the clients see the drives' write bandwidth divided by it. Reads need no such
+    division.
+
+    Examples
+    --------
+    Two Lustre OSS of 76.8 GB/s drive writes each, RAID 6 8+2: 153.6 ÷ 1.25 = 122.88 GB/s;
+    one 17.1 GB/s HDD node with three replicas: 5.7 GB/s.
+
+    >>> round(storage_write_gb_s(153.6, "raid6_8+2"), 2)
+    122.88
+    >>> round(storage_write_gb_s(17.1, "replica_3"), 2)
+    5.7
+    """
+    if protection not in PROTECTION_WRITE_FACTOR:
+        raise InputError("storage protection", protection,
+                         f"one of {', '.join(PROTECTION_WRITE_FACTOR)}")  # fmt: skip
+    return raw_write_gb_s / PROTECTION_WRITE_FACTOR[protection]
+
+
 def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                     storage_tiers: pd.DataFrame | None = None,
                     fabric: pd.DataFrame | None = None,
                     spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
-    """The acceptance tests with their expected figures, per pool, unit, fabric and tier.
+    """The acceptance tests with their figures and pass floors, per pool, unit, fabric and
+    storage tier.
 
-    One row per (scope, pool, test): ``count`` is how many nodes, NICs, units or nodes of
-    a tier run it; ``expected`` is the minimum in ``unit``.
+    One row per (scope, pool, test): ``count`` is how many GPUs, nodes, NICs, units or
+    nodes of a tier run it; ``expected`` is what a healthy system reaches (measured where
+    ``figure_basis`` says so, with ``figure_source``); ``floor`` is the pass line
+    (``pass_if``: at least, at most, or exactly). Storage write rows carry the protection
+    scheme's write factor in ``protection_factor``: the tier's scheme, or 1 for an
+    appliance (catalogue role ``appliance``), whose figures are measured at its clients.
     """
     d = delivery
     rows: list[dict] = []
 
-    def add(scope, pool, subject, test, tool, count, expected, unit):
+    def add(scope, pool, subject, test, tool, count, expected, floor, pass_if, basis,
+            source, unit, factor=math.nan):  # fmt: skip
         rows.append({"scope": scope, "pool": pool, "subject": subject, "test": test,
                      "tool": tool, "count": int(count), "expected": float(expected),
+                     "floor": float(floor), "pass_if": pass_if, "figure_basis": basis,
+                     "figure_source": source, "protection_factor": float(factor),
                      "figure_unit": unit})  # fmt: skip
 
+    bw_floor = d.bandwidth_floor_share
     columns = ["pool", "server", "accelerator", "total_servers", "gpus_per_server"]
     for p in records(pools, columns, pools["level"].to_numpy() == "pool"):
         nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
         acc = catalog.accelerator(p["accelerator"])
         server = server_figures(p["server"], catalog, spec)
-        add("node", pool, p["server"] or acc["name"], "gpu_count", "nvidia-smi -L", nodes,
-            gps, "count")  # fmt: skip
+        host = p["server"] or acc["name"]
+        add("node", pool, host, "gpu_count", "nvidia-smi -L", nodes, gps, gps, "equal",
+            "plan", "plan_pools", "count")  # fmt: skip
+        mamf = float(acc["mamf_bf16_tflops"])
+        if mamf == mamf and mamf > 0:
+            tflops, basis, source = mamf, "measured", "mamf_finder"
+        else:
+            tflops = matmul_tflops(float(acc["bf16_dense_tflops"]), d.matmul_typical_share)
+            basis, source = "derived", "peak_times_typical_share"
         add("node", pool, acc["name"], "dense_matmul", "mamf-finder (BF16)", nodes * gps,
-            matmul_tflops(float(acc["bf16_dense_tflops"]), d.matmul_share), "TFLOPS")  # fmt: skip
+            tflops, tflops * d.matmul_floor_share, "at_least", basis, source, "TFLOPS")  # fmt: skip
+        nvlink = math.nan
         if acc["scaleup_kind"] == "nvswitch" and gps > 1:
-            add("node", pool, acc["name"], "nvlink_all_reduce", "all_reduce_perf -g "
-                f"{gps}", nodes, nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]),
-                                                   d.nvlink_share), "GB/s")  # fmt: skip
+            if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
+                nvlink, source = MEASURED_NVLINK_BUSBW_GB_S[acc["name"]]
+                basis = "measured"
+            else:
+                nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
+                basis, source = "derived", "scaleup_times_ring_share"
+            add("node", pool, acc["name"], "nvlink_all_reduce", f"all_reduce_perf -g {gps}",
+                nodes, nvlink, nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
         nics = float(server["compute_nics"]) if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
             nic_gbps = float(server["compute_nic_gbps"])
+            if nic_gbps in MEASURED_RDMA_GBPS:
+                rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
+                basis = "measured"
+            else:
+                rdma = rdma_gbps(nic_gbps, d.rdma_share)
+                basis, source = "derived", "line_rate_times_share"
             add("node", pool, p["server"], "rdma_write_bw", "ib_write_bw --use_cuda",
-                nodes * nics, rdma_gbps(nic_gbps, d.rdma_share), "Gb/s")  # fmt: skip
+                nodes * nics, rdma, rdma * bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
             if pool == "training" and nodes > 1:
                 units = 1
                 if fabric is not None and not fabric.empty:
                     comp = fabric["units"].to_numpy()[fabric["plane"].to_numpy() == "compute"]
-                    units = int(comp[0]) if comp.size else 1
+                    units = int(comp[0]) if comp.size and comp[0] == comp[0] else 1
                 busbw = fabric_busbw_gb_s(nics, nic_gbps, d.fabric_share)
-                if acc["scaleup_kind"] == "nvswitch":
-                    busbw = min(busbw, nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]),
-                                                         d.nvlink_share))  # fmt: skip
-                add("unit", pool, "compute", "fabric_all_reduce", "all_reduce_perf (MPI)",
-                    units, busbw, "GB/s")  # fmt: skip
-                add("fabric", pool, "compute", "fabric_all_reduce", "all_reduce_perf (MPI)",
-                    1, busbw, "GB/s")  # fmt: skip
-        add("node", pool, p["server"] or acc["name"], "dcgm_diag", "dcgmi diag -r 3", nodes,
-            0, "count")  # fmt: skip
-        add("node", pool, p["server"] or acc["name"], "ecc_errors", "nvidia-smi -q -d ECC",
-            nodes, 0, "count")  # fmt: skip
-        add("cluster", pool, p["server"] or acc["name"], "stability_run",
-            "training job / burn-in", nodes, d.stability_hours, "h")  # fmt: skip
+                if nvlink == nvlink:
+                    busbw = min(busbw, nvlink)
+                for scope, count in (("unit", units), ("fabric", 1)):
+                    add(scope, pool, "compute", "fabric_all_reduce", "all_reduce_perf (MPI)",
+                        count, busbw, busbw * bw_floor, "at_least", "derived",
+                        "nic_line_rate_times_share", "GB/s")  # fmt: skip
+        add("node", pool, host, "dcgm_diag", "dcgmi diag -r 3", nodes, 0, 0, "at_most",
+            "rule", "zero_failures", "count")  # fmt: skip
+        add("node", pool, host, "ecc_errors", "nvidia-smi -q -d ECC", nodes, 0, 0, "at_most",
+            "rule", "zero_failures", "count")  # fmt: skip
+        add("cluster", pool, host, "stability_run", "training job / burn-in", nodes,
+            d.stability_hours, d.stability_hours, "at_least", "rule", "burn_in_practice",
+            "h")  # fmt: skip
     if storage_tiers is not None:
-        for t in records(storage_tiers, ["tier", "nodes", "read_gb_s", "write_gb_s"]):
+        cols = ["tier", "model", "nodes", "read_gb_s", "write_gb_s", "protection"]
+        for t in records(storage_tiers, cols):
             if int(t["nodes"]) <= 0:
                 continue
-            for test, col in (("storage_read", "read_gb_s"), ("storage_write", "write_gb_s")):
-                if not math.isnan(float(t[col])) and float(t[col]) > 0:
-                    add("storage", "", t["tier"], test, "fio / IOR", t["nodes"],
-                        float(t[col]) * d.storage_share, "GB/s")  # fmt: skip
+            protection = str(t["protection"])
+            if catalog.storage_block(str(t["model"]))["role"] == "appliance":
+                protection = "appliance"  # its figures are measured at the clients
+            read, raw_write = float(t["read_gb_s"]), float(t["write_gb_s"])
+            if not math.isnan(read) and read > 0:
+                add("storage", "", t["tier"], "storage_read", "fio / IOR", t["nodes"], read,
+                    read * d.storage_floor_share, "at_least", "plan", "plan_storage_tiers",
+                    "GB/s")  # fmt: skip
+            if not math.isnan(raw_write) and raw_write > 0:
+                write = storage_write_gb_s(raw_write, protection)
+                add("storage", "", t["tier"], "storage_write", "fio / IOR", t["nodes"], write,
+                    write * d.storage_floor_share, "at_least", "plan",
+                    "plan_storage_after_protection", "GB/s",
+                    PROTECTION_WRITE_FACTOR[protection])  # fmt: skip
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})
+
+
+def derived_figure_findings(acceptance: pd.DataFrame) -> list[Finding]:
+    """One info finding per pool whose acceptance figures are derived, not measured.
+
+    A derived figure (peak or line rate × a stated share) is an estimate: the finding
+    names the tests so that the team measures one healthy unit before setting the floors.
+    """
+    if acceptance.empty:
+        return []
+    derived = acceptance[acceptance["figure_basis"].to_numpy() == "derived"]
+    found = []
+    for pool, rows in derived.groupby("pool", sort=False):
+        tests = ", ".join(dict.fromkeys(rows["test"].tolist()))
+        params = {"pool": str(pool), "tests": tests}
+        found.append(Finding("info", "delivery", str(pool) or "storage",
+                             "acceptance_figures_derived", params))  # fmt: skip
+    return found

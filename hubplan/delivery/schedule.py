@@ -60,15 +60,78 @@ def buffered_days(days: float, buffer: float) -> float:
     return math.ceil(round(days * (1 + buffer), 9))
 
 
-def racking_days(servers: int, per_day: float) -> float:
-    """Days to unpack, inspect, rack and cable ``servers``. [days]
+def racking_days(servers: int, per_crew_day: float, crews: int = 1) -> int:
+    """Days for ``crews`` crews to unpack, inspect, rack and power-cable ``servers``. [days]
 
-    >>> racking_days(100, 8)
-    13
+    Notes
+    -----
+    ``ceil(servers ÷ (crews × servers per crew-day))``: crews work in parallel, each at
+    the section's rate (``delivery.racking_servers_per_crew_day``).
+
+    Examples
+    --------
+    100 servers, 2 crews of 8 a day: 100 / 16 = 6.25 → 7 days.
+
+    >>> racking_days(100, 8, 2)
+    7
     """
-    if per_day <= 0:
-        raise InputError("delivery.racking_servers_per_day", per_day, "must be > 0")
-    return math.ceil(servers / per_day) if servers > 0 else 0
+    if per_crew_day <= 0:
+        raise InputError("delivery.racking_servers_per_crew_day", per_crew_day, "must be > 0")
+    if crews < 1:
+        raise InputError("delivery.install_crews", crews, "must be ≥ 1")
+    return math.ceil(round(servers / (per_crew_day * crews), 9)) if servers > 0 else 0
+
+
+def cabling_days(links: float, per_crew_day: float, crews: int = 1) -> int:
+    """Days for ``crews`` crews to run, label and check ``links`` cables. [days]
+
+    Notes
+    -----
+    ``ceil(links ÷ (crews × links per crew-day))`` (``delivery.cabling_links_per_crew_day``).
+
+    Examples
+    --------
+    2 900 links, 2 crews of 96 a day: 2 900 / 192 = 15.1 → 16 days.
+
+    >>> cabling_days(2900, 96, 2)
+    16
+    """
+    if per_crew_day <= 0:
+        raise InputError("delivery.cabling_links_per_crew_day", per_crew_day, "must be > 0")
+    if crews < 1:
+        raise InputError("delivery.cabling_crews", crews, "must be ≥ 1")
+    return math.ceil(round(links / (per_crew_day * crews), 9)) if links > 0 else 0
+
+
+def fabric_links(fabric: pd.DataFrame) -> float:
+    """Cables of every network plane: endpoint links plus the links between switch tiers.
+    [count]
+
+    Notes
+    -----
+    In a folded-Clos (fat-tree) plane each tier above the leaves carries the endpoints'
+    bandwidth divided by the oversubscription, so a plane of E endpoint ports and T tiers
+    has E × (1 + (T − 1) ÷ oversubscription) links (Leiserson, "Fat-trees", 1985; at 1:1,
+    two tiers double the endpoint links and three tier them). An unknown
+    oversubscription counts as 1:1 (the most cables).
+
+    Examples
+    --------
+    The default plan: compute 144 endpoints over two tiers at 1:1 (288), storage 52, in-band
+    50 and BMC 44 on one tier each: 434 links.
+
+    >>> f = pd.DataFrame({"endpoints": [144, 52, 50, 44], "tiers": [2, 1, 1, 1],
+    ...                   "oversubscription": [1.0, float("nan"), float("nan"), float("nan")]})
+    >>> fabric_links(f)
+    434.0
+    """
+    if fabric.empty:
+        return 0.0
+    e = fabric["endpoints"].to_numpy(dtype=float)
+    tiers = fabric["tiers"].to_numpy(dtype=float)
+    over = fabric["oversubscription"].to_numpy(dtype=float)
+    over = np.where(np.isfinite(over) & (over > 0), over, 1.0)
+    return float(np.sum(e * (1 + (tiers - 1) / over)))
 
 
 def batch_sizes(servers: int, batches: int) -> list[int]:
@@ -85,17 +148,19 @@ def batch_sizes(servers: int, batches: int) -> list[int]:
 
 
 def schedule_tasks(servers: int, delivery: Delivery, *, storage: bool = True,
-                   network: bool = True) -> pd.DataFrame:  # fmt: skip
+                   network: bool = True, links: float = 0.0) -> pd.DataFrame:  # fmt: skip
     """The tasks with their phase, batch, dependencies and base duration [days].
 
     One procurement, racking, network, commissioning and trial task per hand-over batch;
-    milestones have zero duration.
+    milestones have zero duration. ``links`` is the cable count of every plane
+    (:func:`fabric_links`), shared among the batches in proportion to their servers.
     """
-    return pd.DataFrame(_task_rows(servers, delivery, storage=storage, network=network))
+    return pd.DataFrame(_task_rows(servers, delivery, storage=storage, network=network,
+                                   links=links))  # fmt: skip
 
 
 def _task_rows(servers: int, delivery: Delivery, *, storage: bool = True,
-               network: bool = True) -> list[dict]:  # fmt: skip
+               network: bool = True, links: float = 0.0) -> list[dict]:  # fmt: skip
     """:func:`schedule_tasks` as a list of rows (the stage builds one frame at the end)."""
     d = delivery
     rows: list[dict] = []
@@ -120,13 +185,19 @@ def _task_rows(servers: int, delivery: Delivery, *, storage: bool = True,
         lead = (d.server_lead_weeks + (b - 1) * d.batch_interval_weeks) * 7
         add(f"procure_servers_{b}", "design_procurement", lead, ("orders_placed",), b)
         deps = [f"procure_servers_{b}", *(first if b == 1 else ["room_ready"])]
+        net_deps = [f"rack_{b}"]
         if previous:
-            deps.append(f"rack_{previous}")  # one installation team works batch after batch
-        add(f"rack_{b}", "delivery_racking", racking_days(n, d.racking_servers_per_day),
-            tuple(deps), b)  # fmt: skip
-        add(f"network_{b}", "delivery_racking", d.network_days, (f"rack_{b}",), b)
+            deps.append(f"rack_{previous}")  # the install crews work batch after batch
+            net_deps.append(f"network_{previous}")  # and so do the cabling crews
+        rack = racking_days(n, d.racking_servers_per_crew_day, d.install_crews)
+        add(f"rack_{b}", "delivery_racking", rack, tuple(deps), b)
+        batch_links = links * n / servers if servers > 0 else 0.0
+        cable = cabling_days(batch_links, d.cabling_links_per_crew_day, d.cabling_crews)
+        add(f"network_{b}", "delivery_racking", d.network_days + cable, tuple(net_deps), b)
         add(f"network_up_{b}", "delivery_racking", 0, (f"network_{b}",), b, milestone=True)
-        add(f"commission_{b}", "commissioning", d.commissioning_days, (f"network_up_{b}",), b)
+        accept = math.ceil(round(n / d.acceptance_servers_per_day, 9))
+        add(f"commission_{b}", "commissioning", d.commissioning_days + accept,
+            (f"network_up_{b}",), b)  # fmt: skip
         add(f"trial_run_{b}", "commissioning", math.ceil(d.stability_hours / 24) + 1,
             (f"commission_{b}",), b)  # fmt: skip
         add(f"handover_{b}", "commissioning", 0, (f"trial_run_{b}",), b, milestone=True)
@@ -186,23 +257,24 @@ def _cpm(tasks: list[str], base_days: list[float], milestone: list[bool],
 
 
 def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool = True,
-                            network: bool = True) -> pd.DataFrame:  # fmt: skip
+                            network: bool = True, links: float = 0.0) -> pd.DataFrame:  # fmt: skip
     """The dated schedule: tasks, buffered durations, start and end dates, slack and the
     critical path. [days]
 
     Examples
     --------
-    Default lead times, one batch of 16 servers: design 42 d × 1.2 = 51 (50.4 rounded up),
-    then servers 140 × 1.2 = 168 d (fit-out 112 × 1.2 = 135 d runs in parallel), racking
-    2 × 1.2 → 3 d, network 12, commissioning 18, trial 2 × 1.2 → 3 d: 51 + 168 + 3 + 12 +
-    18 + 3 = 255 days to hand-over.
+    Default lead times, one batch of 16 servers and the default plan's 434 links: design
+    42 d × 1.2 = 51 (50.4 rounded up), then servers 140 × 1.2 = 168 d (fit-out 112 × 1.2 =
+    135 d runs in parallel); racking 16 ÷ (2 crews × 8) = 1 d → 2 with the buffer; network
+    5 + ⌈434 ÷ (2 × 96)⌉ = 8 → 10; commissioning 15 + ⌈16 ÷ 64⌉ = 16 → 20; trial
+    ⌈24 h⌉ + 1 = 2 → 3: 51 + 168 + 2 + 10 + 20 + 3 = 254 days to hand-over.
 
     >>> from hubplan.delivery.section import Delivery
-    >>> s = implementation_schedule(16, Delivery(handover_batches=1))
+    >>> s = implementation_schedule(16, Delivery(handover_batches=1), links=434)
     >>> int(s.loc[s["task"] == "handover_1", "end_day"].iloc[0])
-    255
+    254
     """
-    rows = _task_rows(servers, delivery, storage=storage, network=network)
+    rows = _task_rows(servers, delivery, storage=storage, network=network, links=links)
     t = {c: [r[c] for r in rows] for c in ("task", "phase", "batch", "depends_on",
                                            "base_days", "milestone")}  # fmt: skip
     t.update(_cpm(t["task"], t["base_days"], t["milestone"], t["depends_on"], delivery.buffer))

@@ -9,8 +9,8 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
-from .acceptance import acceptance_plan
-from .schedule import deployment_steps, implementation_schedule, phase_acceptance
+from .acceptance import acceptance_plan, derived_figure_findings
+from .schedule import deployment_steps, fabric_links, implementation_schedule, phase_acceptance
 from .scheduler import (
     gres_conf,
     k8s_pools,
@@ -33,11 +33,13 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     tiers, fabric = tables["storage_tiers"], tables["fabric"]
     schedule = implementation_schedule(
         servers, delivery, storage=bool((tiers["nodes"].to_numpy() > 0).any()),
-        network=not fabric.empty,
+        network=not fabric.empty, links=fabric_links(fabric),
     )  # fmt: skip
     nodes = slurm_nodes(pools, catalog, delivery, spec)
     partitions = slurm_partitions(nodes, delivery)
     findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)
+    acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
+    findings += derived_figure_findings(acceptance)
     return StageResult(
         {
             "schedule": schedule,
@@ -46,7 +48,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
             "k8s_pools": k8s_pools(tables["inference"], pools),
-            "acceptance": acceptance_plan(pools, catalog, delivery, tiers, fabric, spec),
+            "acceptance": acceptance,
         },
         tuple(findings),
     )
