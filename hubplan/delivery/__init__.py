@@ -15,6 +15,7 @@ from .acceptance import (
     nvlink_busbw_gb_s,
     rdma_gbps,
 )
+from .kubernetes import k8s_manifests, k8s_pools
 from .schedule import (
     PHASES,
     batch_sizes,
@@ -29,8 +30,6 @@ from .schedule import (
 from .scheduler import (
     container_spec,
     gres_conf,
-    k8s_manifests,
-    k8s_pools,
     node_range,
     prolog_script,
     real_memory_mib,

@@ -10,10 +10,10 @@ from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .acceptance import acceptance_plan
+from .kubernetes import k8s_pools
 from .schedule import deployment_steps, implementation_schedule, phase_acceptance
 from .scheduler import (
     gres_conf,
-    k8s_pools,
     slurm_conf,
     slurm_nodes,
     slurm_partitions,
