@@ -10,7 +10,7 @@ from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .acceptance import acceptance_plan
-from .kubernetes import k8s_pools
+from .kubernetes import k8s_findings, k8s_pools
 from .schedule import deployment_steps, implementation_schedule, phase_acceptance
 from .scheduler import (
     gres_conf,
@@ -38,6 +38,8 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     nodes = slurm_nodes(pools, catalog, delivery, spec)
     partitions = slurm_partitions(nodes, delivery)
     findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)
+    k8s = k8s_pools(tables["inference"], pools, catalog, delivery, spec)
+    findings += k8s_findings(k8s, pools)
     return StageResult(
         {
             "schedule": schedule,
@@ -45,7 +47,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
             "deployment_steps": deployment_steps(),
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
-            "k8s_pools": k8s_pools(tables["inference"], pools),
+            "k8s_pools": k8s,
             "acceptance": acceptance_plan(pools, catalog, delivery, tiers, fabric, spec),
         },
         tuple(findings),
