@@ -73,9 +73,11 @@ DEVICE_RESOURCES = {
     # Intel Gaudi documentation, "Intel Gaudi Device Plugin for Kubernetes":
     # ``habana.ai/gaudi``.
     "Intel": "habana.ai/gaudi",
-    # Ascend MindCluster ascend-device-plugin (ResourceNamePrefix ``huawei.com/`` +
-    # ``Ascend910`` for the 910, 910B (Atlas A2) and 910C (Atlas A3) series;
-    # ``Ascend310P`` and ``Ascend310`` for the inference chips).
+    # Ascend MindCluster ascend-device-plugin: resource names are ResourceNamePrefix
+    # ``huawei.com/`` + ``Ascend910`` (HuaweiAscend910), ``Ascend310P`` or ``Ascend310``;
+    # it defines no separate resource for the 910B (Atlas A2) or 910C (Atlas A3) chip
+    # types, which register under Ascend910 (its deployment examples for 910B modules
+    # request ``huawei.com/Ascend910``).
     "Huawei": "huawei.com/Ascend910",
     # Cambricon/cambricon-k8s-device-plugin README: ``cambricon.com/mlu`` (without
     # ``--enable-device-type``; with it the name carries the model, e.g. mlu370).
@@ -187,16 +189,18 @@ def device_resource(vendor: str, accelerator: str = "") -> str | None:
 
     Huawei: ``huawei.com/Ascend310P`` / ``huawei.com/Ascend310`` for the 310 inference
     chips, ``huawei.com/Ascend910`` for the 910 series (910, 910B, 910C), per Ascend
-    MindCluster's ascend-device-plugin.
+    MindCluster's ascend-device-plugin. Intel: ``habana.ai/gaudi`` for Gaudi only.
 
     >>> device_resource("NVIDIA", "H100 SXM5 80GB"), device_resource("AMD", "MI300X")
     ('nvidia.com/gpu', 'amd.com/gpu')
     >>> device_resource("Huawei", "Ascend 910B 64GB"), device_resource("Huawei", "Ascend 310P")
     ('huawei.com/Ascend910', 'huawei.com/Ascend310P')
-    >>> device_resource("Hygon", "K100") is None
-    True
+    >>> device_resource("Intel", "Gaudi 3 128GB"), device_resource("Hygon", "K100")
+    ('habana.ai/gaudi', None)
     """
     vendor = str(vendor).strip()
+    if vendor == "Intel" and "GAUDI" not in str(accelerator).upper():
+        return None  # Intel's data-centre GPUs use another plugin (gpu.intel.com/…)
     if vendor == "Huawei":
         chip = re.sub(r"\s+", "", str(accelerator)).upper()
         if "310P" in chip:
