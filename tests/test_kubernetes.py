@@ -237,3 +237,14 @@ def test_a_pod_wider_than_a_node_is_an_error(plan):
     k["gpus_per_pod"] = 16
     codes = [f.code for f in k8s_findings(k, plan["pools"])]
     assert "k8s_pod_exceeds_node" in codes
+
+
+def test_names_with_line_breaks_cannot_inject_yaml(default):
+    # A scenario or service name is free text; in a YAML comment a line break would start
+    # a new key. The file must still hold exactly the four objects, all valid.
+    s = default.with_changes({"name": "demo\nkind: Secret", "workload.inference.0.name":
+                              "chat\n---\napiVersion: v1"})  # fmt: skip
+    plan = hubplan.build_plan(s)
+    docs = [d for d in yaml.safe_load_all(k8s_manifests(plan["k8s_pools"], s.name)) if d]
+    assert [d["kind"] for d in docs] == ["Namespace", "ResourceQuota", "Deployment", "Service"]
+    _validate_all(docs)
