@@ -341,7 +341,8 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
                              "gpus_per_server"]):  # fmt: skip
         if p["level"] == "pool" and p["pool"] == "inference":
             pool = p
-    partition = str(pool["partition"] or "inference") if pool else "inference"
+    partition = pool["partition"] if pool else None
+    partition = partition if isinstance(partition, str) and partition else "inference"
     accelerator = str(pool["accelerator"]) if pool else ""
     acc = _accelerator(catalog, accelerator)
     vendor = str(acc["vendor"]) if acc is not None else ""
