@@ -135,10 +135,11 @@ def test_validation_catches_bad_text(plan):
 
 def test_k8s_quota_and_container(plan):
     k = plan["k8s_pools"]
-    # industry-70b-online: 2 replicas × TP 4 = 8 GPUs, the inference pool's GPUs.
-    assert k["gpu_quota"].sum() == 8
+    # industry-70b-online: 2 replicas × TP 4 = 8 GPUs, plus one 4-GPU surge pod for a
+    # rolling update = 12 (tests/test_kubernetes.py checks the manifests in full).
+    assert k["gpu_quota"].sum() == 12
     text = k8s_manifests(k)
-    assert 'requests.nvidia.com/gpu: "8"' in text and "nvidia.com/gpu: 4" in text
+    assert "requests.nvidia.com/gpu: '12'" in text and "nvidia.com/gpu: '4'" in text
     spec = hubplan.delivery.container_spec(plan.scenario.delivery, plan["rdma_settings"])
     assert spec.startswith("# Training image") and "nvidia-driver" not in spec
     assert 'ENV NCCL_IB_TIMEOUT="20"' in spec

@@ -19,6 +19,7 @@ from .acceptance import (
     rdma_gbps,
     storage_write_gb_s,
 )
+from .kubernetes import k8s_manifests, k8s_pools
 from .schedule import (
     PHASES,
     batch_sizes,
@@ -35,8 +36,6 @@ from .schedule import (
 from .scheduler import (
     container_spec,
     gres_conf,
-    k8s_manifests,
-    k8s_pools,
     node_range,
     prolog_script,
     real_memory_mib,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..core.section import Section
 
@@ -187,3 +187,43 @@ class Delivery(Section):
         "planned figure (write after the protection overhead). An assumption: the tier's "
         "figures are line or drive rates before file-system overhead.",
     )  # fmt: skip
+    # -- Kubernetes (inference) -----------------------------------------------------
+    k8s_max_surge: int = Field(
+        1, ge=0, le=64,
+        description="Pods a Deployment may add above its replicas during a rolling update "
+        "(strategy.rollingUpdate.maxSurge). One new pod at a time: the smallest surge that "
+        "lets an update proceed without taking serving capacity away; the namespace GPU "
+        "quota includes it (Kubernetes, Deployments).",
+    )  # fmt: skip
+    k8s_max_unavailable: int = Field(
+        0, ge=0, le=64,
+        description="Pods a rolling update may take down below the replicas "
+        "(maxUnavailable). 0 keeps the sized capacity through an update; it cannot be 0 "
+        "together with k8s_max_surge (Kubernetes, Deployments).",
+    )  # fmt: skip
+    serving_image: str = Field(
+        "",
+        description="Serving container image. Empty = the vLLM project's image where it "
+        "publishes one for the vendor (vllm/vllm-openai for NVIDIA; pin a tested tag), "
+        "otherwise a marker to replace with the vendor's vLLM build.",
+    )  # fmt: skip
+    model_load_gb_s: float = Field(
+        1.0, gt=0, le=1000,
+        description="Rate at which a serving pod reads its model weights at start. 1 GB/s "
+        "is an assumption (one client of a shared file system, the slow end; local NVMe "
+        "reads several GB/s): measure the first deployment's load time.",
+    )  # fmt: skip
+    engine_start_s: float = Field(
+        300.0, ge=0, le=86400,
+        description="Serving engine start before and after the weights load (process and "
+        "NCCL start, KV-cache profiling, CUDA-graph capture). 300 s is an assumption; "
+        "the start-up probe allows this plus the load time.",
+    )  # fmt: skip
+
+    @model_validator(mode="after")
+    def _rolling_update_moves(self) -> Delivery:
+        if self.k8s_max_surge == 0 and self.k8s_max_unavailable == 0:
+            raise ValueError("delivery.k8s_max_surge and delivery.k8s_max_unavailable are "
+                             "both 0: a rolling update could neither add nor remove a pod; "
+                             "set one of them to at least 1 (Kubernetes, Deployments)")  # fmt: skip
+        return self

@@ -10,10 +10,10 @@ from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .acceptance import acceptance_plan, derived_figure_findings
+from .kubernetes import k8s_findings, k8s_pools
 from .schedule import deployment_steps, fabric_links, implementation_schedule, phase_acceptance
 from .scheduler import (
     gres_conf,
-    k8s_pools,
     slurm_conf,
     slurm_nodes,
     slurm_partitions,
@@ -40,6 +40,8 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)
     acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
     findings += derived_figure_findings(acceptance)
+    k8s = k8s_pools(tables["inference"], pools, catalog, delivery, spec)
+    findings += k8s_findings(k8s, pools)
     return StageResult(
         {
             "schedule": schedule,
@@ -47,7 +49,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
             "deployment_steps": deployment_steps(),
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
-            "k8s_pools": k8s_pools(tables["inference"], pools),
+            "k8s_pools": k8s,
             "acceptance": acceptance,
         },
         tuple(findings),

@@ -29,7 +29,7 @@ def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:
         "slurm.conf": (slurm_conf(nodes, parts, plan.scenario.name), 0o644),
         "gres.conf": (gres_conf(nodes), 0o644),
         "prolog.sh": (prolog_script(nodes), 0o755),
-        "k8s-inference.yaml": (k8s_manifests(plan["k8s_pools"]), 0o644),
+        "k8s-inference.yaml": (k8s_manifests(plan["k8s_pools"], plan.scenario.name), 0o644),
         "Dockerfile.training": (container_spec(plan.scenario.delivery, rdma), 0o644),
     }
     written = []
