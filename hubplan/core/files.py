@@ -218,14 +218,14 @@ def check_target(what: str, path: str | os.PathLike[str], *, folder: bool = Fals
     slow work of building what it will write.
     """
     path = Path(path)
-    if (virtual := virtual_file_system(path)) is not None:
-        raise ExportError(what, path, "virtual_fs", where=f"{virtual[0]} ({virtual[1]})")
     if (bad := _not_a_folder(path)) is not None:
         raise ExportError(what, path, "not_a_folder", where=str(bad))
     if folder and os.path.lexists(path) and not path.is_dir():
         raise ExportError(what, path, "not_a_folder", where=str(path))
     if not folder and path.exists() and not path.is_file():
         raise ExportError(what, path, "not_a_file")
+    if (virtual := virtual_file_system(path)) is not None:
+        raise ExportError(what, path, "virtual_fs", where=f"{virtual[0]} ({virtual[1]})")
     if not folder and not path.parent.is_dir():
         raise ExportError(what, path, "no_folder", where=str(_missing(path)))
 
