@@ -172,9 +172,10 @@ def virtual_file_system(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     return best if best is not None and best[1] in VIRTUAL_FILE_SYSTEMS else None
 
 
-def _not_a_folder(path: Path) -> Path | None:
-    """The first ancestor of ``path`` that exists and is not a folder, if any."""
-    for parent in reversed(Path(os.path.abspath(path)).parents):
+def _not_a_folder(path: str | os.PathLike[str]) -> Path | None:
+    """The first ancestor of ``path`` that exists and is not a folder, if any (as the
+    user wrote it: relative if ``path`` is)."""
+    for parent in reversed(Path(path).parents):
         if os.path.lexists(parent) and not parent.is_dir():
             return parent
     return None
@@ -203,7 +204,7 @@ def export_error(what: str, path: str | os.PathLike[str], exc: OSError) -> Expor
 
 def _missing(path: Path) -> Path:
     """The outermost folder of ``path``'s parents that does not exist."""
-    parent = Path(os.path.abspath(path)).parent
+    parent = Path(path).parent
     while not parent.parent.exists() and parent != parent.parent:
         parent = parent.parent
     return parent
