@@ -34,12 +34,12 @@ from .errors import ExportError, FileReadError
 
 #: Largest scenario file read, in bytes (1 MiB). The shipped ``default.yaml`` is 3.9 kB and
 #: a scenario holding 200 training jobs and 200 inference services, every field written
-#: out, is about 0.3 MB (``Scenario.to_yaml``); 1 MiB leaves room for comments while a
+#: out, is 239,118 bytes (``Scenario.to_yaml``); 1 MiB leaves room for comments while a
 #: wrong path (a log, a dataset, a disk image) is refused before it is read into memory.
 SCENARIO_MAX_BYTES = 1 << 20
 #: Largest user catalogue CSV read, in bytes (8 MiB). The shipped ``accelerators.csv``
 #: holds 31 parts, each with its sources, in 42 kB (about 1.4 kB a row): 8 MiB is some
-#: 6,000 such rows, more parts than the market has ever sold.
+#: 6,000 such rows, far more than any list of accelerator models.
 CATALOG_MAX_BYTES = 8 << 20
 #: Largest appendix style file read, in bytes (1 MiB): the shipped ``style.yaml`` is
 #: under 2 kB of fonts, colours and a logo path.
