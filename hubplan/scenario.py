@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .accelerator.section import Selection
 from .core.errors import FileReadError, ScenarioError
-from .core.files import SCENARIO_MAX_BYTES, read_user_file, write_text_atomic
+from .core.files import SCENARIO_MAX_BYTES, read_user_text, write_text_atomic
 from .core.paths import templates_dir
 from .core.section import Section
 from .cost.section import Cost
@@ -205,7 +205,7 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """
     path = Path(path)
     try:
-        text = read_user_file(path, limit_bytes=SCENARIO_MAX_BYTES).decode("utf-8")
+        text = read_user_text(path, limit_bytes=SCENARIO_MAX_BYTES)
     except FileReadError as exc:
         raise ScenarioError([("(file)", exc.problem)], str(path)) from None
     except UnicodeDecodeError as exc:

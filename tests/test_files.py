@@ -295,17 +295,20 @@ def test_a_failed_swap_puts_every_earlier_netbox_file_back(plan, tmp_path, monke
 
 
 def test_a_new_netbox_folder_appears_whole_or_not_at_all(plan, tmp_path, monkeypatch):
+    # The second file meets a full disk. Before: nb/ (and the parents made for it) stayed,
+    # holding the first file only.
+    out = tmp_path / "site" / "exports" / "nb"
     _fail_on_call(monkeypatch, files_mod.os, "fsync", 2, errno.ENOSPC)
     with pytest.raises(ExportError, match="the disk is full"):
-        write_netbox(plan, tmp_path / "nb")
-    assert list(tmp_path.iterdir()) == []  # no nb/, no .nb.*.tmp/
+        write_netbox(plan, out)
+    assert list(tmp_path.iterdir()) == []  # no site/exports/nb, no .nb.*.tmp
     monkeypatch.undo()
-    files = write_netbox(plan, tmp_path / "nb")
-    assert sorted(p.name for p in (tmp_path / "nb").iterdir()) == sorted(f"{n}.csv" for n in files)
+    files = write_netbox(plan, out)
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{n}.csv" for n in files)
     # A new folder gets the permissions of mkdir (0o777 less the umask), not mkdtemp's 0o700.
     mask = os.umask(0)
     os.umask(mask)
-    assert stat.S_IMODE((tmp_path / "nb").stat().st_mode) == 0o777 & ~mask
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~mask
 
 
 def test_an_export_never_touches_other_files_and_drops_its_own_stale_ones(

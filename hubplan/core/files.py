@@ -128,6 +128,13 @@ def read_user_file(path: str | os.PathLike[str], *, limit_bytes: int) -> bytes:
     return data
 
 
+def read_user_text(path: str | os.PathLike[str], *, limit_bytes: int) -> str:
+    """:func:`read_user_file` decoded as UTF-8, line ends made ``\\n`` as
+    ``Path.read_text`` does (a ``UnicodeDecodeError`` is the caller's to name)."""
+    text = read_user_file(path, limit_bytes=limit_bytes).decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 # -- why a write failed --------------------------------------------------------------------
 
 
@@ -337,9 +344,10 @@ def write_folder_atomic(
     Text is written as UTF-8 as given (no line-end translation). ``modes`` gives a file's
     permissions (default ``0o666``), filtered by the umask. Raises
     :class:`~hubplan.core.errors.ExportError` naming ``what`` and ``folder``; then the
-    folder holds exactly what it held before and no temporary folder is left. Only a
-    crash of the machine in the middle of the final renames (microseconds) can leave a
-    mix, with the earlier files kept in the ``.hubplan-*.tmp`` folder.
+    folder holds exactly what it held before, no temporary folder is left and parent
+    folders the call had to create are removed again. Only a crash of the machine in the
+    middle of the final renames (microseconds) can leave a mix, with the earlier files
+    kept in the ``.hubplan-*.tmp`` folder.
 
     Returns the paths of the files written, in the order of ``files``.
 
@@ -357,6 +365,7 @@ def write_folder_atomic(
             raise ValueError(f"file name {name!r}: a plain name is expected")
     check_target(what, folder, folder=True)
     exists = folder.is_dir()
+    made: list[Path] = []  # parent folders this call creates, innermost first
     try:
         if exists:
             for name in files:
@@ -364,10 +373,12 @@ def write_folder_atomic(
                     raise ExportError(what, folder / name, "not_a_file")
             staging = Path(tempfile.mkdtemp(prefix=".hubplan-", suffix=".tmp", dir=folder))
         else:
+            made = _made_by_mkdir(folder.parent)
             folder.parent.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp",
                                             dir=folder.parent))  # fmt: skip
     except OSError as exc:
+        _remove_empty(made)
         raise export_error(what, folder, exc) from None
     try:
         for name, content in files.items():
@@ -384,7 +395,27 @@ def write_folder_atomic(
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+        if not folder.exists():
+            _remove_empty(made)
     return [folder / name for name in files]
+
+
+def _made_by_mkdir(folder: Path) -> list[Path]:
+    """The folders ``folder.mkdir(parents=True)`` would create, innermost first."""
+    out = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        out.append(folder)
+        folder = folder.parent
+    return out
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders an export created for itself, innermost first, while empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _swap_into(folder: Path, staging: Path, names: list[str], stale: list[str]) -> None:
@@ -400,7 +431,7 @@ def _swap_into(folder: Path, staging: Path, names: list[str], stale: list[str]) 
             if had:
                 try:
                     os.link(target, aside / name, follow_symlinks=False)
-                except OSError:  # no hard links here (FAT, some network disks)
+                except (OSError, NotImplementedError):  # no hard links (FAT, some NAS)
                     os.replace(target, aside / name)
             os.replace(staging / name, target)
             replaced.append((name, had))

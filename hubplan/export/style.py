@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from ..core.errors import FileReadError, HubplanError
-from ..core.files import STYLE_MAX_BYTES, read_user_file
+from ..core.files import STYLE_MAX_BYTES, read_user_text
 from ..core.paths import templates_dir
 
 _HEX = re.compile(r"^[0-9A-Fa-f]{6}$")
@@ -51,7 +51,7 @@ def default_style_path() -> Path:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        text = read_user_file(path, limit_bytes=STYLE_MAX_BYTES).decode("utf-8")
+        text = read_user_text(path, limit_bytes=STYLE_MAX_BYTES)
         data = yaml.safe_load(text) or {}
     except FileReadError as exc:
         raise HubplanError(f"style = {str(path)!r}: {exc.problem}") from None
