@@ -207,7 +207,7 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     try:
         text = read_user_text(path, limit_bytes=SCENARIO_MAX_BYTES)
     except FileReadError as exc:
-        raise ScenarioError([("(file)", exc.problem)], str(path)) from None
+        raise ScenarioError([("(file)", f"cannot read {path}: {exc.problem}")], str(path)) from None
     except UnicodeDecodeError as exc:
         raise ScenarioError(
             [("(file)", f"not UTF-8 text (byte {exc.start}); save it as UTF-8")], str(path)

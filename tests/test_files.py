@@ -102,7 +102,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     os.mkfifo(fifo)
     exc = _read_in_thread(fifo, lambda: hubplan.load_scenario(fifo))
     assert isinstance(exc, hubplan.ScenarioError)
-    assert "scenario.yaml: (file): is a named pipe (FIFO), not a regular file" in str(exc)
+    assert f"(file): cannot read {fifo}: is a named pipe (FIFO), not a regular file" in str(exc)
     csv_fifo = tmp_path / "accelerators.csv"
     os.mkfifo(csv_fifo)
     exc = _read_in_thread(csv_fifo, lambda: hubplan.load_catalog(accelerators=csv_fifo))
@@ -132,15 +132,15 @@ def test_dev_zero_is_refused_not_read_until_the_memory_is_gone():
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["2", "2"]
     assert run.stderr.splitlines() == [
-        "hubplan: error: invalid scenario in /dev/zero: (file): is a device, not a regular "
-        "file; give the path of a file",
+        "hubplan: error: invalid scenario in /dev/zero: (file): cannot read /dev/zero: is a "
+        "device, not a regular file; give the path of a file",
         "hubplan: error: /dev/zero: is a device, not a regular file; give the path of a file",
     ]
 
 
 def test_a_folder_is_refused(tmp_path):
     # Before: "cannot read ...: Is a directory" (the system's words, not what to do).
-    with pytest.raises(hubplan.ScenarioError, match=r"\(file\): is a folder, not a file"):
+    with pytest.raises(hubplan.ScenarioError, match=r"\(file\): cannot read .*: is a folder, not"):
         hubplan.load_scenario(tmp_path)
     with pytest.raises(hubplan.CatalogError, match="is a folder, not a file"):
         hubplan.load_catalog(servers=tmp_path)
@@ -192,7 +192,10 @@ def test_a_file_that_grows_past_its_stat_size_is_cut_at_the_limit(tmp_path, monk
 def test_cli_scenario_folder_is_one_line_and_exit_2(tmp_path, capsys):
     assert cli_main(["plan", "--scenario", str(tmp_path), "--lang", "zh"]) == 2
     err = capsys.readouterr().err
-    assert err == f"hubplan: 错误: 场景无效，文件 {tmp_path}: (file): 是文件夹而不是文件\n"
+    assert (
+        err
+        == f"hubplan: 错误: 场景无效，文件 {tmp_path}: (file): 无法读取 {tmp_path}: 是文件夹而不是文件\n"
+    )
 
 
 # -- writing one file: the xlsx appendix and the scenario ----------------------------------
