@@ -1,17 +1,21 @@
 """Files: exports that fail with one named error and never half-write; user files that are
 read only when they are regular files of a sensible size, never with a hang.
 
-The suite runs as root in CI, where ``chmod`` does not stop a write; a read-only or full
-disk is therefore simulated by making the system call fail with the errno the kernel
-returns (EROFS, ENOSPC: errno(3)), and the real kernel paths used are ones root cannot
-write either: ``/proc`` and ``/sys`` (virtual file systems), a path under a regular
-file, and the ``/dev/full`` device.
+The suite runs as root in CI, where ``chmod`` does not stop a write. A read-only or full
+disk is therefore made two ways: for real, on a small tmpfs mounted in a private user and
+mount namespace (``unshare -rm``; skipped where namespaces are not allowed), and always
+by making a system call fail with the errno the kernel returns (EROFS, ENOSPC, EACCES:
+errno(3)) at a chosen point. The real kernel paths used are ones root cannot write
+either: ``/proc`` and ``/sys`` (virtual file systems), a path under a regular file, and
+the ``/dev/full`` device.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -259,6 +263,86 @@ def test_scenario_save_under_a_file_is_a_named_error(tmp_path):
     (tmp_path / "f").write_text("")
     with pytest.raises(ExportError, match=r"scenario = .*f is a file, not a folder"):
         hubplan.default_scenario().save(tmp_path / "f" / "s.yaml")
+
+
+# A real full disk and a real read-only disk: a small tmpfs mounted in a private user and
+# mount namespace (unshare -rm), which needs no privilege and is invisible outside the
+# child. Skipped where user namespaces are not allowed.
+_ON_A_SMALL_DISK = """
+import hashlib, json, subprocess, sys
+from pathlib import Path
+import hubplan
+from hubplan.core.errors import ExportError
+from hubplan.export import write_appendix, write_netbox, write_scheduler_files
+
+disk = Path(sys.argv[1])
+plan = hubplan.build_plan(hubplan.default_scenario())
+changed = hubplan.build_plan(plan.scenario.with_changes({"name": "changed"}))
+exports = {
+    "xlsx": lambda p: write_appendix(p, disk / "a.xlsx"),
+    "slurm": lambda p: write_scheduler_files(p, disk / "slurm"),
+    "netbox": lambda p: write_netbox(p, disk / "nb"),
+}
+
+def listing():
+    return {str(f.relative_to(disk)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(disk.rglob("*")) if f.is_file() and f.name != "filler"}
+
+for write in exports.values():
+    write(plan)
+before, result = listing(), {}
+with open(disk / "filler", "wb", buffering=0) as f:  # fill the disk to the last byte
+    try:
+        while True:
+            f.write(b"x" * 4096)
+    except OSError as exc:
+        result["filler"] = exc.errno
+for name, write in exports.items():
+    try:
+        write(changed)
+        result[name + ".full"] = "written"
+    except ExportError as exc:
+        result[name + ".full"] = exc.reason
+result["full.same"] = listing() == before
+(disk / "filler").unlink()
+subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+for name, write in exports.items():
+    try:
+        write(changed)
+        result[name + ".ro"] = "written"
+    except ExportError as exc:
+        result[name + ".ro"] = exc.reason
+result["ro.same"] = listing() == before
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LINUX, reason="Linux namespaces")
+def test_a_really_full_and_a_really_read_only_disk(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"],
+                           capture_output=True, timeout=30) if shutil.which("unshare") else None  # fmt: skip
+    if probe is None or probe.returncode != 0:
+        pytest.skip("unprivileged user and mount namespaces are not available")
+    run = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+         'mount -t tmpfs -o size=4m none "$1" && exec "$2" -c "$3" "$1"', "sh",
+         str(disk), sys.executable, _ON_A_SMALL_DISK],
+        capture_output=True, text=True, timeout=300, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.splitlines()[-1])
+    assert result == {
+        "filler": errno.ENOSPC,
+        "xlsx.full": "no_space", "slurm.full": "no_space", "netbox.full": "no_space",
+        "full.same": True,  # every earlier file byte for byte, no temporary file left
+        "xlsx.ro": "read_only", "slurm.ro": "read_only", "netbox.ro": "read_only",
+        "ro.same": True,
+    }  # fmt: skip
+    assert list(disk.iterdir()) == []  # the tmpfs was the child's alone
 
 
 # -- writing a set of files: NetBox and the scheduler files --------------------------------
