@@ -19,7 +19,7 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 """
 
 from .core.catalog import Catalog, load_catalog, peak_tflops
-from .core.errors import CatalogError, HubplanError, InputError, ScenarioError
+from .core.errors import CatalogError, ExportError, HubplanError, InputError, ScenarioError
 from .core.labels import bilingual, label, localize
 from .plan import STAGES, Plan, build_plan
 from .scenario import Scenario, default_scenario, load_scenario
@@ -31,6 +31,7 @@ __all__ = [
     "STAGES",
     "Catalog",
     "CatalogError",
+    "ExportError",
     "HubplanError",
     "InputError",
     "Plan",

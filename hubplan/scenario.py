@@ -23,8 +23,8 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, Field, ValidationError
 
 from .accelerator.section import Selection
-from .core.errors import ScenarioError
-from .core.files import write_text_atomic
+from .core.errors import FileReadError, ScenarioError
+from .core.files import SCENARIO_MAX_BYTES, read_user_text, write_text_atomic
 from .core.paths import templates_dir
 from .core.section import Section
 from .cost.section import Cost
@@ -112,8 +112,9 @@ class Scenario(Section):
                          width=100)  # fmt: skip
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the YAML atomically (a crash never leaves a half-written file)."""
-        return write_text_atomic(path, self.to_yaml())
+        """Write the YAML atomically (a crash never leaves a half-written file); a path
+        that cannot be written is an :class:`~hubplan.core.errors.ExportError`."""
+        return write_text_atomic(path, self.to_yaml(), what="scenario")
 
     def with_changes(self, changes: dict[str, Any]) -> Scenario:
         """A new Scenario with dotted-path fields replaced, validated as a whole.
@@ -196,14 +197,17 @@ _Dumper.add_representer(str, _represent_str)
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
-    """Read a scenario YAML file; errors name the file and each invalid field."""
+    """Read a scenario YAML file; errors name the file and each invalid field.
+
+    Only a regular file of at most :data:`~hubplan.core.files.SCENARIO_MAX_BYTES` (1 MiB)
+    is read: a folder, a named pipe, a device such as ``/dev/zero`` or a larger file is a
+    :class:`~hubplan.core.errors.ScenarioError` at once, never a hang.
+    """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(
-            [("(file)", f"cannot read {path}: {exc.strerror}")], str(path)
-        ) from None
+        text = read_user_text(path, limit_bytes=SCENARIO_MAX_BYTES)
+    except FileReadError as exc:
+        raise ScenarioError([("(file)", f"cannot read {path}: {exc.problem}")], str(path)) from None
     except UnicodeDecodeError as exc:
         raise ScenarioError(
             [("(file)", f"not UTF-8 text (byte {exc.start}); save it as UTF-8")], str(path)

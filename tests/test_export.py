@@ -6,6 +6,7 @@ recalculates the power-allocation formulas and prints the workbook to PDF.
 
 import csv
 import dataclasses
+import errno
 import math
 import os
 import shutil
@@ -172,13 +173,14 @@ def test_a_failed_save_leaves_the_earlier_file(plan, tmp_path, monkeypatch):
     path = write_appendix(plan, tmp_path / "a.xlsx")
     before = path.read_bytes()
 
-    def broken_save(self, filename):
+    def broken_save(self, filename):  # the disk fills half-way through the zip
         Path(filename).write_bytes(b"PK\x03\x04 half a zip")
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(openpyxl.Workbook, "save", broken_save)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(hubplan.ExportError, match="the disk is full") as err:
         write_appendix(plan, path, "zh")
+    assert err.value.reason == "no_space" and err.value.path == str(path)
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.xlsx"]  # no temp file left
 

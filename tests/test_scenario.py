@@ -1,5 +1,6 @@
 """Scenario validation, error messages and lossless YAML round-trip."""
 
+import errno
 import re
 
 import pytest
@@ -178,10 +179,10 @@ def test_save_is_atomic(default, tmp_path, monkeypatch):
     import hubplan.scenario as mod
 
     def boom(*a, **k):
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(mod.os, "replace", boom)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(hubplan.ExportError, match=r"scenario = .*the disk is full"):
         default.with_changes({"name": "changed"}).save(path)
     assert path.read_text(encoding="utf-8") == before
     assert [p.name for p in tmp_path.iterdir()] == ["plan.yaml"]

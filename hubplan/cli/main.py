@@ -48,7 +48,7 @@ from ..scenario import (
     default_scenario,
     load_scenario,
 )
-from ..views.render import findings_table, translate
+from ..views.render import error_text, findings_table, translate
 from ..workload import inference_token_model, training_on_gpus
 
 # -- flags from the scenario's fields ------------------------------------------------------
@@ -725,8 +725,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hubplan: {exc}", file=sys.stderr)
         return 1
     except HubplanError as exc:
-        one_line = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        print(f"hubplan: {label('cli.error', lang)}: {translate(one_line, lang)}",
+        text = error_text(exc, lang)
+        one_line = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+        print(f"hubplan: {label('cli.error', lang)}: {one_line}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file hubplan did not expect to fail: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"hubplan: {label('cli.error', lang)}: {where}{exc.strerror or exc}",
               file=sys.stderr)  # fmt: skip
         return 2
     return 0

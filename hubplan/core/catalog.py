@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import difflib
 import hashlib
+import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -19,7 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import CatalogError
+from .errors import CatalogError, FileReadError
+from .files import CATALOG_MAX_BYTES, read_user_file
 from .paths import data_dir
 
 _STR, _NUM, _INT = "str", "num", "int"
@@ -126,15 +128,19 @@ PRECISION_COLUMN = {
 
 
 def read_table(path: str | os.PathLike[str], schema: dict[str, tuple[str, bool]]) -> pd.DataFrame:
-    """Read and validate one catalogue CSV; errors name the file, line and column."""
+    """Read and validate one catalogue CSV; errors name the file, line and column.
+
+    Only a regular file of at most :data:`~hubplan.core.files.CATALOG_MAX_BYTES` (8 MiB)
+    is read (a named pipe or a device would hang the reader or fill the memory).
+    """
     path = Path(path)
     try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            rows = list(reader)
-    except OSError as exc:
-        raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
+        text = read_user_file(path, limit_bytes=CATALOG_MAX_BYTES).decode("utf-8-sig")
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = reader.fieldnames or []
+        rows = list(reader)
+    except FileReadError as exc:
+        raise CatalogError(f"{path}: {exc.problem}") from None
     except UnicodeDecodeError as exc:
         raise CatalogError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except csv.Error as exc:

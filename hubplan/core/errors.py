@@ -37,6 +37,53 @@ class InputError(HubplanError):
         super().__init__(f"{field} = {value!r}: {allowed}")
 
 
+class FileReadError(HubplanError):
+    """A file the user gave hubplan to read (a scenario, a catalogue CSV, a style) is not
+    one it can read: missing, not a regular file (a folder, a named pipe, a device) or
+    larger than such a file can be. Readers re-raise it as their own error class
+    (:class:`ScenarioError`, :class:`CatalogError`) with ``problem`` as the message.
+    """
+
+    def __init__(self, path: str, problem: str):
+        self.path, self.problem = path, problem
+        super().__init__(f"{path}: {problem}")
+
+
+class ExportError(HubplanError):
+    """A file or folder hubplan was asked to write (the xlsx appendix, NetBox or scheduler
+    files, a saved scenario) could not be written; nothing at the path was changed.
+
+    ``what`` names the output as the user asked for it (``xlsx``, ``netbox``, ``slurm``,
+    ``scenario``), ``path`` the file or folder, ``reason`` what failed (one of
+    :attr:`REASONS`), ``where`` the part of the path at fault (a missing or non-folder
+    parent, a virtual file system's mount point) and ``detail`` the system's words for an
+    unclassified failure. The message is the label ``export_error.<reason>`` in English;
+    :meth:`text` gives it in Chinese too.
+    """
+
+    #: What can fail, each with a label ``export_error.<reason>`` saying what to do.
+    REASONS = (
+        "not_writable", "read_only", "no_space", "not_a_folder", "no_folder", "not_a_file",
+        "virtual_fs", "failed",
+    )  # fmt: skip
+
+    def __init__(self, what: str, path: str, reason: str, *, where: str = "",
+                 detail: str = "") -> None:  # fmt: skip
+        if reason not in self.REASONS:
+            raise ValueError(f"reason = {reason!r}: use one of {self.REASONS}")
+        self.what, self.path, self.reason = what, str(path), reason
+        self.where, self.detail = str(where), detail
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang`` (``"en"`` or ``"zh"``): the output, the path, what
+        failed and what to do."""
+        from .labels import label  # labels imports this module
+
+        return label(f"export_error.{self.reason}", lang, what=self.what, path=repr(self.path),
+                     where=self.where, detail=self.detail)  # fmt: skip
+
+
 def check_range(
     field: str,
     value: float,

@@ -15,6 +15,7 @@ plan lacks are not written (the result says which).
 from __future__ import annotations
 
 import csv
+import io
 import ipaddress
 import math
 import re
@@ -23,8 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.errors import HubplanError
-from ..core.files import atomic_path
+from ..core.files import write_folder_atomic
 from ..core.labels import label
 
 #: The NetBox release whose import forms the headers follow.
@@ -229,27 +229,26 @@ def _frames(plan, site: str) -> dict[str, pd.DataFrame]:
 def write_netbox(plan, folder: str | Path, *, site: str | None = None) -> dict[str, Path]:
     """Write NetBox import CSVs for ``plan`` into ``folder`` (created if missing).
 
-    Returns ``{name: path}`` of the files written, in import order. Each file is written
-    to a temporary file and moved into place, so an interrupted export leaves earlier
-    files whole.
+    Returns ``{name: path}`` of the files written, in import order. The set is written
+    all or nothing (:func:`hubplan.core.files.write_folder_atomic`): a failed export
+    leaves the folder as it was and raises :class:`~hubplan.core.errors.ExportError`.
+    In a folder that already holds an earlier export, a ``<table>.csv`` of
+    :data:`IMPORT_ORDER` the new plan does not produce is removed with the swap (it would
+    be imported with the new files); files of any other name are never touched.
     """
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise HubplanError(f"netbox = {str(folder)!r}: cannot create the folder ({exc})") from None
     frames = _frames(plan, site or plan.scenario.name)
-    written: dict[str, Path] = {}
+    texts: dict[str, str] = {}
     for name in IMPORT_ORDER:
         if name not in frames:
             continue
         df = frames[name][HEADERS[name]]
-        path = folder / f"{name}.csv"
-        with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(HEADERS[name])
-            for row in df.itertuples(index=False):
-                w.writerow(["" if v is None or v is pd.NA or (isinstance(v, float)
-                            and math.isnan(v)) else _csv_safe(v) for v in row])  # fmt: skip
-        written[name] = path
-    return written
+        f = io.StringIO(newline="")
+        w = csv.writer(f)
+        w.writerow(HEADERS[name])
+        for row in df.itertuples(index=False):
+            w.writerow(["" if v is None or v is pd.NA or (isinstance(v, float)
+                        and math.isnan(v)) else _csv_safe(v) for v in row])  # fmt: skip
+        texts[f"{name}.csv"] = f.getvalue()
+    paths = write_folder_atomic(folder, texts, owned=[f"{n}.csv" for n in IMPORT_ORDER],
+                                what="netbox")  # fmt: skip
+    return {p.stem: p for p in paths}

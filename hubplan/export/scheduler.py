@@ -10,19 +10,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..core.files import write_text_atomic
+from ..core.files import write_folder_atomic
 from ..delivery import container_spec, gres_conf, k8s_manifests, prolog_script, slurm_conf
-
-
-def _atomic_write(path: Path, text: str, mode: int = 0o666) -> None:
-    write_text_atomic(path, text, mode)
 
 
 def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:
     """Write the plan's scheduler files into ``folder`` (created if missing); return the
-    paths written. A crash never leaves a half-written file."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    paths written.
+
+    All or nothing (:func:`hubplan.core.files.write_folder_atomic`): a failed export
+    leaves the folder as it was and raises :class:`~hubplan.core.errors.ExportError`;
+    files in the folder other than these five are never touched."""
     nodes, parts = plan["slurm_nodes"], plan["slurm_partitions"]
     rdma = plan.tables.get("rdma_settings")
     files = {
@@ -32,8 +30,8 @@ def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:
         "k8s-inference.yaml": (k8s_manifests(plan["k8s_pools"], plan.scenario.name), 0o644),
         "Dockerfile.training": (container_spec(plan.scenario.delivery, rdma), 0o644),
     }
-    written = []
-    for name, (text, mode) in files.items():
-        _atomic_write(folder / name, text, mode)
-        written.append(folder / name)
-    return written
+    return write_folder_atomic(
+        folder, {name: text for name, (text, _) in files.items()},
+        modes={name: mode for name, (_, mode) in files.items()}, owned=list(files),
+        what="slurm",
+    )  # fmt: skip

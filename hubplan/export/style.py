@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from ..core.errors import HubplanError
+from ..core.errors import FileReadError, HubplanError
+from ..core.files import STYLE_MAX_BYTES, read_user_text
 from ..core.paths import templates_dir
 
 _HEX = re.compile(r"^[0-9A-Fa-f]{6}$")
@@ -50,9 +51,14 @@ def default_style_path() -> Path:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except FileNotFoundError:
-        raise HubplanError(f"style = {str(path)!r}: no such file") from None
+        text = read_user_text(path, limit_bytes=STYLE_MAX_BYTES)
+        data = yaml.safe_load(text) or {}
+    except FileReadError as exc:
+        raise HubplanError(f"style = {str(path)!r}: {exc.problem}") from None
+    except UnicodeDecodeError as exc:
+        raise HubplanError(
+            f"style = {str(path)!r}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from None
     except yaml.YAMLError as exc:
         raise HubplanError(f"style = {str(path)!r}: not valid YAML ({exc})") from None
     if not isinstance(data, dict):

@@ -41,7 +41,7 @@ from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
 from ..core.errors import HubplanError
-from ..core.files import atomic_path
+from ..core.files import atomic_path, check_target
 from ..core.labels import catalog as label_catalog
 from ..core.labels import column_label, label, localize, normalize_language, unit
 from ..views.render import findings_table
@@ -631,18 +631,12 @@ def _properties(wb: Workbook, plan, style: AppendixStyle, lang: str) -> None:
 
 def save_atomic(wb: Workbook, path: str | Path) -> Path:
     """Save ``wb`` to ``path`` through a temporary file in the same folder and
-    ``os.replace``: a failed or interrupted save leaves any earlier file intact."""
+    ``os.replace``: a failed or interrupted save (no permission, a read-only or full
+    disk, the file held open by Excel) leaves any earlier file intact, removes the
+    temporary file and raises :class:`~hubplan.core.errors.ExportError`."""
     path = Path(path)
-    if not path.parent.is_dir():
-        raise HubplanError(f"xlsx = {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    try:
-        with atomic_path(path) as tmp:
-            wb.save(tmp)
-    except PermissionError as exc:
-        raise HubplanError(
-            f"xlsx = {str(path)!r}: cannot replace the file ({exc.strerror}); "
-            "close it in Excel and export again"
-        ) from None
+    with atomic_path(path, what="xlsx") as tmp:
+        wb.save(tmp)
     return path
 
 
@@ -657,4 +651,5 @@ def write_appendix(
     path = Path(path)
     if path.suffix.lower() != ".xlsx":
         raise HubplanError(f"xlsx = {str(path)!r}: the appendix file must end in .xlsx")
+    check_target("xlsx", path)  # before the build: a bad path fails at once
     return save_atomic(build_appendix(plan, lang, style=style, write_only=write_only), path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..core.errors import ExportError, HubplanError
 from ..core.labels import VALUE_COLUMNS, catalog, display_frame, label, normalize_language
 
 
@@ -98,3 +99,19 @@ def translate(text: str, lang: str) -> str:
     for en, zh in sorted(zip(rows["en"], rows["zh"], strict=True), key=lambda p: -len(p[0])):
         text = text.replace(en, zh)
     return text
+
+
+def error_text(exc: HubplanError, lang: str = "en") -> str:
+    """What a user reads for a hubplan error, in ``lang``.
+
+    An :class:`~hubplan.core.errors.ExportError` (a file that could not be written) has
+    its own message in both languages; for other errors the fixed phrases are translated
+    (:func:`translate`).
+
+    >>> from hubplan.core.errors import ExportError
+    >>> error_text(ExportError("xlsx", "/srv/a.xlsx", "read_only"), "zh")
+    "xlsx = '/srv/a.xlsx'：无法写入：该磁盘为只读挂载；请选择可写磁盘上的文件夹"
+    """
+    if isinstance(exc, ExportError):
+        return exc.text(lang)
+    return translate(str(exc), lang)
