@@ -1,10 +1,20 @@
 """Delivery stage: schedule and critical path, scheduler files, acceptance figures."""
 
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from textwrap import dedent
+
 import pandas as pd
 import pytest
 
 import hubplan
 from hubplan.delivery import (
+    ACCOUNTING_BEGIN,
+    ACCOUNTING_END,
     Delivery,
     gres_conf,
     implementation_schedule,
@@ -138,8 +148,10 @@ def test_export_writes_the_files_atomically(plan, tmp_path):
 
     paths = write_scheduler_files(plan, tmp_path / "slurm")
     assert sorted(p.name for p in paths) == ["Dockerfile.training", "gres.conf",
-                                             "k8s-inference.yaml", "prolog.sh", "slurm.conf"]  # fmt: skip
+                                             "k8s-inference.yaml", "prolog.sh", "qos.sh",
+                                             "slurm.conf", "topology.conf"]  # fmt: skip
     assert (tmp_path / "slurm" / "prolog.sh").stat().st_mode & 0o111
+    assert (tmp_path / "slurm" / "qos.sh").stat().st_mode & 0o111
     assert not list((tmp_path / "slurm").glob(".*"))  # no temporary file left behind
     text = (tmp_path / "slurm" / "slurm.conf").read_text()
     assert validate_scheduler(text, gres_conf(plan["slurm_nodes"]), plan["slurm_nodes"]) == []
@@ -173,3 +185,131 @@ def test_slurm_nodes_carry_the_hostnames_of_the_ip_plan_and_racks(default):
     assert expected <= ips and expected <= racked
     group = plan["slurm_nodes"].set_index("pool").loc["training", "node_group"]
     assert group == "train-[0001-0018]"
+
+
+# -- Slurm accepts the files: Debian's slurmctld run against them ----------------------
+
+SLURMCTLD = shutil.which("slurmctld")
+# Lines slurmctld 22.05 logs as error: on any first start in a bare directory, whatever
+# the configuration: no saved state yet, and the MPI plugins it loads to learn their
+# settings (pmix_v4 without Debian's libpmix2, which a controller does not need).
+FIRST_START = re.compile(
+    r"Could not open (node|job|reservation|trigger) state file|Trying backup state save"
+    r"|mpi/pmix|MPI: Cannot create context"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_slurmctld(folder, node_names: list[str], timeout_s: float = 30.0) -> dict:
+    """Start slurmctld on the exported files in ``folder``, loopback only, and return its
+    log and what ``scontrol`` reports; always stops it.
+
+    The site lines hubplan leaves out (controller host, port, state and log paths, no
+    munge) go first; the accounting block is left out because it needs slurmdbd and its
+    MariaDB. The node names resolve to 127.0.0.1 through a private /etc/hosts (a mount
+    namespace, so the machine's file is untouched): slurmctld resolves every node at
+    start and waits ten seconds on each name it cannot.
+    """
+    conf = folder / "slurm.conf"
+    text = conf.read_text()
+    begin, end = text.index(ACCOUNTING_BEGIN), text.index(ACCOUNTING_END)
+    accounting = text[begin:end]
+    site = dedent(f"""\
+        SlurmctldHost=localhost
+        SlurmctldPort={_free_port()}
+        SlurmUser=root
+        AuthType=auth/none
+        CredType=cred/none
+        StateSaveLocation={folder}/state
+        SlurmctldPidFile={folder}/slurmctld.pid
+        SlurmctldLogFile={folder}/slurmctld.log
+        SlurmdSpoolDir={folder}/spool
+        MailProg=/bin/true
+        """)
+    conf.write_text(site + text[:begin] + text[end + len(ACCOUNTING_END) :])
+    (folder / "state").mkdir()
+    hosts = folder / "hosts"
+    hosts.write_text("127.0.0.1 localhost\n" + "".join(f"127.0.0.1 {n}\n" for n in node_names))
+    log = folder / "slurmctld.log"
+    cmd = ["unshare", "--mount", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$1" -D -f "$2"',
+           str(hosts), SLURMCTLD, str(conf)]  # fmt: skip
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    stderr = folder / "slurmctld.stderr"
+    with stderr.open("wb") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+    out: dict = {"accounting": accounting}
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and proc.poll() is None:
+            if log.exists() and "Running as primary controller" in log.read_text():
+                break
+            time.sleep(0.1)
+        for what in ("topology", "partition", "config"):
+            out[what] = subprocess.run(["scontrol", "show", what], env=env, timeout=10,
+                                       capture_output=True, text=True).stdout  # fmt: skip
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    out["log"] = log.read_text() if log.exists() else ""
+    out["stderr"] = stderr.read_text(errors="replace")
+    return out
+
+
+def _slurm_node_names(plan) -> list[str]:
+    return [n for g in plan["slurm_nodes"].to_dict(orient="records")
+            for n in hubplan.delivery.hostnames(g["node_group"])]  # fmt: skip
+
+
+@pytest.mark.skipif(SLURMCTLD is None, reason="slurmctld is not installed (make test "
+                    "installs Debian's slurmctld, see the Makefile's SYSDEPS rule)")  # fmt: skip
+@pytest.mark.parametrize("scenario", ["default", "pretrain-16k", "chinese"])
+def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
+    from hubplan.export import write_scheduler_files
+
+    if scenario == "default":
+        s = default
+    elif scenario == "chinese":
+        s = default.with_changes({"name": "智算中心一期 训练集群"})
+    else:
+        s = hubplan.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
+                                  / f"{scenario}.yaml")  # fmt: skip
+    plan = build_plan(s)
+    write_scheduler_files(plan, tmp_path)
+    names = _slurm_node_names(plan)
+    got = run_slurmctld(tmp_path, names)
+    log = got["log"]
+    assert "Running as primary controller" in log, log[-3000:] + got["stderr"][-2000:]
+    bad = [line for line in log.splitlines()
+           if re.search(r"\b(error|fatal):", line) and not FIRST_START.search(line)]  # fmt: skip
+    assert bad == [], "\n".join(bad[:20])
+    # Every node on exactly one leaf, none left out, no name Slurm cannot read.
+    for warning in ("Multiple leaf switches", "switches lack access", "Invalid hostnames"):
+        assert warning not in log
+    # What slurmctld holds is what the plan says.
+    config = got["config"]
+    name = hubplan.delivery.cluster_name(s.name)
+    assert re.search(rf"^ClusterName\s*=\s*{name}$", config, re.M), config[:2000]
+    assert re.search(r"^TopologyPlugin\s*=\s*topology/tree$", config, re.M)
+    assert "AccountingStorageEnforce=associations,limits,qos" in got["accounting"]
+    leaves = re.findall(r"^SwitchName=(\S+) Level=0 .*Nodes=(\S+)", got["topology"], re.M)
+    placed = [n for _, nodes in leaves for n in hubplan.delivery.hostnames(nodes)]
+    assert sorted(placed) == sorted(names)
+    parts = dict(re.findall(r"^PartitionName=(\S+)\n(?:.*\n)*?\s+AllocNodes=\S+ Default=\S+ "
+                            r"QoS=(\S+)", got["partition"], re.M))  # fmt: skip
+    assert parts == {p: p for p in plan["slurm_partitions"]["partition"]}
+    if scenario == "pretrain-16k":
+        # 2 151 DGX in 68 scalable units of 32 (the last one 7): 68 leaves, one per unit
+        # (the network stage's 544 rail leaves / 8 rails), under 17 pods of 4 units (544
+        # spines / 32 per pod) and one core level above them.
+        assert len(names) == 2151 and len(leaves) == 68
+        levels = re.findall(r"^SwitchName=\S+ Level=(\d)", got["topology"], re.M)
+        assert levels.count("1") == 17 and levels.count("2") == 1

@@ -27,25 +27,36 @@ from .schedule import (
     schedule_tasks,
 )
 from .scheduler import (
+    ACCOUNTING_BEGIN,
+    ACCOUNTING_END,
+    cluster_name,
     container_spec,
+    domain_nodes,
     gres_conf,
+    hostlist,
+    hostnames,
     k8s_manifests,
     k8s_pools,
     node_range,
     prolog_script,
+    qos_script,
     real_memory_mib,
     slurm_conf,
     slurm_nodes,
     slurm_partitions,
+    slurm_topology,
+    topology_conf,
     validate_scheduler,
 )
 from .section import Delivery
 
 __all__ = [
-    "ACCEPTANCE_COLUMNS", "PHASES", "Delivery", "acceptance_plan", "batch_sizes",
-    "buffered_days", "container_spec", "critical_path", "deployment_steps",
-    "fabric_busbw_gb_s", "gres_conf", "implementation_schedule", "k8s_manifests", "k8s_pools",
+    "ACCEPTANCE_COLUMNS", "ACCOUNTING_BEGIN", "ACCOUNTING_END", "PHASES", "Delivery",
+    "acceptance_plan", "batch_sizes", "buffered_days", "cluster_name", "container_spec",
+    "critical_path", "deployment_steps", "domain_nodes", "fabric_busbw_gb_s", "gres_conf",
+    "hostlist", "hostnames", "implementation_schedule", "k8s_manifests", "k8s_pools",
     "matmul_tflops", "node_range", "nvlink_busbw_gb_s", "phase_acceptance", "prolog_script",
-    "racking_days", "rdma_gbps", "real_memory_mib", "schedule_tasks", "slurm_conf",
-    "slurm_nodes", "slurm_partitions", "validate_scheduler",
+    "qos_script", "racking_days", "rdma_gbps", "real_memory_mib", "schedule_tasks",
+    "slurm_conf", "slurm_nodes", "slurm_partitions", "slurm_topology", "topology_conf",
+    "validate_scheduler",
 ]  # fmt: skip
