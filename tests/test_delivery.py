@@ -189,7 +189,7 @@ def test_slurm_nodes_carry_the_hostnames_of_the_ip_plan_and_racks(default):
 
 # -- Slurm accepts the files: Debian's slurmctld run against them ----------------------
 
-SLURMCTLD = shutil.which("slurmctld")
+SLURMCTLD = shutil.which("slurmctld") or shutil.which("slurmctld", path="/usr/sbin:/sbin")
 # Lines slurmctld 22.05 logs as error: on any first start in a bare directory, whatever
 # the configuration: no saved state yet, and the MPI plugins it loads to learn their
 # settings (pmix_v4 without Debian's libpmix2, which a controller does not need).
@@ -278,7 +278,9 @@ def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
     if scenario == "default":
         s = default
     elif scenario == "chinese":
-        s = default.with_changes({"name": "智算中心一期 训练集群"})
+        # and a preemptible development pool: PreemptType=preempt/qos in slurm.conf
+        s = default.with_changes({"name": "智算中心一期 训练集群",
+                                  "pools.development.quota": "preemptible"})  # fmt: skip
     else:
         s = hubplan.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
                                   / f"{scenario}.yaml")  # fmt: skip
@@ -313,3 +315,85 @@ def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
         assert len(names) == 2151 and len(leaves) == 68
         levels = re.findall(r"^SwitchName=\S+ Level=(\d)", got["topology"], re.M)
         assert levels.count("1") == 17 and levels.count("2") == 1
+
+
+def test_cluster_name_is_valid_for_any_scenario_name(plan):
+    from hubplan.delivery import cluster_name
+
+    # slurm.conf(5), ClusterName: lower case, at most 40 characters. The old rule mapped
+    # each non-ASCII character to "_": a Chinese name became "______" (and every Chinese
+    # name of that length the same cluster), the default name 46 characters.
+    valid = re.compile(r"[a-z][a-z0-9_]{0,39}")
+    names = ["智算中心一期", "智算中心二期", "70B industry model — fine-tune, serve, develop",
+             "Café GPU", "2024", "Pilot cluster"]  # fmt: skip
+    got = [cluster_name(n) for n in names]
+    assert all(valid.fullmatch(g) for g in got), got
+    assert len(set(got)) == len(got)
+    # Hashes: the first six hex digits of `printf '%s' NAME | sha256sum`.
+    assert got[0] == "hubplan_27a6bf" and got[3] == "hubplan_0938d4_caf_gpu"
+    assert got[5] == "pilot_cluster"
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "智算中心一期")
+    assert "\nClusterName=hubplan_27a6bf\n" in conf  # was ClusterName=______
+
+
+def test_partitions_carry_the_pools_quota_as_qos(plan):
+    from hubplan.delivery import qos_script
+
+    p = plan["slurm_partitions"].set_index("pool")
+    # Default scenario: training exclusive, development fair share capped at 2 GPUs a user.
+    assert p.loc["training", "quota"] == "exclusive" and p.loc["training", "qos"] == "train"
+    assert p.loc["development", "max_gpus_per_user"] == 2
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "x", plan["slurm_topology"])
+    assert ("PartitionName=train Nodes=train-[0001-0018] Default=NO MaxTime=10080 State=UP "
+            "QOS=train OverSubscribe=EXCLUSIVE") in conf  # fmt: skip
+    assert "PartitionName=dev Nodes=dev-0001 Default=YES MaxTime=480 State=UP QOS=dev\n" in conf
+    assert "PriorityWeightFairshare=10000" in conf and "PreemptType" not in conf
+    script = qos_script(plan["slurm_partitions"], "x")
+    assert "set MaxTRESPerUser=gres/gpu=2 Flags=DenyOnLimit\n" in script
+    assert "where name=train set MaxTRESPerUser=gres/gpu=-1 Flags=DenyOnLimit\n" in script
+    check = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
+    assert check.returncode == 0, check.stderr
+
+
+def test_topology_follows_the_port_map(plan, big):
+    from hubplan.delivery import topology_conf
+
+    t = plan["slurm_topology"].set_index("name")
+    # Default: 18 DGX on the 8 rail leaves of one scalable unit (port map: train-0001
+    # rail1..8 → compute-leaf-01..08), 4 spines above; the L40S server has no compute
+    # port and hangs off its in-band leaf.
+    assert t.loc["compute-su-01", "child_nodes"] == "train-[0001-0018]"
+    assert t.loc["compute-su-01", "physical_switches"] == "compute-leaf-[01-08]"
+    assert t.loc["compute-spines", "child_switches"] == "compute-su-01"
+    assert t.loc["compute-spines", "physical_switches"] == "compute-spine-[01-04]"
+    assert t.loc["inband-leaf-01", "child_nodes"] == "dev-0001"
+    text = topology_conf(plan["slurm_topology"])
+    assert "SwitchName=compute-su-01 Nodes=train-[0001-0018]\n" in text
+    assert "SwitchName=compute-spines Switches=compute-su-01\n" in text
+    # 16K: 2 151 DGX, 32 a unit → 68 units (67 × 32 + 7); 4 units a pod (a pod's 32 leaves
+    # reach its 32 spines: 544 spines / 32 = 17 pods); every pod reaches the core.
+    b = big["slurm_topology"]
+    assert list(b.groupby("switch_level").size()) == [68, 17, 1]
+    units = b[b["switch_level"] == 0].set_index("name")["child_nodes"]
+    assert units["compute-su-01"] == "train-[0001-0032]"
+    assert units["compute-su-68"] == "train-[2145-2151]"
+    assert b.set_index("name").loc["compute-pod-17", "child_switches"] == "compute-su-[65-68]"
+
+
+def test_nvlink_domains_make_blocks():
+    from hubplan.delivery import slurm_topology, topology_conf
+
+    # 40 GB200 compute trays of 4 GPUs; an NVL72 domain is 72 GPUs = 18 trays: two whole
+    # blocks (trays 1-18, 19-36); trays 37-40 fill no domain and are in no block.
+    nodes = pd.DataFrame({"node_group": ["train-[0001-0040]"], "partition": ["train"],
+                          "nodes": [40], "domain_nodes": [18]})  # fmt: skip
+    topo = slurm_topology(nodes, pd.DataFrame(columns=["plane", "device_a", "device_b"]))
+    assert list(topo["child_nodes"]) == ["train-[0001-0018]", "train-[0019-0036]"]
+    text = topology_conf(topo)
+    assert "BlockName=train-nvl-02 Nodes=train-[0019-0036]\n" in text
+    # BlockSizes: the base block, then powers of two times it up to the blocks there are.
+    assert text.endswith("BlockSizes=18,36\n")
+    missing = [f for f in validate_scheduler("", "", nodes.assign(
+        physical_memory_mib=1.0, gpus_per_server=4), topo) if f.code == "topology_nodes_missing"]  # fmt: skip
+    assert [f.params["nodes"] for f in missing] == ["train-[0037-0040]"]
+    assert "train-[0037-0040]: 4 nodes are in no block" in missing[0].message()
