@@ -334,6 +334,9 @@ def test_cluster_name_is_valid_for_any_scenario_name(plan):
     assert got[5] == "pilot_cluster"
     conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "智算中心一期")
     assert "\nClusterName=hubplan_27a6bf\n" in conf  # was ClusterName=______
+    # A name over two lines stays in its comment line (YAML allows a multi-line name).
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "Pilot\nSlurmUser=x")
+    assert not re.search(r"^SlurmUser", conf, re.M)
 
 
 def test_partitions_carry_the_pools_quota_as_qos(plan):
