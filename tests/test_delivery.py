@@ -3,9 +3,8 @@
 import os
 import re
 import shutil
-import socket
+import signal
 import subprocess
-import time
 from textwrap import dedent
 
 import pandas as pd
@@ -199,29 +198,46 @@ FIRST_START = re.compile(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# Runs inside a private mount and network namespace: the node names resolve to 127.0.0.1
+# through a bind-mounted /etc/hosts (the machine's file is untouched; slurmctld resolves
+# every node at start and waits ten seconds on each name it cannot) and the only network
+# is a loopback of its own. Starts the daemon, waits for it to serve, asks scontrol, stops
+# it.
+SESSION = """
+set -u
+mount --bind "$DIR/hosts" /etc/hosts
+ip link set lo up
+# getaddrinfo(AI_ADDRCONFIG) returns IPv4 only once an address other than 127.0.0.1 is up:
+# a second one on lo (RFC 5737 TEST-NET-1) stays within the namespace
+ip addr add 192.0.2.1/32 dev lo
+"$SLURMCTLD" -D -f "$SLURM_CONF" 2>"$DIR/slurmctld.stderr" &
+pid=$!
+i=0
+while [ "$i" -lt 200 ] && kill -0 "$pid" 2>/dev/null; do
+  grep -q "Running as primary controller" "$DIR/slurmctld.log" 2>/dev/null && break
+  sleep 0.1; i=$((i + 1))
+done
+for what in topology partition config; do
+  scontrol show "$what" >"$DIR/scontrol-$what.txt" 2>&1
+done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+"""
 
 
-def run_slurmctld(folder, node_names: list[str], timeout_s: float = 30.0) -> dict:
+def run_slurmctld(folder, node_names: list[str], timeout_s: float = 60.0) -> dict:
     """Start slurmctld on the exported files in ``folder``, loopback only, and return its
-    log and what ``scontrol`` reports; always stops it.
+    log and what ``scontrol`` reports; it is stopped before this returns.
 
-    The site lines hubplan leaves out (controller host, port, state and log paths, no
-    munge) go first; the accounting block is left out because it needs slurmdbd and its
-    MariaDB. The node names resolve to 127.0.0.1 through a private /etc/hosts (a mount
-    namespace, so the machine's file is untouched): slurmctld resolves every node at
-    start and waits ten seconds on each name it cannot.
+    The site lines hubplan leaves out (controller host, state and log paths, no munge) go
+    first; the accounting block is left out because it needs slurmdbd and its MariaDB.
     """
     conf = folder / "slurm.conf"
     text = conf.read_text()
     begin, end = text.index(ACCOUNTING_BEGIN), text.index(ACCOUNTING_END)
-    accounting = text[begin:end]
     site = dedent(f"""\
         SlurmctldHost=localhost
-        SlurmctldPort={_free_port()}
+        SlurmctldPort=6817
         SlurmUser=root
         AuthType=auth/none
         CredType=cred/none
@@ -233,35 +249,25 @@ def run_slurmctld(folder, node_names: list[str], timeout_s: float = 30.0) -> dic
         """)
     conf.write_text(site + text[:begin] + text[end + len(ACCOUNTING_END) :])
     (folder / "state").mkdir()
-    hosts = folder / "hosts"
-    hosts.write_text("127.0.0.1 localhost\n" + "".join(f"127.0.0.1 {n}\n" for n in node_names))
-    log = folder / "slurmctld.log"
-    cmd = ["unshare", "--mount", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$1" -D -f "$2"',
-           str(hosts), SLURMCTLD, str(conf)]  # fmt: skip
-    env = {**os.environ, "SLURM_CONF": str(conf)}
-    stderr = folder / "slurmctld.stderr"
-    with stderr.open("wb") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
-    out: dict = {"accounting": accounting}
+    hosts = "127.0.0.1 localhost\n" + "".join(f"127.0.0.1 {n}\n" for n in node_names)
+    (folder / "hosts").write_text(hosts)
+    env = {**os.environ, "SLURM_CONF": str(conf), "DIR": str(folder), "SLURMCTLD": SLURMCTLD}
+    proc = subprocess.Popen(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and proc.poll() is None:
-            if log.exists() and "Running as primary controller" in log.read_text():
-                break
-            time.sleep(0.1)
-        for what in ("topology", "partition", "config"):
-            out[what] = subprocess.run(["scontrol", "show", what], env=env, timeout=10,
-                                       capture_output=True, text=True).stdout  # fmt: skip
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    out["log"] = log.read_text() if log.exists() else ""
-    out["stderr"] = stderr.read_text(errors="replace")
-    return out
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def read(name: str) -> str:
+        path = folder / name
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    out = {what: read(f"scontrol-{what}.txt") for what in ("topology", "partition", "config")}
+    return out | {"accounting": text[begin:end], "log": read("slurmctld.log"),
+                  "stderr": read("slurmctld.stderr")}  # fmt: skip
 
 
 def _slurm_node_names(plan) -> list[str]:
