@@ -314,6 +314,8 @@ def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
     parts = dict(re.findall(r"^PartitionName=(\S+)\n(?:.*\n)*?\s+AllocNodes=\S+ Default=\S+ "
                             r"QoS=(\S+)", got["partition"], re.M))  # fmt: skip
     assert parts == {p: p for p in plan["slurm_partitions"]["partition"]}
+    train = got["partition"][got["partition"].index("PartitionName=train") :]
+    assert "OverSubscribe=EXCLUSIVE" in train.split("\n\n")[0]  # the exclusive pool
     if scenario == "pretrain-16k":
         # 2 151 DGX in 68 scalable units of 32 (the last one 7): 68 leaves, one per unit
         # (the network stage's 544 rail leaves / 8 rails), under 17 pods of 4 units (544

@@ -486,7 +486,7 @@ def topology_conf(topology: pd.DataFrame) -> str:
         rows = records(topology, ["name", "child_nodes"])
         for r in rows:
             lines.append(f"BlockName={r['name']} Nodes={r['child_nodes']}")
-        base = len(hostnames(rows[0]["child_nodes"]))
+        base = min(len(hostnames(r["child_nodes"])) for r in rows)  # no block may be smaller
         sizes, k = [base], 2
         while k <= len(rows):
             sizes.append(base * k)
