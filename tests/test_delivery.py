@@ -407,4 +407,13 @@ def test_nvlink_domains_make_blocks():
     missing = [f for f in validate_scheduler("", "", nodes.assign(
         physical_memory_mib=1.0, gpus_per_server=4), topo) if f.code == "topology_nodes_missing"]  # fmt: skip
     assert [f.params["nodes"] for f in missing] == ["train-[0037-0040]"]
-    assert "train-[0037-0040]: 4 nodes are in no block" in missing[0].message()
+    assert "train-[0037-0040]: 4 nodes are missing from topology.conf" in missing[0].message()
+
+
+def test_nodes_the_port_map_does_not_know_are_warned_of(default):
+    # A partition named 训练: slurm.conf names the nodes __-0001 … (Slurm's characters), the
+    # network plan 训练-0001 …, so the 18 training nodes have no port to place them by.
+    plan = build_plan(default.with_changes({"pools.training.partition": "训练"}))
+    found = plan.findings[plan.findings["code"] == "topology_nodes_missing"]
+    assert list(found["subject"]) == ["__-[0001-0018]"]
+    assert found["data"].iloc[0]["count"] == 18

@@ -283,8 +283,9 @@ def _tree_levels(nodes: list[str], port_map: pd.DataFrame) -> list[list[tuple[st
     # all its rail leaves); a node off the compute fabric by its in-band leaf
     groups: dict[tuple, list[str]] = {}
     for node in nodes:
-        key = up.get(node) or inband_up.get(node) or ("",)
-        groups.setdefault(key, []).append(node)
+        key = up.get(node) or inband_up.get(node)
+        if key:  # a node with no port at all is left out (validate_scheduler warns)
+            groups.setdefault(key, []).append(node)
     level = [(",".join(members), key) for key, members in groups.items()]
     levels.append(level)
     while len(levels) < 16:  # a port map runs up: server, leaf, spine, core
@@ -313,7 +314,8 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
     each rail leaf with the same nodes is what slurmctld warns of as "Multiple leaf
     switches contain nodes"), and groups of those that share the same switches above
     form the next level, up to the top. A node with no compute port hangs off its in-band
-    leaf. ``physical`` names the real switches a line stands for.
+    leaf; a node with no port at all is left out (and warned of). ``physical_switches``
+    names the real switches a line stands for.
 
     References
     ----------
@@ -343,6 +345,8 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
     if not names:
         return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
     levels = _tree_levels(names, port_map)
+    if not levels[0]:
+        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
     roles = ["su", "pod" if len(levels) > 2 else "spines", "cores"]
     rows, below_names = [], []
     for depth, level in enumerate(levels):
@@ -350,10 +354,10 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
         width = max(2, len(str(len(level))))
         level_names = []
         for i, (members, physical) in enumerate(level):
-            if len(physical) == 1 and physical[0]:
+            if len(physical) == 1:
                 name = physical[0]
             else:
-                plane = physical[0].split("-")[0] if physical[0] else "edge"
+                plane = physical[0].split("-")[0]
                 name = f"{plane}-{role}" + (f"-{i + 1:0{width}d}" if len(level) > 1 else "")
             level_names.append(name)
             if depth == 0:
@@ -361,7 +365,7 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
             else:
                 kids = [below_names[int(k)] for k in members.split(",")]
                 child_nodes, child_switches = "", hostlist(kids)
-            real = hostlist(list(physical)) if physical != ("",) else ""
+            real = hostlist(list(physical))
             rows.append({"name": name, "topology_plugin": "tree", "switch_level": depth,
                          "child_nodes": child_nodes, "child_switches": child_switches,
                          "physical_switches": real})  # fmt: skip
