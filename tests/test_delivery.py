@@ -252,9 +252,10 @@ def run_slurmctld(folder, node_names: list[str], timeout_s: float = 60.0) -> dic
     hosts = "127.0.0.1 localhost\n" + "".join(f"127.0.0.1 {n}\n" for n in node_names)
     (folder / "hosts").write_text(hosts)
     env = {**os.environ, "SLURM_CONF": str(conf), "DIR": str(folder), "SLURMCTLD": SLURMCTLD}
-    proc = subprocess.Popen(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    with (folder / "session.stderr").open("wb") as err:  # unshare, mount or ip refusing
+        proc = subprocess.Popen(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
+                                stdout=subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)  # fmt: skip
     try:
         proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -267,7 +268,7 @@ def run_slurmctld(folder, node_names: list[str], timeout_s: float = 60.0) -> dic
 
     out = {what: read(f"scontrol-{what}.txt") for what in ("topology", "partition", "config")}
     return out | {"accounting": text[begin:end], "log": read("slurmctld.log"),
-                  "stderr": read("slurmctld.stderr")}  # fmt: skip
+                  "stderr": read("session.stderr") + read("slurmctld.stderr")}  # fmt: skip
 
 
 def _slurm_node_names(plan) -> list[str]:
