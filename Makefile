@@ -28,13 +28,22 @@ $(STAMP): pyproject.toml templates/jupyterlab/overrides.json | $(BIN)/python
 
 # What the tests need beyond Python: the appendix tests open the workbook in LibreOffice,
 # the browser test drives Debian's Chromium (no `playwright install`); CJK fonts for both.
-# Installed from Debian's packages when missing (as root, like CI).
+# The Slurm test starts Debian's slurmctld (with scontrol from slurm-client) on the exported
+# files, in a private mount and network namespace (unshare, mount, ip: loopback only).
+# Installed from Debian's packages when missing (as root, like CI); rechecked whenever this
+# Makefile changes.
 SYSDEPS := $(VENV)/.sysdeps
-$(SYSDEPS): | $(BIN)/python
+$(SYSDEPS): Makefile | $(BIN)/python
 	@command -v soffice >/dev/null 2>&1 && test -x /usr/bin/chromium || { \
 	  echo "soffice or chromium not found: installing Debian's libreoffice-calc-nogui, chromium and fonts-noto-cjk"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    libreoffice-calc-nogui chromium fonts-noto-cjk; }
+	@PATH="$$PATH:/usr/sbin:/sbin"; command -v slurmctld >/dev/null 2>&1 && command -v scontrol >/dev/null 2>&1 \
+	  && command -v unshare >/dev/null 2>&1 && command -v mount >/dev/null 2>&1 \
+	  && command -v ip >/dev/null 2>&1 || { \
+	  echo "slurmctld not found: installing Debian's slurmctld, slurm-client and iproute2"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    slurmctld slurm-client util-linux mount iproute2; }
 	@touch $(SYSDEPS)
 
 lab: $(STAMP)

@@ -451,10 +451,14 @@ def test_plan_writes_the_scheduler_files(tmp_path):
     out = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan", "--slurm", str(tmp_path)],
                          capture_output=True, text=True, check=False)  # fmt: skip
     assert out.returncode == 0, out.stderr
-    assert "5 scheduler files written" in out.stdout
+    assert "7 scheduler files written" in out.stdout
     conf = (tmp_path / "slurm.conf").read_text()
     assert "NodeName=train-[0001-0018]" in conf and "Gres=gpu:h100:8" in conf
-    assert os.access(tmp_path / "prolog.sh", os.X_OK)
+    assert os.access(tmp_path / "prolog.sh", os.X_OK) and os.access(tmp_path / "qos.sh", os.X_OK)
+    assert (
+        "SwitchName=compute-su-01 Nodes=train-[0001-0018]"
+        in (tmp_path / "topology.conf").read_text()
+    )
 
 
 def test_a_vanishing_load_still_gets_one_replica(capsys):

@@ -1,10 +1,19 @@
 """Delivery stage: schedule and critical path, scheduler files, acceptance figures."""
 
+import os
+import re
+import shutil
+import signal
+import subprocess
+from textwrap import dedent
+
 import pandas as pd
 import pytest
 
 import hubplan
 from hubplan.delivery import (
+    ACCOUNTING_BEGIN,
+    ACCOUNTING_END,
     Delivery,
     fabric_links,
     gres_conf,
@@ -247,8 +256,10 @@ def test_export_writes_the_files_atomically(plan, tmp_path):
 
     paths = write_scheduler_files(plan, tmp_path / "slurm")
     assert sorted(p.name for p in paths) == ["Dockerfile.training", "gres.conf",
-                                             "k8s-inference.yaml", "prolog.sh", "slurm.conf"]  # fmt: skip
+                                             "k8s-inference.yaml", "prolog.sh", "qos.sh",
+                                             "slurm.conf", "topology.conf"]  # fmt: skip
     assert (tmp_path / "slurm" / "prolog.sh").stat().st_mode & 0o111
+    assert (tmp_path / "slurm" / "qos.sh").stat().st_mode & 0o111
     assert not list((tmp_path / "slurm").glob(".*"))  # no temporary file left behind
     text = (tmp_path / "slurm" / "slurm.conf").read_text()
     assert validate_scheduler(text, gres_conf(plan["slurm_nodes"]), plan["slurm_nodes"]) == []
@@ -282,3 +293,237 @@ def test_slurm_nodes_carry_the_hostnames_of_the_ip_plan_and_racks(default):
     assert expected <= ips and expected <= racked
     group = plan["slurm_nodes"].set_index("pool").loc["training", "node_group"]
     assert group == "train-[0001-0018]"
+
+
+# -- Slurm accepts the files: Debian's slurmctld run against them ----------------------
+
+SLURMCTLD = shutil.which("slurmctld") or shutil.which("slurmctld", path="/usr/sbin:/sbin")
+# Lines slurmctld 22.05 logs as error: on any first start in a bare directory, whatever
+# the configuration: no saved state yet, and the MPI plugins it loads to learn their
+# settings (pmix_v4 without Debian's libpmix2, which a controller does not need).
+FIRST_START = re.compile(
+    r"Could not open (node|job|reservation|trigger) state file|Trying backup state save"
+    r"|mpi/pmix|MPI: Cannot create context"
+)
+
+
+# Runs inside a private mount and network namespace: the node names resolve to 127.0.0.1
+# through a bind-mounted /etc/hosts (the machine's file is untouched; slurmctld resolves
+# every node at start and waits ten seconds on each name it cannot) and the only network
+# is a loopback of its own. Starts the daemon, waits for it to serve, asks scontrol, stops
+# it.
+SESSION = """
+set -u
+mount --bind "$DIR/hosts" /etc/hosts
+ip link set lo up
+# getaddrinfo(AI_ADDRCONFIG) returns IPv4 only once an address other than 127.0.0.1 is up:
+# a second one on lo (RFC 5737 TEST-NET-1) stays within the namespace
+ip addr add 192.0.2.1/32 dev lo
+"$SLURMCTLD" -D -f "$SLURM_CONF" 2>"$DIR/slurmctld.stderr" &
+pid=$!
+i=0
+while [ "$i" -lt 200 ] && kill -0 "$pid" 2>/dev/null; do
+  grep -q "Running as primary controller" "$DIR/slurmctld.log" 2>/dev/null && break
+  sleep 0.1; i=$((i + 1))
+done
+for what in topology partition config; do
+  scontrol show "$what" >"$DIR/scontrol-$what.txt" 2>&1
+done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+"""
+
+
+def run_slurmctld(folder, node_names: list[str], timeout_s: float = 60.0) -> dict:
+    """Start slurmctld on the exported files in ``folder``, loopback only, and return its
+    log and what ``scontrol`` reports; it is stopped before this returns.
+
+    The site lines hubplan leaves out (controller host, state and log paths, no munge) go
+    first; the accounting block is left out because it needs slurmdbd and its MariaDB.
+    """
+    conf = folder / "slurm.conf"
+    text = conf.read_text()
+    begin, end = text.index(ACCOUNTING_BEGIN), text.index(ACCOUNTING_END)
+    site = dedent(f"""\
+        SlurmctldHost=localhost
+        SlurmctldPort=6817
+        SlurmUser=root
+        AuthType=auth/none
+        CredType=cred/none
+        StateSaveLocation={folder}/state
+        SlurmctldPidFile={folder}/slurmctld.pid
+        SlurmctldLogFile={folder}/slurmctld.log
+        SlurmdSpoolDir={folder}/spool
+        MailProg=/bin/true
+        """)
+    conf.write_text(site + text[:begin] + text[end + len(ACCOUNTING_END) :])
+    (folder / "state").mkdir()
+    hosts = "127.0.0.1 localhost\n" + "".join(f"127.0.0.1 {n}\n" for n in node_names)
+    (folder / "hosts").write_text(hosts)
+    env = {**os.environ, "SLURM_CONF": str(conf), "DIR": str(folder), "SLURMCTLD": SLURMCTLD}
+    with (folder / "session.stderr").open("wb") as err:  # unshare, mount or ip refusing
+        proc = subprocess.Popen(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
+                                stdout=subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)  # fmt: skip
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def read(name: str) -> str:
+        path = folder / name
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    out = {what: read(f"scontrol-{what}.txt") for what in ("topology", "partition", "config")}
+    return out | {"accounting": text[begin:end], "log": read("slurmctld.log"),
+                  "stderr": read("session.stderr") + read("slurmctld.stderr")}  # fmt: skip
+
+
+def _slurm_node_names(plan) -> list[str]:
+    return [n for g in plan["slurm_nodes"].to_dict(orient="records")
+            for n in hubplan.delivery.hostnames(g["node_group"])]  # fmt: skip
+
+
+@pytest.mark.skipif(SLURMCTLD is None, reason="slurmctld is not installed (make test "
+                    "installs Debian's slurmctld, see the Makefile's SYSDEPS rule)")  # fmt: skip
+@pytest.mark.parametrize("scenario", ["default", "pretrain-16k", "chinese"])
+def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
+    from hubplan.export import write_scheduler_files
+
+    if scenario == "default":
+        s = default
+    elif scenario == "chinese":
+        # and a preemptible development pool: PreemptType=preempt/qos in slurm.conf
+        s = default.with_changes({"name": "智算中心一期 训练集群",
+                                  "pools.development.quota": "preemptible"})  # fmt: skip
+    else:
+        s = hubplan.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
+                                  / f"{scenario}.yaml")  # fmt: skip
+    plan = build_plan(s)
+    write_scheduler_files(plan, tmp_path)
+    names = _slurm_node_names(plan)
+    got = run_slurmctld(tmp_path, names)
+    log = got["log"]
+    assert "Running as primary controller" in log, log[-3000:] + got["stderr"][-2000:]
+    bad = [line for line in log.splitlines()
+           if re.search(r"\b(error|fatal):", line) and not FIRST_START.search(line)]  # fmt: skip
+    assert bad == [], "\n".join(bad[:20])
+    # Every node on exactly one leaf, none left out, no name Slurm cannot read.
+    for warning in ("Multiple leaf switches", "switches lack access", "Invalid hostnames"):
+        assert warning not in log
+    # What slurmctld holds is what the plan says.
+    config = got["config"]
+    name = hubplan.delivery.cluster_name(s.name)
+    assert re.search(rf"^ClusterName\s*=\s*{name}$", config, re.M), config[:2000]
+    assert re.search(r"^TopologyPlugin\s*=\s*topology/tree$", config, re.M)
+    assert "AccountingStorageEnforce=associations,limits,qos" in got["accounting"]
+    leaves = re.findall(r"^SwitchName=(\S+) Level=0 .*Nodes=(\S+)", got["topology"], re.M)
+    placed = [n for _, nodes in leaves for n in hubplan.delivery.hostnames(nodes)]
+    assert sorted(placed) == sorted(names)
+    parts = dict(re.findall(r"^PartitionName=(\S+)\n(?:.*\n)*?\s+AllocNodes=\S+ Default=\S+ "
+                            r"QoS=(\S+)", got["partition"], re.M))  # fmt: skip
+    assert parts == {p: p for p in plan["slurm_partitions"]["partition"]}
+    train = got["partition"][got["partition"].index("PartitionName=train") :]
+    assert "OverSubscribe=EXCLUSIVE" in train.split("\n\n")[0]  # the exclusive pool
+    if scenario == "pretrain-16k":
+        # 2 151 DGX in 68 scalable units of 32 (the last one 7): 68 leaves, one per unit
+        # (the network stage's 544 rail leaves / 8 rails), under 17 pods of 4 units (544
+        # spines / 32 per pod) and one core level above them.
+        assert len(names) == 2151 and len(leaves) == 68
+        levels = re.findall(r"^SwitchName=\S+ Level=(\d)", got["topology"], re.M)
+        assert levels.count("1") == 17 and levels.count("2") == 1
+
+
+def test_cluster_name_is_valid_for_any_scenario_name(plan):
+    from hubplan.delivery import cluster_name
+
+    # slurm.conf(5), ClusterName: lower case, at most 40 characters. The old rule mapped
+    # each non-ASCII character to "_": a Chinese name became "______" (and every Chinese
+    # name of that length the same cluster), the default name 46 characters.
+    valid = re.compile(r"[a-z][a-z0-9_]{0,39}")
+    names = ["智算中心一期", "智算中心二期", "70B industry model — fine-tune, serve, develop",
+             "Café GPU", "2024", "Pilot cluster"]  # fmt: skip
+    got = [cluster_name(n) for n in names]
+    assert all(valid.fullmatch(g) for g in got), got
+    assert len(set(got)) == len(got)
+    # Hashes: the first six hex digits of `printf '%s' NAME | sha256sum`.
+    assert got[0] == "hubplan_27a6bf" and got[3] == "hubplan_0938d4_caf_gpu"
+    assert got[5] == "pilot_cluster"
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "智算中心一期")
+    assert "\nClusterName=hubplan_27a6bf\n" in conf  # was ClusterName=______
+    # A name over two lines stays in its comment line (YAML allows a multi-line name).
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "Pilot\nSlurmUser=x")
+    assert not re.search(r"^SlurmUser", conf, re.M)
+
+
+def test_partitions_carry_the_pools_quota_as_qos(plan):
+    from hubplan.delivery import qos_script
+
+    p = plan["slurm_partitions"].set_index("pool")
+    # Default scenario: training exclusive, development fair share capped at 2 GPUs a user.
+    assert p.loc["training", "quota"] == "exclusive" and p.loc["training", "qos"] == "train"
+    assert p.loc["development", "max_gpus_per_user"] == 2
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "x", plan["slurm_topology"])
+    assert ("PartitionName=train Nodes=train-[0001-0018] Default=NO MaxTime=10080 State=UP "
+            "QOS=train OverSubscribe=EXCLUSIVE") in conf  # fmt: skip
+    assert "PartitionName=dev Nodes=dev-0001 Default=YES MaxTime=480 State=UP QOS=dev\n" in conf
+    assert "PriorityWeightFairshare=10000" in conf and "PreemptType" not in conf
+    script = qos_script(plan["slurm_partitions"], "x")
+    assert "set MaxTRESPerUser=gres/gpu=2 Flags=DenyOnLimit\n" in script
+    assert "where name=train set MaxTRESPerUser=gres/gpu=-1 Flags=DenyOnLimit\n" in script
+    check = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
+    assert check.returncode == 0, check.stderr
+
+
+def test_topology_follows_the_port_map(plan, big):
+    from hubplan.delivery import topology_conf
+
+    t = plan["slurm_topology"].set_index("name")
+    # Default: 18 DGX on the 8 rail leaves of one scalable unit (port map: train-0001
+    # rail1..8 → compute-leaf-01..08), 4 spines above; the L40S server has no compute
+    # port and hangs off its in-band leaf.
+    assert t.loc["compute-su-01", "child_nodes"] == "train-[0001-0018]"
+    assert t.loc["compute-su-01", "physical_switches"] == "compute-leaf-[01-08]"
+    assert t.loc["compute-spines", "child_switches"] == "compute-su-01"
+    assert t.loc["compute-spines", "physical_switches"] == "compute-spine-[01-04]"
+    assert t.loc["inband-leaf-01", "child_nodes"] == "dev-0001"
+    text = topology_conf(plan["slurm_topology"])
+    assert "SwitchName=compute-su-01 Nodes=train-[0001-0018]\n" in text
+    assert "SwitchName=compute-spines Switches=compute-su-01\n" in text
+    # 16K: 2 151 DGX, 32 a unit → 68 units (67 × 32 + 7); 4 units a pod (a pod's 32 leaves
+    # reach its 32 spines: 544 spines / 32 = 17 pods); every pod reaches the core.
+    b = big["slurm_topology"]
+    assert list(b.groupby("switch_level").size()) == [68, 17, 1]
+    units = b[b["switch_level"] == 0].set_index("name")["child_nodes"]
+    assert units["compute-su-01"] == "train-[0001-0032]"
+    assert units["compute-su-68"] == "train-[2145-2151]"
+    assert b.set_index("name").loc["compute-pod-17", "child_switches"] == "compute-su-[65-68]"
+
+
+def test_nvlink_domains_make_blocks():
+    from hubplan.delivery import slurm_topology, topology_conf
+
+    # 40 GB200 compute trays of 4 GPUs; an NVL72 domain is 72 GPUs = 18 trays: two whole
+    # blocks (trays 1-18, 19-36); trays 37-40 fill no domain and are in no block.
+    nodes = pd.DataFrame({"node_group": ["train-[0001-0040]"], "partition": ["train"],
+                          "nodes": [40], "domain_nodes": [18]})  # fmt: skip
+    topo = slurm_topology(nodes, pd.DataFrame(columns=["plane", "device_a", "device_b"]))
+    assert list(topo["child_nodes"]) == ["train-[0001-0018]", "train-[0019-0036]"]
+    text = topology_conf(topo)
+    assert "BlockName=train-nvl-02 Nodes=train-[0019-0036]\n" in text
+    # BlockSizes: the base block, then powers of two times it up to the blocks there are.
+    assert text.endswith("BlockSizes=18,36\n")
+    missing = [f for f in validate_scheduler("", "", nodes.assign(
+        physical_memory_mib=1.0, gpus_per_server=4), topo) if f.code == "topology_nodes_missing"]  # fmt: skip
+    assert [f.params["nodes"] for f in missing] == ["train-[0037-0040]"]
+    assert "train-[0037-0040]: 4 nodes are missing from topology.conf" in missing[0].message()
+
+
+def test_nodes_the_port_map_does_not_know_are_warned_of(default):
+    # A partition named 训练: slurm.conf names the nodes __-0001 … (Slurm's characters), the
+    # network plan 训练-0001 …, so the 18 training nodes have no port to place them by.
+    plan = build_plan(default.with_changes({"pools.training.partition": "训练"}))
+    found = plan.findings[plan.findings["code"] == "topology_nodes_missing"]
+    assert list(found["subject"]) == ["__-[0001-0018]"]
+    assert found["data"].iloc[0]["count"] == 18

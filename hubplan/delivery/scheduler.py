@@ -4,11 +4,13 @@ health check and the training container spec. Everything here returns strings or
 only ``hubplan.export.scheduler`` writes files. Kubernetes for inference is in
 ``hubplan.delivery.kubernetes``.
 
-Syntax follows slurm.conf(5) and gres.conf(5) (SchedMD/slurm ``doc/man/man5``).
+Syntax follows slurm.conf(5), gres.conf(5), topology.conf(5) (SchedMD/slurm
+``doc/man/man5``) and sacctmgr(1) for QOS.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 
@@ -24,8 +26,11 @@ from .section import Delivery
 SLURM_POOLS = ("training", "development")
 NODE_COLUMNS = ["node_group", "pool", "partition", "nodes", "sockets", "cores_per_socket",
                 "threads_per_core", "cpus", "physical_memory_mib", "real_memory_mib",
-                "gres_gpus", "gpus_per_server", "gpu_type"]  # fmt: skip
-PARTITION_COLUMNS = ["partition", "pool", "node_group", "max_time_min", "is_default"]
+                "gres_gpus", "gpus_per_server", "gpu_type", "domain_nodes"]  # fmt: skip
+PARTITION_COLUMNS = ["partition", "pool", "node_group", "max_time_min", "is_default", "qos",
+                     "quota", "max_gpus_per_user"]  # fmt: skip
+TOPOLOGY_COLUMNS = ["name", "topology_plugin", "switch_level", "child_nodes", "child_switches",
+                    "physical_switches"]  # fmt: skip
 
 MIB = 2**20
 
@@ -84,15 +89,82 @@ def gpu_type(accelerator: str) -> str:
     return re.sub(r"[^a-z0-9]", "", accelerator.split()[0].lower()) or "gpu"
 
 
+def domain_nodes(domain_gpus: float, gpus_per_server: int) -> int:
+    """Slurm nodes in one NVLink (scale-up) domain: 1 when the domain is inside a server.
+
+    Notes
+    -----
+    ``domain_gpus / gpus_per_server`` when the domain spans whole servers (rack-scale
+    NVLink), else 1. GB200 NVL72: one NVLink domain of 72 GPUs over 18 compute trays of
+    4 GPUs each (NVIDIA DGX GB200 User Guide, "Hardware"; the accelerator catalogue's
+    ``scaleup_domain_gpus``); an HGX H100 board is an 8-GPU domain inside one server.
+
+    >>> domain_nodes(72, 4), domain_nodes(8, 8), domain_nodes(72, 72), domain_nodes(float("nan"), 8)
+    (18, 1, 1, 1)
+    """
+    if domain_gpus != domain_gpus or gpus_per_server <= 0:
+        return 1
+    domain = int(domain_gpus)
+    if domain > gpus_per_server and domain % gpus_per_server == 0:
+        return domain // gpus_per_server
+    return 1
+
+
+def cluster_name(name: str) -> str:
+    """A Slurm ``ClusterName`` for a scenario name, stable and valid for any name.
+
+    Notes
+    -----
+    slurm.conf(5), ClusterName: upper case is silently mapped to lower case by some
+    databases, so the name should be lower case, and it "must be 40 characters or less"
+    (the MySQL/MariaDB table-name limit: slurmdbd prefixes its tables with it). hubplan
+    also keeps to ``[a-z0-9_]`` starting with a letter, a bare SQL identifier and file
+    name. A lower-cased ASCII name whose words fit is used as they are (joined by ``_``);
+    any other name (Chinese, accented, too long, starting with a digit) becomes
+    ``hubplan_<first 6 hex of its SHA-256>`` plus as many of its ASCII words as fit: no
+    transliteration offline, so the hash keeps different names apart and the words keep
+    it readable.
+
+    Examples
+    --------
+    The hashes are the first six hex digits of ``printf '%s' NAME | sha256sum``.
+
+    >>> cluster_name("Pilot")
+    'pilot'
+    >>> cluster_name("智算中心 一期")
+    'hubplan_0f5a6b'
+    >>> cluster_name("70B 训练集群")
+    'hubplan_ae3dd0_70b'
+    >>> n = cluster_name("70B industry model — fine-tune, serve, develop")
+    >>> n, len(n) <= 40
+    ('hubplan_50a90f_70b_industry_model_fine', True)
+    """
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    plain = "_".join(words)
+    if name.isascii() and plain[:1].isalpha() and len(plain) <= 40:
+        return plain
+    tag = "hubplan_" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:6]
+    for word in words:
+        if len(tag) + 1 + len(word) > 40:
+            break
+        tag += "_" + word
+    return tag
+
+
 def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
-    """One Slurm node group per Slurm pool (training, development) with its CPUs, memory
-    and GPUs; figures the catalogue does not source stay empty (NaN)."""
+    """One Slurm node group per Slurm pool (training, development) with its CPUs, memory,
+    GPUs and the nodes of one NVLink domain (``domain_nodes``, 18 for GB200 NVL72 trays);
+    figures the catalogue does not source stay empty (NaN)."""
     rows = []
     slurm = [level == "pool" and pool in SLURM_POOLS for level, pool in
              zip(pools["level"].tolist(), pools["pool"].tolist(), strict=True)]  # fmt: skip
     columns = ["pool", "server", "partition", "total_servers", "gpus_per_server", "accelerator"]
     for p in records(pools, columns, slurm):
+        try:
+            domain = float(catalog.accelerator(str(p["accelerator"]))["scaleup_domain_gpus"])
+        except CatalogError:
+            domain = math.nan
         server = server_figures(p["server"], catalog, spec)
         sockets = cores = ram = math.nan
         if server is not None:
@@ -113,24 +185,189 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                                 if ram == ram else math.nan),
             "gres_gpus": int(p["gpus_per_server"]), "gpus_per_server": int(p["gpus_per_server"]),
             "gpu_type": gpu_type(str(p["accelerator"])),
+            "domain_nodes": domain_nodes(domain, int(p["gpus_per_server"])),
         })  # fmt: skip
     return pd.DataFrame(rows, columns=NODE_COLUMNS)
 
 
-def slurm_partitions(nodes: pd.DataFrame, delivery: Delivery) -> pd.DataFrame:
-    """One partition per Slurm pool: time limit and the default partition (development,
-    else the first)."""
+def slurm_partitions(nodes: pd.DataFrame, delivery: Delivery,
+                     pools: pd.DataFrame | None = None) -> pd.DataFrame:  # fmt: skip
+    """One partition per Slurm pool: time limit, the default partition (development, else
+    the first) and the pool's quota policy as a partition QOS of the same name (with the
+    pool's per-user GPU cap when it has one)."""
     limits = {
         "training": delivery.training_max_hours,
         "development": delivery.development_max_hours,
     }
+    quota, cap = {}, {}
+    if pools is not None:
+        for p in records(pools, ["level", "pool", "quota", "max_gpus_per_user"]):
+            if p["level"] == "pool":
+                quota[p["pool"]] = str(p["quota"] or "fair_share")
+                cap[p["pool"]] = p["max_gpus_per_user"]
     groups = records(nodes, ["partition", "pool", "node_group"])
     default = "development" if any(n["pool"] == "development" for n in groups) else None
     rows = [{"partition": n["partition"], "pool": n["pool"], "node_group": n["node_group"],
              "max_time_min": round(limits[n["pool"]] * 60),
-             "is_default": n["pool"] == default or (default is None and i == 0)}
+             "is_default": n["pool"] == default or (default is None and i == 0),
+             "qos": n["partition"].lower(),
+             "quota": quota.get(n["pool"], "exclusive" if n["pool"] == "training"
+                                else "fair_share"),
+             "max_gpus_per_user": float(cap.get(n["pool"], math.nan) or math.nan)}
             for i, n in enumerate(groups)]  # fmt: skip
     return pd.DataFrame(rows, columns=PARTITION_COLUMNS)
+
+
+def hostlist(names: list[str]) -> str:
+    """A Slurm hostlist expression for ``names``: runs of one prefix and equal-width
+    numbers become ranges, in the order given (slurm.conf(5), "hostlist expression").
+
+    >>> hostlist(["train-0001", "train-0002", "train-0003", "dev-0001", "spine"])
+    'train-[0001-0003],dev-0001,spine'
+    >>> hostlist(["su-01", "su-03", "su-04"])
+    'su-[01,03-04]'
+    """
+    runs: list[tuple[str, int, list[list[int]]]] = []  # prefix, width, [first, last] ranges
+    out: list[str] = []
+    for name in names:
+        m = re.fullmatch(r"(.*?)(\d+)", name)
+        if m is None:
+            runs.append((name, -1, []))
+            continue
+        prefix, digits = m.group(1), m.group(2)
+        number = int(digits)
+        if runs and runs[-1][0] == prefix and runs[-1][1] == len(digits):
+            ranges = runs[-1][2]
+            if number == ranges[-1][1] + 1:
+                ranges[-1][1] = number
+            else:
+                ranges.append([number, number])
+        else:
+            runs.append((prefix, len(digits), [[number, number]]))
+    for prefix, width, ranges in runs:
+        if width < 0:
+            out.append(prefix)
+            continue
+        parts = [f"{a:0{width}d}" if a == b else f"{a:0{width}d}-{b:0{width}d}"
+                 for a, b in ranges]  # fmt: skip
+        single = len(ranges) == 1 and ranges[0][0] == ranges[0][1]
+        out.append(f"{prefix}{parts[0]}" if single else f"{prefix}[{','.join(parts)}]")
+    return ",".join(out)
+
+
+def node_names(prefix: str, count: int) -> list[str]:
+    """The names :func:`node_range` abbreviates (``train-0001`` …)."""
+    width = max(4, len(str(count)))
+    return [f"{prefix}-{i:0{width}d}" for i in range(1, count + 1)]
+
+
+def _uplinks(port_map: pd.DataFrame, plane: str) -> dict[str, tuple[str, ...]]:
+    """Each device of a plane and the devices its links reach one tier up (the port map
+    lists every link lower end first: server → leaf → spine → core)."""
+    rows = port_map["plane"].to_numpy() == plane
+    up: dict[str, set[str]] = {}
+    for a, b in zip(port_map["device_a"].to_numpy()[rows].tolist(),
+                    port_map["device_b"].to_numpy()[rows].tolist(), strict=True):  # fmt: skip
+        up.setdefault(a, set()).add(b)
+    return {a: tuple(sorted(b)) for a, b in up.items()}
+
+
+def _tree_levels(nodes: list[str], port_map: pd.DataFrame) -> list[list[tuple[str, tuple]]]:
+    """Group Slurm nodes, then switches, by the switches above them, level by level."""
+    up, inband_up = _uplinks(port_map, "compute"), _uplinks(port_map, "inband")
+    levels: list[list[tuple[str, tuple]]] = []
+    # level 0: nodes grouped by their set of leaves (a rail-optimised unit's nodes share
+    # all its rail leaves); a node off the compute fabric by its in-band leaf
+    groups: dict[tuple, list[str]] = {}
+    for node in nodes:
+        key = up.get(node) or inband_up.get(node)
+        if key:  # a node with no port at all is left out (validate_scheduler warns)
+            groups.setdefault(key, []).append(node)
+    level = [(",".join(members), key) for key, members in groups.items()]
+    levels.append(level)
+    while len(levels) < 16:  # a port map runs up: server, leaf, spine, core
+        parents: dict[tuple, list[int]] = {}
+        for i, (_, below) in enumerate(levels[-1]):
+            above = tuple(sorted({s for b in below for s in up.get(b, ())}))
+            if above:
+                parents.setdefault(above, []).append(i)
+        if not parents:
+            return levels
+        levels.append([(",".join(str(i) for i in members), key)
+                       for key, members in parents.items()])  # fmt: skip
+    return levels
+
+
+def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
+    """The Slurm network topology of the Slurm nodes, one row per ``topology.conf`` line.
+
+    With NVLink domains that span servers (``domain_nodes`` > 1: GB200 NVL72 trays) the
+    ``topology/block`` plugin: one block per whole domain, in node order (a pool smaller
+    than one domain is one block; the nodes of a partial last domain and of pools without
+    rack-scale NVLink are in no block, and :func:`validate_scheduler` warns). Otherwise the
+    ``topology/tree`` plugin, from the compute plane of the port map: nodes that share the
+    same leaf switches form one leaf (a rail-optimised scalable unit's nodes reach each
+    other through any of its rail leaves, so the unit is the leaf Slurm needs; listing
+    each rail leaf with the same nodes is what slurmctld warns of as "Multiple leaf
+    switches contain nodes"), and groups of those that share the same switches above
+    form the next level, up to the top. A node with no compute port hangs off its in-band
+    leaf; a node with no port at all is left out (and warned of). ``physical_switches``
+    names the real switches a line stands for.
+
+    References
+    ----------
+    topology.conf(5) and the Slurm topology guide (SchedMD): "listing the leaf switches
+    with their nodes plus one top level switch should result in good performance";
+    BlockSizes: the base block size, then powers of two times it.
+    """
+    groups = records(nodes, ["partition", "nodes", "domain_nodes"])
+    if any(int(g["domain_nodes"]) > 1 for g in groups):
+        rows = []
+        for g in groups:
+            size = int(g["domain_nodes"])
+            names = node_names(g["partition"], int(g["nodes"]))
+            if size <= 1:
+                continue  # no NVLink beyond the server: left out (a warning says so)
+            # whole domains; a pool smaller than one domain is one (partial) block
+            blocks = [names[i : i + size] for i in range(0, len(names), size)]
+            blocks = [b for b in blocks if len(b) == size] or blocks[:1]
+            width = max(2, len(str(len(blocks))))
+            for i, block in enumerate(blocks):
+                rows.append({"name": f"{g['partition']}-nvl-{i + 1:0{width}d}",
+                             "topology_plugin": "block", "switch_level": 0,
+                             "child_nodes": hostlist(block), "child_switches": "",
+                             "physical_switches": ""})  # fmt: skip
+        return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
+    names = [n for g in groups for n in node_names(g["partition"], int(g["nodes"]))]
+    if not names:
+        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
+    levels = _tree_levels(names, port_map)
+    if not levels[0]:
+        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
+    roles = ["su", "pod" if len(levels) > 2 else "spines", "cores"]
+    rows, below_names = [], []
+    for depth, level in enumerate(levels):
+        role = roles[min(depth, 2)] if depth < 3 else f"level{depth}"
+        width = max(2, len(str(len(level))))
+        level_names = []
+        for i, (members, physical) in enumerate(level):
+            if len(physical) == 1:
+                name = physical[0]
+            else:
+                plane = physical[0].split("-")[0]
+                name = f"{plane}-{role}" + (f"-{i + 1:0{width}d}" if len(level) > 1 else "")
+            level_names.append(name)
+            if depth == 0:
+                child_nodes, child_switches = hostlist(members.split(",")), ""
+            else:
+                kids = [below_names[int(k)] for k in members.split(",")]
+                child_nodes, child_switches = "", hostlist(kids)
+            real = hostlist(list(physical))
+            rows.append({"name": name, "topology_plugin": "tree", "switch_level": depth,
+                         "child_nodes": child_nodes, "child_switches": child_switches,
+                         "physical_switches": real})  # fmt: skip
+        below_names = level_names
+    return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
 
 
 # -- text ------------------------------------------------------------------------------
@@ -140,16 +377,50 @@ def _int(v) -> str:
     return str(int(v))
 
 
-def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hubplan") -> str:
-    """The node and partition part of ``slurm.conf`` (slurm.conf(5) syntax).
+#: Marks the accounting block of slurm.conf: lines that need slurmdbd (and its database).
+ACCOUNTING_BEGIN = "# -- accounting: needs slurmdbd; QOS are created by qos.sh --"
+ACCOUNTING_END = "# -- end accounting --"
 
-    Nodes with unsourced CPU or memory figures get no CPUs/RealMemory entry (slurmd then
-    detects them; ``slurmd -C`` prints the values to fill in).
+#: Fair-share weight of priority/multifactor. Each factor is a number in [0, 1] times its
+#: weight and only the ratio between weights matters (slurm.conf(5), PriorityWeight*);
+#: fair share is the one weight hubplan sets, and 10 000 leaves four digits of room for
+#: a site's own Age/QOS/JobSize weights below it.
+FAIRSHARE_WEIGHT = 10_000
+
+
+def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hubplan",
+               topology: pd.DataFrame | None = None) -> str:  # fmt: skip
+    """``slurm.conf`` for the plan's nodes, partitions, QOS and topology (slurm.conf(5)).
+
+    What hubplan cannot know is left to the site and named in the header: the controller
+    host, state and log paths, authentication, the slurmdbd host. Nodes with unsourced
+    CPU or memory figures get no CPUs/RealMemory entry (slurmd then detects them;
+    ``slurmd -C`` prints the values to fill in). Each partition runs under its pool's
+    QOS (``qos.sh`` creates them); an exclusive pool gives whole nodes to a job
+    (``OverSubscribe=EXCLUSIVE``); a preemptible pool's jobs are requeued when another
+    pool's QOS needs the nodes (``PreemptType=preempt/qos``). QOS limits and fair share
+    need accounting (``AccountingStorageEnforce=…,limits,qos`` and
+    ``AccountingStorageTRES=gres/gpu`` for a per-user GPU cap), which needs slurmdbd:
+    those lines form one marked block.
     """
-    lines = [f"# slurm.conf nodes and partitions generated by hubplan for {cluster}",
-             f"ClusterName={re.sub(r'[^a-z0-9_]', '_', cluster.lower())}",
+    quotas = set(partitions["quota"]) if "quota" in partitions else set()
+    lines = [f"# slurm.conf generated by hubplan for {' '.join(cluster.split())}",
+             "# Add for your site (slurm.conf(5)): SlurmctldHost, StateSaveLocation,",
+             "# SlurmctldLogFile, SlurmdSpoolDir, AuthType (auth/munge) and AccountingStorageHost.",
+             f"ClusterName={cluster_name(cluster)}",
              "GresTypes=gpu", "SelectType=select/cons_tres",
-             "SelectTypeParameters=CR_Core_Memory", "Prolog=/etc/slurm/prolog.d/*", ""]  # fmt: skip
+             "SelectTypeParameters=CR_Core_Memory", "Prolog=/etc/slurm/prolog.d/*",
+             "PriorityType=priority/multifactor"]  # fmt: skip
+    if topology is not None and not topology.empty:
+        lines.append(f"TopologyPlugin=topology/{topology['topology_plugin'].iloc[0]}")
+    if "preemptible" in quotas:
+        lines += ["PreemptType=preempt/qos", "PreemptMode=REQUEUE"]
+    lines += ["", ACCOUNTING_BEGIN, "AccountingStorageType=accounting_storage/slurmdbd",
+              "AccountingStorageEnforce=associations,limits,qos",
+              "AccountingStorageTRES=gres/gpu"]  # fmt: skip
+    if "fair_share" in quotas:
+        lines.append(f"PriorityWeightFairshare={FAIRSHARE_WEIGHT}")
+    lines += [ACCOUNTING_END, ""]
     columns = ["node_group", "sockets", "cpus", "cores_per_socket", "threads_per_core",
                "real_memory_mib", "gpu_type", "gres_gpus"]  # fmt: skip
     for n in records(nodes, columns):
@@ -163,11 +434,112 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
         parts += [f"Gres=gpu:{n['gpu_type']}:{_int(n['gres_gpus'])}", "State=UNKNOWN"]
         lines.append(" ".join(parts))
     lines.append("")
-    for p in records(partitions, ["partition", "node_group", "is_default", "max_time_min"]):
-        lines.append(f"PartitionName={p['partition']} Nodes={p['node_group']} "
-                     f"Default={'YES' if p['is_default'] else 'NO'} "
-                     f"MaxTime={_int(p['max_time_min'])} State=UP")  # fmt: skip
+    columns = ["partition", "node_group", "is_default", "max_time_min", "qos", "quota"]
+    for p in records(partitions, [c for c in columns if c in partitions]):
+        line = (f"PartitionName={p['partition']} Nodes={p['node_group']} "
+                f"Default={'YES' if p['is_default'] else 'NO'} "
+                f"MaxTime={_int(p['max_time_min'])} State=UP")  # fmt: skip
+        if p.get("qos"):
+            line += f" QOS={p['qos']}"
+        if p.get("quota") == "exclusive":
+            line += " OverSubscribe=EXCLUSIVE"
+        lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def topology_conf(topology: pd.DataFrame) -> str:
+    """``topology.conf`` (topology.conf(5)) from :func:`slurm_topology`.
+
+    Tree: ``SwitchName=… Nodes=…`` for leaves, ``SwitchName=… Switches=…`` above, each
+    with the real switches it stands for in a comment. Block: ``BlockName=… Nodes=…`` and
+    ``BlockSizes=``: the base block (one NVLink domain's nodes), then that times 2, 4, …
+    up to the number of blocks (each further size must be a power of two times the base;
+    topology.conf(5), BlockSizes). The block plugin needs Slurm 23.11 or later.
+    """
+    if topology.empty:
+        return "# topology.conf generated by hubplan: no Slurm nodes in the plan\n"
+    plugin = topology["topology_plugin"].iloc[0]
+    lines = [f"# topology.conf generated by hubplan (TopologyPlugin=topology/{plugin})"]
+    if plugin == "block":
+        lines.append("# One block per NVLink domain; topology/block needs Slurm >= 23.11.")
+        rows = records(topology, ["name", "child_nodes"])
+        for r in rows:
+            lines.append(f"BlockName={r['name']} Nodes={r['child_nodes']}")
+        base = min(len(hostnames(r["child_nodes"])) for r in rows)  # no block may be smaller
+        sizes, k = [base], 2
+        while k <= len(rows):
+            sizes.append(base * k)
+            k *= 2
+        lines.append("BlockSizes=" + ",".join(str(n) for n in sizes))
+        return "\n".join(lines) + "\n"
+    lines.append("# A leaf is the set of leaf switches its nodes share (a scalable unit's rail")
+    lines.append("# leaves); the levels above group the switches those leaves reach.")
+    for r in records(topology, ["name", "child_nodes", "child_switches", "physical_switches"]):
+        if r["physical_switches"] and r["physical_switches"] != r["name"]:
+            lines.append(f"# {r['name']}: {r['physical_switches']}")
+        child = (f"Nodes={r['child_nodes']}" if r["child_nodes"]
+                 else f"Switches={r['child_switches']}")  # fmt: skip
+        lines.append(f"SwitchName={r['name']} {child}")
+    children = {c for sw in topology["child_switches"] if sw for c in hostnames(sw)}
+    if sum(name not in children for name in topology["name"]) > 1:
+        lines.append("# No switch reaches every node: Slurm runs no job across these groups")
+        lines.append('# (slurmctld logs "no switch can reach all nodes"), as intended here.')
+    return "\n".join(lines) + "\n"
+
+
+def hostnames(expression: str) -> list[str]:
+    """The names of a hostlist expression from :func:`hostlist`.
+
+    >>> hostnames("a-[01-03,07],spine")
+    ['a-01', 'a-02', 'a-03', 'a-07', 'spine']
+    """
+    names = []
+    for prefix, ranges in re.findall(r"([^,\[]+)(?:\[([^\]]*)\])?", expression):
+        if not ranges:
+            names.append(prefix)
+            continue
+        for r in ranges.split(","):
+            a, _, b = r.partition("-")
+            names += [f"{prefix}{i:0{len(a)}d}" for i in range(int(a), int(b or a) + 1)]
+    return names
+
+
+def qos_script(partitions: pd.DataFrame, cluster: str = "hubplan") -> str:
+    """``qos.sh``: the partitions' QOS through ``sacctmgr`` (QOS live in the accounting
+    database, not in slurm.conf; sacctmgr(1), "QOS"). Idempotent: it adds what is missing
+    and sets every limit each run.
+
+    exclusive and fair_share pools: ``MaxTRESPerUser=gres/gpu=N`` with the pool's
+    per-user cap (``-1`` clears it) and ``Flags=DenyOnLimit`` (a job over the cap is
+    refused at submission instead of pending for ever); preemptible pools:
+    ``PreemptMode=requeue``, and every other QOS may preempt them (``Preempt=``).
+    """
+    name = cluster_name(cluster)
+    rows = records(partitions, ["qos", "quota", "max_gpus_per_user"])
+    preemptible = [r["qos"] for r in rows if r["quota"] == "preemptible"]
+    out = ["#!/bin/bash",
+           f"# Slurm QOS per pool generated by hubplan for {' '.join(cluster.split())}.",
+           "# Run once where sacctmgr reaches slurmdbd. slurm.conf keeps the accounting block",
+           "# (AccountingStorageEnforce=associations,limits,qos, AccountingStorageTRES=gres/gpu)",
+           "# without which these limits are not applied.",
+           "set -euo pipefail",
+           f"cluster={name}",
+           'sacctmgr -n -P show cluster where name="$cluster" format=cluster \\',
+           '  | grep -qx "$cluster" || sacctmgr -i add cluster "$cluster"',
+           "add_qos() { sacctmgr -n -P show qos where name=\"$1\" format=name | grep -qx \"$1\" \\",
+           '  || sacctmgr -i add qos "$1"; }']  # fmt: skip
+    for r in rows:
+        cap = r["max_gpus_per_user"]
+        limit = f"gres/gpu={int(cap)}" if cap == cap and cap is not None else "gres/gpu=-1"
+        settings = [f"MaxTRESPerUser={limit}", "Flags=DenyOnLimit"]
+        if r["quota"] == "preemptible":
+            settings.append("PreemptMode=requeue")
+        elif preemptible:
+            settings.append("Preempt=" + ",".join(preemptible))
+        modify = f"sacctmgr -i modify qos where name={r['qos']} set "
+        out += [f"# {r['qos']}: {r['quota']} pool", f"add_qos {r['qos']}",
+                modify + " ".join(settings)]  # fmt: skip
+    return "\n".join(out) + "\n"
 
 
 def gres_conf(nodes: pd.DataFrame) -> str:
@@ -229,11 +601,24 @@ def container_spec(delivery: Delivery, rdma: pd.DataFrame | None = None) -> str:
 _NODE = re.compile(r"^NodeName=(\S+)(.*)$", re.M)
 
 
-def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame) -> list[Finding]:
+def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame,
+                       topology: pd.DataFrame | None = None) -> list[Finding]:  # fmt: skip
     """Check the generated text against the plan: RealMemory below physical memory, every
     node group in a partition, ``Gres=gpu:…:N`` equal to the GPUs per server in both
-    files, CPU and memory figures present."""
+    files, CPU and memory figures present, and every node in the topology (with the block
+    plugin Slurm runs no job on a node outside every block: a partial NVLink domain, or
+    a pool without rack-scale NVLink beside one with it)."""
     found: list[Finding] = []
+    if topology is not None and not topology.empty:
+        plugin = str(topology["topology_plugin"].iloc[0])
+        placed = {n for expr in topology["child_nodes"] if expr for n in hostnames(expr)}
+        for n in records(nodes, ["node_group", "partition", "nodes"]):
+            missing = [x for x in node_names(n["partition"], int(n["nodes"])) if x not in placed]
+            if missing:
+                found.append(Finding("warning", "delivery", n["node_group"],
+                                     "topology_nodes_missing",
+                                     {"nodes": hostlist(missing), "count": len(missing),
+                                      "plugin": plugin}))  # fmt: skip
     physical = dict(zip(nodes["node_group"], nodes["physical_memory_mib"], strict=True))
     gpus = dict(zip(nodes["node_group"], nodes["gpus_per_server"], strict=True))
     partitioned = set()

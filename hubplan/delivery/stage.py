@@ -17,6 +17,7 @@ from .scheduler import (
     slurm_conf,
     slurm_nodes,
     slurm_partitions,
+    slurm_topology,
     validate_scheduler,
 )
 from .section import Delivery
@@ -26,7 +27,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
                  delivery: Delivery, pools: Pools) -> StageResult:  # fmt: skip
     """Schedule, scheduler and acceptance from the server stage's ``pools``, the workload
     stage's ``inference``, the storage stage's ``storage_tiers`` and the network stage's
-    ``fabric``."""
+    ``fabric`` and ``port_map`` (which server hangs off which leaf: the Slurm topology)."""
     spec, pools = pools, tables["pools"]
     per_pool = pools["level"].to_numpy() == "pool"
     servers = int(pools["total_servers"].to_numpy()[per_pool].sum())
@@ -36,8 +37,10 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
         network=not fabric.empty, links=fabric_links(fabric),
     )  # fmt: skip
     nodes = slurm_nodes(pools, catalog, delivery, spec)
-    partitions = slurm_partitions(nodes, delivery)
-    findings = validate_scheduler(slurm_conf(nodes, partitions), gres_conf(nodes), nodes)
+    partitions = slurm_partitions(nodes, delivery, pools)
+    topology = slurm_topology(nodes, tables["port_map"])
+    findings = validate_scheduler(slurm_conf(nodes, partitions, topology=topology),
+                                  gres_conf(nodes), nodes, topology)  # fmt: skip
     acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
     findings += derived_figure_findings(acceptance)
     k8s = k8s_pools(tables["inference"], pools, catalog, delivery, spec)
@@ -49,6 +52,7 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
             "deployment_steps": deployment_steps(),
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
+            "slurm_topology": topology,
             "k8s_pools": k8s,
             "acceptance": acceptance,
         },
@@ -59,13 +63,14 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
 STAGE = Stage(
     name="delivery",
     sections=("delivery", "pools"),
-    needs=("pools", "inference", "storage_tiers", "fabric"),
+    needs=("pools", "inference", "storage_tiers", "fabric", "port_map"),
     provides=(
         "schedule",
         "phase_acceptance",
         "deployment_steps",
         "slurm_nodes",
         "slurm_partitions",
+        "slurm_topology",
         "k8s_pools",
         "acceptance",
     ),
