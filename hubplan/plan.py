@@ -90,6 +90,52 @@ class Plan:
     def errors(self) -> pd.DataFrame:
         return self.findings[self.findings["severity"] == "error"]
 
+    def headline(self) -> dict[str, Any]:
+        """The plan's headline figures, read from its tables (nothing is recomputed: a
+        figure is a cell of a table, a sum of its rows or a row count).
+
+        Needs a whole Plan (built through the review stage).
+
+        Returns
+        -------
+        dict
+            ``gpus`` and ``servers`` (fleet rows of ``pools``, spares included),
+            ``racks`` (rows of ``racks``: compute, storage and network), ``it_mw`` and
+            ``facility_mw`` (``facility_power`` total: IT nameplate, and × PUE),
+            ``capex_usd`` (priced lines only) and ``capex_unpriced_lines``,
+            ``opex_usd_per_year`` and ``opex_unpriced_lines``,
+            ``cost_per_useful_gpu_hour_usd``, ``breakeven_month`` (inf when owning never
+            pays back), from ``cost_summary``; and ``errors``, ``warnings``, ``infos``:
+            findings by severity.
+
+        >>> from hubplan import default_scenario
+        >>> h = build_plan(default_scenario()).headline()
+        >>> h["gpus"], h["servers"], round(h["facility_mw"], 3), h["errors"]
+        (168, 21, 0.308, 0)
+        """
+        pools = self["pools"]
+        fleet = pools[pools["level"] == "fleet"]
+        power = self["facility_power"]
+        total = power[power["scope"] == "total"].iloc[0]
+        cost = self["cost_summary"].iloc[0]
+        severity = self.findings["severity"]
+        return {
+            "gpus": int(fleet["total_gpus"].sum()),
+            "servers": int(fleet["total_servers"].sum()),
+            "racks": len(self["racks"]),
+            "it_mw": float(total["it_nameplate_kw"]) / 1000,
+            "facility_mw": float(total["facility_kw"]) / 1000,
+            "capex_usd": float(cost["capex_usd"]),
+            "capex_unpriced_lines": int(cost["capex_unpriced_lines"]),
+            "opex_usd_per_year": float(cost["opex_usd_per_year"]),
+            "opex_unpriced_lines": int(cost["opex_unpriced_lines"]),
+            "cost_per_useful_gpu_hour_usd": float(cost["cost_per_useful_gpu_hour_usd"]),
+            "breakeven_month": float(cost["breakeven_month"]),
+            "errors": int((severity == "error").sum()),
+            "warnings": int((severity == "warning").sum()),
+            "infos": int((severity == "info").sum()),
+        }
+
 
 def section_value(scenario: Scenario, path: str) -> Any:
     """A stage's input from the scenario: a whole section (``"facility"``) or one field of
