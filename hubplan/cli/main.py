@@ -946,7 +946,7 @@ def _wanted(argv: Sequence[str]) -> tuple[str, ...]:
     words = [a for a in argv if not a.startswith("-")][:2]
     if not words or words[0] not in COMMANDS:
         return ()
-    return tuple(words) if words[0] == "size" else words[:1]
+    return tuple(words) if words[0] == "size" else (words[0],)
 
 
 # -- language of fixed text ----------------------------------------------------------------
