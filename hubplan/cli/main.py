@@ -20,6 +20,7 @@ inside the functions that use them (``make bench``: benchmarks/bench_cli.py).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import math
 import re
@@ -317,14 +318,14 @@ def _fields_to_flags(msg: str, flags: list[Flag]) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    import pandas as pd
-
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
-    if isinstance(value, pd.Timestamp):  # schedule dates
-        return value.date().isoformat() if value == value.normalize() else value.isoformat()
+    if isinstance(value, dt.datetime):  # schedule dates (a pandas Timestamp is a datetime)
+        if value != value:  # NaT
+            return None
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat()
     if hasattr(value, "item"):  # numpy scalar
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
