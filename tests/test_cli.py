@@ -542,6 +542,10 @@ def test_set_is_repeatable_and_takes_suffixes_and_null(capsys):
     r = json.loads(out)["results"]
     assert r["tokens"] == 1e12
     assert r["flops"] == pytest.approx(6 * 70e9 * 1e12)  # 6·N·D, N = 70e9 (Llama-2-70B)
+    # A plain number field takes the suffixes its flag takes (--qps 2k): 2 000 requests/s.
+    out = run(capsys, "size", "inference", "--set", "workload.inference.0.peak_qps=2k",
+              "--json")  # fmt: skip
+    assert json.loads(out)["inputs"]["peak_qps"] == 2000
 
 
 @pytest.mark.parametrize(
@@ -554,6 +558,8 @@ def test_set_is_repeatable_and_takes_suffixes_and_null(capsys):
         ("workload.training.0.days=0", "(allowed: days >= 0.1 and <= 3650)"),
         ("workload.training.7.days=3", "--set workload.training.7.days=3: no such field"),
         ("days", "'days': write PATH=VALUE"),
+        ("workload.training.0.params=70GB",
+         "--set workload.training.0.params=70GB: is a count, not bytes"),
         ("workload.overlap.policy=pooled", "--set workload.overlap.policy=pooled: Input should "
          "be 'dedicated' or 'shared'"),
     ],

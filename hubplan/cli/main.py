@@ -36,9 +36,9 @@ from annotated_types import Ge, Gt, Le, Lt
 
 import hubplan
 
-from ..core.errors import HubplanError, ScenarioError
+from ..core.errors import HubplanError, InputError, ScenarioError
 from ..core.labels import display_frame, format_value, label, localize, unit
-from ..core.units import parse_number
+from ..core.units import COUNT_NOT_BYTES, parse_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -461,12 +461,60 @@ def parse_set(text: str) -> tuple[str, str]:
     return path, value
 
 
+def _field_at(path: str) -> FieldInfo | None:
+    """The scenario field a dotted path names (list indices skipped), or None."""
+    from pydantic import BaseModel
+
+    from ..scenario import Scenario
+
+    owner: Any = Scenario
+    info = None
+    for part in path.split("."):
+        if part.isdigit():
+            continue
+        fields = getattr(owner, "model_fields", None)
+        if not fields or part not in fields:
+            return None
+        info = fields[part]
+        owner, todo = None, [info.annotation]
+        while todo:  # the model inside list[...] or ... | None, if any
+            a = todo.pop()
+            if isinstance(a, type) and issubclass(a, BaseModel):
+                owner = a
+                break
+            todo += typing.get_args(a)
+    return info
+
+
+def _set_number(path: str, text: str, value: Any) -> Any:
+    """A number field's text (``2k``, ``70B``, ``500GB``) as the flags read it: counts
+    refuse byte units; other text goes to the field's validation unchanged."""
+    from ..core.section import Bytes, Quantity
+
+    info = _field_at(path)
+    if info is None or not isinstance(value, str):
+        return value
+    ann = _core(info.annotation)
+    if ann is int or ann is Quantity:
+        kind = "count"
+    elif ann is float or ann is Bytes:
+        kind = "any"
+    else:
+        return value
+    try:
+        return parse_number(value, path, kind=kind)
+    except InputError as exc:
+        if kind == "count" and exc.allowed == COUNT_NOT_BYTES:
+            raise CliError(f"--set {path}={text}: {exc.allowed}") from None
+        return value  # not a number: the field's validation says what it takes
+
+
 def _apply_sets(scenario: Scenario, sets: Sequence[tuple[str, str]] | None) -> Scenario:
     """``scenario.with_changes`` for the ``--set`` pairs; a bad path or value is one
     :class:`CliError` naming the ``--set``, its value and what the field allows."""
     if not sets:
         return scenario
-    changes = {path: set_value(text) for path, text in sets}
+    changes = {path: _set_number(path, text, set_value(text)) for path, text in sets}
     typed = {path: text for path, text in sets}
     try:
         return scenario.with_changes(changes)
