@@ -74,6 +74,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_appendix.py
 	$(BIN)/python benchmarks/bench_cost.py
 	$(BIN)/python benchmarks/bench_scale.py
+	$(BIN)/python benchmarks/bench_cli.py
 
 # The long property campaigns, on fresh examples: random scenarios and random CLI flags
 # (README, "Property campaign").

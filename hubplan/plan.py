@@ -9,6 +9,11 @@ a stage package, in planning order. ``build_plan`` loops over it, hands each sta
 scenario sections and earlier tables it declares, checks it provides exactly the tables
 it declares, and reuses a stage's last result while its sections, the catalogue and its
 input tables are unchanged, so a control change reruns only the stages it touches.
+
+The cached tables never leave this module: a Plan and each stage get lazy copies
+(``DataFrame.copy(deep=False)``; pandas >= 3 copies on write), so editing a Plan's table,
+or a stage editing its input, changes that copy only. :func:`clear_cache` empties the
+cache.
 """
 
 from __future__ import annotations
@@ -62,7 +67,8 @@ class Plan:
     ``findings`` is data: severity, stage, subject, code and the code's parameters;
     :func:`hubplan.views.render.findings_table` renders it in English or Chinese.
     ``stages_run`` names the stages this build computed (the others came from the cache).
-    Tables are shared with the stage cache: treat them as read-only (copy before editing).
+    Each table is this Plan's own: a lazy copy of the cached one (copy-on-write), so
+    editing it in place changes neither the cache nor any other Plan.
     """
 
     scenario: Scenario
@@ -83,6 +89,52 @@ class Plan:
     @property
     def errors(self) -> pd.DataFrame:
         return self.findings[self.findings["severity"] == "error"]
+
+    def headline(self) -> dict[str, Any]:
+        """The plan's headline figures, read from its tables (nothing is recomputed: a
+        figure is a cell of a table, a sum of its rows or a row count).
+
+        Needs a whole Plan (built through the review stage).
+
+        Returns
+        -------
+        dict
+            ``gpus`` and ``servers`` (fleet rows of ``pools``, spares included),
+            ``racks`` (rows of ``racks``: compute, storage and network), ``it_mw`` and
+            ``facility_mw`` (``facility_power`` total: IT nameplate, and × PUE),
+            ``capex_usd`` (priced lines only) and ``capex_unpriced_lines``,
+            ``opex_usd_per_year`` and ``opex_unpriced_lines``,
+            ``cost_per_useful_gpu_hour_usd``, ``breakeven_month`` (inf when owning never
+            pays back), from ``cost_summary``; and ``errors``, ``warnings``, ``infos``:
+            findings by severity.
+
+        >>> from hubplan import default_scenario
+        >>> h = build_plan(default_scenario()).headline()
+        >>> h["gpus"], h["servers"], round(h["facility_mw"], 3), h["errors"]
+        (168, 21, 0.308, 0)
+        """
+        pools = self["pools"]
+        fleet = pools[pools["level"] == "fleet"]
+        power = self["facility_power"]
+        total = power[power["scope"] == "total"].iloc[0]
+        cost = self["cost_summary"].iloc[0]
+        severity = self.findings["severity"]
+        return {
+            "gpus": int(fleet["total_gpus"].sum()),
+            "servers": int(fleet["total_servers"].sum()),
+            "racks": len(self["racks"]),
+            "it_mw": float(total["it_nameplate_kw"]) / 1000,
+            "facility_mw": float(total["facility_kw"]) / 1000,
+            "capex_usd": float(cost["capex_usd"]),
+            "capex_unpriced_lines": int(cost["capex_unpriced_lines"]),
+            "opex_usd_per_year": float(cost["opex_usd_per_year"]),
+            "opex_unpriced_lines": int(cost["opex_unpriced_lines"]),
+            "cost_per_useful_gpu_hour_usd": float(cost["cost_per_useful_gpu_hour_usd"]),
+            "breakeven_month": float(cost["breakeven_month"]),
+            "errors": int((severity == "error").sum()),
+            "warnings": int((severity == "warning").sum()),
+            "infos": int((severity == "info").sum()),
+        }
 
 
 def section_value(scenario: Scenario, path: str) -> Any:
@@ -133,9 +185,10 @@ _prints: dict[int, tuple[weakref.ref, str | None]] = {}
 def _fingerprint(df: pd.DataFrame) -> str | None:
     """:func:`frame_fingerprint`, remembered for the life of the table object.
 
-    Plan tables are read-only and shared with the stage cache, so a cached stage hands
-    out the very objects it made: hashing them again on every build (the review stage
-    alone reads eighteen tables) cost more than rerunning the stage a change touched.
+    The cached tables are never handed out (Plans and stages get lazy copies), so a
+    cached stage's tables keep their content for their whole life: hashing them again
+    on every build (the review stage alone reads eighteen tables) cost more than
+    rerunning the stage a change touched.
     """
     hit = _prints.get(id(df))
     if hit is not None and hit[0]() is df:
@@ -157,6 +210,30 @@ def _key(stage: Stage, sections: dict[str, Any], catalog: Catalog,
     if None in prints:
         return None
     return (tuple(sections[s] for s in stage.sections), catalog.fingerprint, prints)
+
+
+def clear_cache() -> None:
+    """Forget every stage result and table fingerprint kept by :func:`build_plan`.
+
+    The next build computes every stage. Use it to free the memory of large plans, or to
+    time a build from cold; results do not depend on it (a cached result is reused only
+    while a stage's inputs are unchanged).
+
+    >>> from hubplan import default_scenario
+    >>> clear_cache()
+    >>> len(build_plan(default_scenario()).stages_run) == len(STAGES)
+    True
+    >>> build_plan(default_scenario()).stages_run
+    ()
+    """
+    _cache.clear()
+    _prints.clear()
+
+
+def _own(table: pd.DataFrame) -> pd.DataFrame:
+    """A lazy copy of a cached table: no data is copied until one side is written to, and
+    then only the written columns (pandas >= 3 copy-on-write; ~30 µs a table)."""
+    return table.copy(deep=False)
 
 
 def build_plan(
@@ -200,7 +277,7 @@ def build_plan(
         store = _cache.setdefault(stage.name, OrderedDict())
         result = store.get(key) if key is not None else None
         if result is None:
-            result = stage(catalog, inputs, sections)
+            result = stage(catalog, {n: _own(t) for n, t in inputs.items()}, sections)
             ran.append(stage.name)
             if key is not None:
                 store[key] = result
@@ -212,4 +289,5 @@ def build_plan(
         findings += result.findings
         if stage.name == until:
             break
-    return Plan(scenario, tables, findings_frame(findings), tuple(findings), tuple(ran))
+    own = {name: _own(t) for name, t in tables.items()}
+    return Plan(scenario, own, findings_frame(findings), tuple(findings), tuple(ran))

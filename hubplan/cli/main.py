@@ -9,11 +9,18 @@ tables and its findings. The flags are derived from the scenario sections' field
 
 Exit status: 0 the plan is feasible; 1 the plan has error findings (a one-line summary
 goes to stderr); 2 bad input (one line naming the flag, the value and what is allowed).
+
+Start-up: ``hubplan --help`` and ``hubplan plan --help`` load neither pandas nor the
+stages. Only the command named on the line gets its full parser (``build_parser(only=)``;
+the others are one help line each), its flags come from the section models when that
+command needs them, and pandas, the scenario and the views' text rendering are imported
+inside the functions that use them (``make bench``: benchmarks/bench_cli.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import math
 import re
@@ -23,33 +30,44 @@ import typing
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-import pandas as pd
 from annotated_types import Ge, Gt, Le, Lt
-from pydantic.fields import FieldInfo
 
 import hubplan
 
-from ..core.errors import HubplanError, ScenarioError
-from ..core.findings import findings_frame
-from ..core.labels import catalog as label_catalog
+from ..core.errors import ExportError, HubplanError, InputError, ScenarioError
 from ..core.labels import display_frame, format_value, label, localize, unit
-from ..core.section import Bytes, Quantity
-from ..core.units import parse_number
-from ..scenario import (
-    Architecture,
-    InferenceService,
-    PoolSpec,
-    Scenario,
-    Selection,
-    TrainingJob,
-    default_scenario,
-    load_scenario,
-)
-from ..views.render import error_text, findings_table, translate
-from ..workload import inference_token_model, training_on_gpus
+from ..core.units import COUNT_NOT_BYTES, parse_number
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pydantic.fields import FieldInfo
+
+    from ..scenario import Scenario
+
+
+def translate(text: str, lang: str) -> str:
+    """:func:`hubplan.views.render.translate`, loaded only for Chinese (it needs pandas)."""
+    if lang != "zh":
+        return text
+    from ..views.render import translate as render_translate
+
+    return render_translate(text, lang)
+
+
+def findings_table(findings: pd.DataFrame, lang: str) -> pd.DataFrame:
+    from ..views.render import findings_table as render_findings
+
+    return render_findings(findings, lang)
+
+
+def error_text(exc: HubplanError, lang: str) -> str:
+    """:func:`hubplan.views.render.error_text` without loading pandas for English."""
+    if isinstance(exc, ExportError):
+        return exc.text(lang)
+    return translate(str(exc), lang)
+
 
 # -- flags from the scenario's fields ------------------------------------------------------
 
@@ -89,6 +107,8 @@ def _kebab(field: str) -> str:
 
 def _flags(kind: str) -> list[Flag]:
     """The flags of ``size training`` / ``size inference`` / ``compare``."""
+    from ..scenario import Architecture, InferenceService, PoolSpec, Selection, TrainingJob
+
     if kind == "compare":
         return [Flag("selection", f, (_kebab(f),), i) for f, i in Selection.model_fields.items()]
     item_cls = TrainingJob if kind == "training" else InferenceService
@@ -146,14 +166,22 @@ def _number_type(flag: str, kind: str, integer: bool, lang: str):
 
 def _choice_text(field: str, value: object, lang: str) -> str:
     key = f"choice.{field}.{value}"
-    if lang == "zh" and key in label_catalog().index:
+    if lang == "zh" and _has_label(key):
         return f"{value}（{label(key, 'zh')}）"
     return str(value)
 
 
+def _has_label(key: str) -> bool:
+    try:
+        label(key)
+    except KeyError:
+        return False
+    return True
+
+
 def _help(field: str, info: FieldInfo, lang: str, choices: Sequence | None = None) -> str:
     key = f"help.{field}"
-    if lang == "zh" and key in label_catalog().index:
+    if lang == "zh" and _has_label(key):
         text = label(key, "zh")
     else:
         text = (info.description or label(key, "en")).replace("%", "%%")
@@ -171,6 +199,8 @@ def _help(field: str, info: FieldInfo, lang: str, choices: Sequence | None = Non
 
 
 def _add_flag(p: argparse.ArgumentParser, flag: Flag, lang: str, kind: str) -> None:
+    from ..core.section import Bytes, Quantity
+
     ann = _core(flag.info.annotation)
     common: dict[str, Any] = {"dest": flag.dest, "default": None,
                               "metavar": flag.field.upper()}  # fmt: skip
@@ -223,6 +253,8 @@ def _item_scenario(
     scenario: Scenario, kind: str, index: int, args: argparse.Namespace, flags: list[Flag]
 ) -> tuple[Scenario, int]:
     """The scenario with the flags given applied to one workload item and its pool."""
+    from ..scenario import InferenceService, TrainingJob
+
     changes = _given(args, flags, "item")
     arch = _given(args, flags, "arch")
     items = [it.model_dump(mode="json") for it in getattr(scenario.workload, kind)]
@@ -297,8 +329,10 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
-    if isinstance(value, pd.Timestamp):  # schedule dates
-        return value.date().isoformat() if value == value.normalize() else value.isoformat()
+    if isinstance(value, dt.datetime):  # schedule dates (a pandas Timestamp is a datetime)
+        if value != value:  # NaT
+            return None
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat()
     if hasattr(value, "item"):  # numpy scalar
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -320,12 +354,16 @@ def _width(text: str) -> int:
 
 
 def _cell(key: str, value: Any, lang: str) -> str:
+    import numpy as np
+
     if isinstance(value, bool | np.bool_):
         return label("value.yes" if value else "value.no", lang)
     return format_value(key, value)
 
 
 def _print_rows(row: dict, lang: str) -> None:
+    import pandas as pd
+
     shown = localize(pd.DataFrame([row]), lang).iloc[0]
     headers = [label(k, lang) if k.startswith("cli.") else h
                for k, h in zip(row, shown.index, strict=True)]  # fmt: skip
@@ -335,9 +373,16 @@ def _print_rows(row: dict, lang: str) -> None:
 
 
 def _table(df: pd.DataFrame, lang: str) -> str:
+    return _table_text(display_frame(df, lang))
+
+
+def _table_text(shown: pd.DataFrame) -> str:
+    """A frame of display text as aligned columns (CJK counted two columns wide)."""
+    import pandas as pd
+
     with pd.option_context("display.width", 200, "display.max_columns", 30,
                            "display.unicode.east_asian_width", True):  # fmt: skip
-        return display_frame(df, lang).to_string(index=False)
+        return shown.to_string(index=False)
 
 
 def _findings(findings: pd.DataFrame, lang: str) -> pd.DataFrame:
@@ -379,7 +424,119 @@ def _emit(args, inputs: dict, results: dict, findings: pd.DataFrame, extra=None)
 
 
 def _scenario(args: argparse.Namespace) -> Scenario:
-    return load_scenario(args.scenario) if args.scenario else default_scenario()
+    """The scenario file (or the default), with the ``--set`` changes applied."""
+    from ..scenario import default_scenario, load_scenario
+
+    scenario = load_scenario(args.scenario) if args.scenario else default_scenario()
+    return _apply_sets(scenario, getattr(args, "set", None))
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def set_value(text: str) -> Any:
+    """The value of ``--set PATH=VALUE`` as a scenario file would give it: a YAML scalar
+    (``30``, ``0.4``, ``null``, ``shared``) or flow list (``[H100, B200]``); a number
+    YAML 1.1 reads as text (``2.5e6``) is a number. Unit suffixes (``2T``, ``500GB``,
+    ``2k``) stay text: the fields that take them parse them, as they do in a file.
+
+    >>> set_value("30"), set_value("2.5e6"), set_value("2T"), set_value("null")
+    (30, 2500000.0, '2T', None)
+    >>> set_value("[H100, B200]")
+    ['H100', 'B200']
+    """
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text  # the field's own validation names what it takes
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return float(value)
+    return value
+
+
+def parse_set(text: str) -> tuple[str, str]:
+    """``PATH=VALUE`` split at the first ``=`` (argparse type of ``--set``)."""
+    path, eq, value = text.partition("=")
+    path = path.strip()
+    if not eq or not path or not re.fullmatch(r"[\w.]+", path):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: write PATH=VALUE with a dotted scenario path, "
+            "e.g. --set workload.training.0.days=30 (list items by index from 0)"
+        )
+    return path, value
+
+
+def _field_at(path: str) -> FieldInfo | None:
+    """The scenario field a dotted path names (list indices skipped), or None."""
+    from pydantic import BaseModel
+
+    from ..scenario import Scenario
+
+    owner: Any = Scenario
+    info = None
+    for part in path.split("."):
+        if part.isdigit():
+            continue
+        fields = getattr(owner, "model_fields", None)
+        if not fields or part not in fields:
+            return None
+        info = fields[part]
+        owner, todo = None, [info.annotation]
+        while todo:  # the model inside list[...] or ... | None, if any
+            a = todo.pop()
+            if isinstance(a, type) and issubclass(a, BaseModel):
+                owner = a
+                break
+            todo += typing.get_args(a)
+    return info
+
+
+def _set_number(path: str, text: str, value: Any) -> Any:
+    """A number field's text (``2k``, ``70B``, ``500GB``) as the flags read it: counts
+    refuse byte units; other text goes to the field's validation unchanged."""
+    from ..core.section import Bytes, Quantity
+
+    info = _field_at(path)
+    if info is None or not isinstance(value, str):
+        return value
+    ann = _core(info.annotation)
+    if ann is int or ann is Quantity:
+        kind = "count"
+    elif ann is float or ann is Bytes:
+        kind = "any"
+    else:
+        return value
+    try:
+        return parse_number(value, path, kind=kind)
+    except InputError as exc:
+        if kind == "count" and exc.allowed == COUNT_NOT_BYTES:
+            raise CliError(f"--set {path}={text}: {exc.allowed}") from None
+        return value  # not a number: the field's validation says what it takes
+
+
+def _apply_sets(scenario: Scenario, sets: Sequence[tuple[str, str]] | None) -> Scenario:
+    """``scenario.with_changes`` for the ``--set`` pairs; a bad path or value is one
+    :class:`CliError` naming the ``--set``, its value and what the field allows."""
+    if not sets:
+        return scenario
+    changes = {path: _set_number(path, text, set_value(text)) for path, text in sets}
+    typed = {path: text for path, text in sets}
+    try:
+        return scenario.with_changes(changes)
+    except ScenarioError as exc:
+        lines = []
+        for where, msg in exc.problems:
+            field = where.partition(" = ")[0]
+            dotted = re.sub(r"\[(\d+)\]", r".\1", field)
+            owner = next((p for p in typed if p == dotted or p.startswith(dotted + ".")
+                          or dotted.startswith(p + ".")), None)  # fmt: skip
+            if owner is None:  # a rule over several fields: the message names them
+                lines.append(f"--set: {field}: {msg}")
+            else:
+                lines.append(f"--set {owner}={typed[owner]}: {msg}")
+        raise CliError("; ".join(lines)) from None
 
 
 def _catalog(args: argparse.Namespace):
@@ -418,6 +575,9 @@ def cmd_size_training(args: argparse.Namespace) -> None:
     if args.gpus is not None:
         # The workload stage sizes a job for its deadline; a fixed GPU count is the
         # inverse question, which no plan table answers: ask the public calculator.
+        from ..core.findings import findings_frame
+        from ..workload import training_on_gpus
+
         row, raw = training_on_gpus(job, pool, catalog, args.gpus)
         mine = findings_frame(raw)
     else:
@@ -456,6 +616,8 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
     inputs = {**service.model_dump(mode="json"), **pool.model_dump(mode="json"),
               "accelerator": row["accelerator"]}  # fmt: skip
     # The per-size alternatives are not a plan table: the token model lists them.
+    from ..workload import inference_token_model
+
     options = inference_token_model(service, pool, catalog)
     extra = {"tensor_parallel_options": _records(options)}
     if args.json:
@@ -495,6 +657,11 @@ def cmd_catalog(args: argparse.Namespace) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
+    """Without SCENARIO files: candidate accelerators within one scenario (``--candidates``
+    ...). With them: the scenarios' headline figures side by side."""
+    if args.scenarios:
+        _compare_scenarios(args)
+        return
     flags = args.flags
     scenario = _scenario(args)
     changes = {f"accelerator.{k}": v for k, v in _given(args, flags, "selection").items()}
@@ -520,6 +687,113 @@ def cmd_compare(args: argparse.Namespace) -> None:
         print(_table(table.sort_values(["workload", "rank"])[cols], args.lang))
         _print_findings(shown, args.lang)
     _finish(f, args.lang)
+
+
+#: The rows of ``hubplan compare a.yaml b.yaml``: (Plan.headline() key, label key).
+COMPARE_ROWS = (
+    ("gpus", "total_gpus"), ("servers", "total_servers"), ("racks", "overview.racks"),
+    ("it_mw", "overview.it_mw"), ("facility_mw", "overview.facility_mw"),
+    ("capex_usd", "xlsx.capex_total"), ("capex_unpriced_lines", "capex_unpriced_lines"),
+    ("opex_usd_per_year", "opex_usd_per_year"),
+    ("opex_unpriced_lines", "opex_unpriced_lines"),
+    ("cost_per_useful_gpu_hour_usd", "cost_per_useful_gpu_hour_usd"),
+    ("breakeven_month", "breakeven_month"),
+    ("errors", "xlsx.errors"), ("warnings", "xlsx.warnings"), ("infos", "cli.info_findings"),
+)  # fmt: skip
+
+
+def _figure_text(key: str, label_key: str, value: Any, lang: str) -> str:
+    if isinstance(value, float) and math.isinf(value):
+        return label("overview.never", lang) if key == "breakeven_month" else "∞"
+    if key in ("it_mw", "facility_mw"):
+        return f"{value:,.2f}"
+    return format_value(label_key, value)
+
+
+def _compare_scenarios(args: argparse.Namespace) -> None:
+    """``hubplan compare a.yaml b.yaml [c.yaml ...]``: every scenario's whole plan, its
+    headline figures (:meth:`hubplan.Plan.headline`) one column per scenario. One file
+    with ``--set``: that file before and after the changes."""
+    from ..scenario import load_scenario
+
+    given = [f.names[0] for f in args.flags if getattr(args, f.dest, None) is not None]
+    if given:
+        raise CliError(f"{given[0]}: compares accelerators within one scenario (hubplan "
+                       f"compare --scenario FILE {given[0]} ...), not with SCENARIO files; "
+                       "change a scenario file's field with --set PATH=VALUE")  # fmt: skip
+    if args.scenario:
+        raise CliError("--scenario: give the scenarios to compare as SCENARIO files "
+                       "(hubplan compare a.yaml b.yaml), not with --scenario")  # fmt: skip
+    if len(args.scenarios) == 1 and not args.set:
+        raise CliError(f"compare {args.scenarios[0]}: give two or more SCENARIO files, "
+                       "or one with --set PATH=VALUE to see it before and after the "
+                       "change")  # fmt: skip
+    runs: list[tuple[str, str, Scenario, dict[str, str]]] = []
+    sets = dict(args.set or [])
+    for path in args.scenarios:
+        scenario = load_scenario(path)
+        if len(args.scenarios) == 1:
+            runs.append((scenario.name, path, scenario, {}))
+            name = label("cli.compare.changed", args.lang, name=scenario.name)
+            runs.append((name, path, _apply_sets(scenario, args.set), sets))
+        else:
+            runs.append((scenario.name, path, _apply_sets(scenario, args.set), sets))
+    names = [r[0] for r in runs]
+    for i, (name, path, scenario, changed) in enumerate(runs):
+        if names.count(name) > 1:  # two files with one scenario name: tell them apart
+            runs[i] = (f"{name} ({path})", path, scenario, changed)
+    catalog = _catalog(args)
+    plans = [hubplan.build_plan(scenario, catalog) for _, _, scenario, _ in runs]
+    heads = [plan.headline() for plan in plans]
+    if args.json:
+        print(_dumps({
+            "scenarios": [{"name": n, "file": f, "set": c} for n, f, _, c in runs],
+            "figures": [{"figure": key, "label": label(lab, args.lang), "unit": unit(lab),
+                         "values": [h[key] for h in heads]} for key, lab in COMPARE_ROWS],
+        }))  # fmt: skip
+    else:
+        header = [label("cli.compare.figure", args.lang), label("cli.compare.unit", args.lang),
+                  *(r[0] for r in runs)]  # fmt: skip
+        rows = [header]
+        for key, lab in COMPARE_ROWS:
+            rows.append([label(lab, args.lang), unit(lab),
+                         *(_figure_text(key, lab, h[key], args.lang) for h in heads)])  # fmt: skip
+        widths = [max(_width(r[i]) for r in rows) for i in range(len(header))]
+        for r in rows:
+            cells = [c + " " * (w - _width(c)) if i < 2 else " " * (w - _width(c)) + c
+                     for i, (c, w) in enumerate(zip(r, widths, strict=True))]  # fmt: skip
+            print("  ".join(cells).rstrip())
+    for (name, *_), plan in zip(runs, plans, strict=True):
+        try:
+            _finish(plan.findings, args.lang)
+        except PlanHasErrors as exc:
+            raise PlanHasErrors(f"{name}: {exc}") from None
+
+
+def _print_capex(plan, lang: str) -> None:
+    """The capex lines: equipment, quantity, unit price and line total; a line with no
+    price says so in both price cells (it is left out of the total, not counted as 0)."""
+    capex = plan["cost_capex"]
+    cols = {"category": "category", "item": "item", "line_quantity": "line_quantity",
+            "unit": "cli.line_unit", "line_unit_usd": "line_unit_usd",
+            "capex_usd": "cli.line_total_usd"}  # fmt: skip
+    lines = capex[list(cols)].rename(columns=cols)
+    # A line priced as a whole (fit-out, installation, network spares) is named by its
+    # category code: show the category's label.
+    lines["item"] = [label(f"choice.category.{i}", lang) if i == c else i
+                     for i, c in zip(lines["item"], lines["category"], strict=True)]  # fmt: skip
+    shown = display_frame(lines, lang)
+    unpriced = ~capex["priced"].to_numpy(dtype=bool)
+    marker = label("cli.unpriced", lang)
+    price, total = shown.columns[-2], shown.columns[-1]
+    shown.loc[unpriced, total] = marker
+    shown.loc[unpriced & (shown[price] == "").to_numpy(), price] = marker
+    print(label("cli.capex_lines", lang))
+    print(_table_text(shown))
+    summary = plan["cost_summary"].iloc[0]
+    n = int(summary["capex_unpriced_lines"])
+    print(label("cli.capex_total", lang, total=format_value("capex_usd", summary["capex_usd"]),
+                n=n))  # fmt: skip
 
 
 def _headlines(plan, lang: str) -> list[dict[str, Any]]:
@@ -563,6 +837,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
             what = f"{h['figure']} ({h['subject']})" if h["subject"] else h["figure"]
             print(f"  {what}: {h['text']}{' ' + h['unit'] if h['unit'] else ''}")
         print(_table(plan["pools"], args.lang))
+        _print_capex(plan, args.lang)
         _print_findings(plan.findings, args.lang)
         if "xlsx" in files:
             print(label("cli.wrote_xlsx", args.lang, path=files["xlsx"]))
@@ -618,10 +893,16 @@ def _common(p: argparse.ArgumentParser, lang: str) -> None:
         p.add_argument(f"--{what}-csv", metavar="FILE", help=label(f"help.{what}_csv", lang))
 
 
+def _set_flag(p: argparse.ArgumentParser, lang: str) -> None:
+    p.add_argument("--set", action="append", type=parse_set, metavar="PATH=VALUE",
+                   help=label("help.set", lang).replace("%", "%%"))  # fmt: skip
+
+
 def _size_parser(size, kind: str, lang: str) -> None:
     p = size.add_parser(kind, help=label(f"cli.size.{kind}", lang),
                         description=label(f"cli.size.{kind}", lang), lang=lang)  # fmt: skip
     _common(p, lang)
+    _set_flag(p, lang)
     pick = "job" if kind == "training" else "service"
     p.add_argument(f"--{pick}", help=label(f"help.{pick}", lang))
     flags = _flags(kind)
@@ -631,6 +912,8 @@ def _size_parser(size, kind: str, lang: str) -> None:
         by = {f.field: f for f in flags}
         data = p.add_mutually_exclusive_group()
         for field in ("tokens", "data_bytes"):
+            from ..core.section import Quantity
+
             ann = _core(by[field].info.annotation)
             parse = _number_type(by[field].names[0], "count" if ann is Quantity else "any",
                                  False, lang)  # fmt: skip
@@ -648,7 +931,23 @@ def _size_parser(size, kind: str, lang: str) -> None:
                    flags=flags)  # fmt: skip
 
 
-def build_parser(lang: str = "en") -> argparse.ArgumentParser:
+#: The commands, and the sub-commands of ``size``.
+COMMANDS = ("size", "catalog", "compare", "plan")
+SIZE_KINDS = ("training", "inference")
+
+
+def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``hubplan`` parser in ``lang``.
+
+    ``only`` names the command a line asks for (``("size", "training")``, ``("plan",)``,
+    ``()`` for none): that command gets its whole parser, every other one a help line
+    only, so ``hubplan --help`` derives no flags from the section models and loads no
+    pandas. ``None`` (the default) builds every command in full.
+    """
+
+    def full(*path: str) -> bool:
+        return only is None or tuple(only[: len(path)]) == path
+
     parser = _Parser(prog="hubplan", description=label("cli.description", lang), lang=lang)
     title = label("cli.commands", lang)
     sub = parser.add_subparsers(dest="command", required=True, title=title,
@@ -657,32 +956,53 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     size_p = sub.add_parser("size", help=label("cli.size", lang), lang=lang)
     size = size_p.add_subparsers(dest="what", required=True, title=label("cli.commands", lang),
                                  parser_class=_Parser)  # fmt: skip
-    _size_parser(size, "training", lang)
-    _size_parser(size, "inference", lang)
+    for kind in SIZE_KINDS:
+        if full("size", kind):
+            _size_parser(size, kind, lang)
+        else:
+            size.add_parser(kind, help=label(f"cli.size.{kind}", lang), lang=lang)
 
     cat = sub.add_parser("catalog", help=label("cli.catalog", lang), lang=lang)
-    cat.add_argument("table", choices=list(CATALOG_TABLES),
-                     help=label("help.table", lang))  # fmt: skip
-    _common(cat, lang)
-    cat.set_defaults(func=cmd_catalog, flags=[])
+    if full("catalog"):
+        cat.add_argument("table", choices=list(CATALOG_TABLES),
+                         help=label("help.table", lang))  # fmt: skip
+        _common(cat, lang)
+        cat.set_defaults(func=cmd_catalog, flags=[])
 
-    cmp_ = sub.add_parser("compare", help=label("cli.compare", lang), lang=lang)
-    _common(cmp_, lang)
-    flags = _flags("compare")
-    for flag in flags:
-        _add_flag(cmp_, flag, lang, "compare")
-    cmp_.set_defaults(func=cmd_compare, flags=flags)
+    cmp_ = sub.add_parser("compare", help=label("cli.compare", lang),
+                          description=label("cli.compare.description", lang),
+                          lang=lang)  # fmt: skip
+    if full("compare"):
+        cmp_.add_argument("scenarios", nargs="*", metavar="SCENARIO",
+                          help=label("help.compare_scenarios", lang))  # fmt: skip
+        _common(cmp_, lang)
+        _set_flag(cmp_, lang)
+        flags = _flags("compare")
+        for flag in flags:
+            _add_flag(cmp_, flag, lang, "compare")
+        cmp_.set_defaults(func=cmd_compare, flags=flags)
 
     pl = sub.add_parser("plan", help=label("cli.plan", lang), lang=lang)
-    pl.add_argument("scenario_file", nargs="?", metavar="SCENARIO",
-                    help=label("help.scenario", lang))  # fmt: skip
-    _common(pl, lang)
-    pl.add_argument("--xlsx", metavar="OUT", help=label("help.xlsx", lang))
-    pl.add_argument("--xlsx-style", metavar="FILE", help=label("help.xlsx_style", lang))
-    pl.add_argument("--netbox", metavar="DIR", help=label("help.netbox", lang))
-    pl.add_argument("--slurm", metavar="DIR", help=label("help.slurm", lang))
-    pl.set_defaults(func=cmd_plan, flags=[])
+    if full("plan"):
+        pl.add_argument("scenario_file", nargs="?", metavar="SCENARIO",
+                        help=label("help.scenario", lang))  # fmt: skip
+        _common(pl, lang)
+        _set_flag(pl, lang)
+        pl.add_argument("--xlsx", metavar="OUT", help=label("help.xlsx", lang))
+        pl.add_argument("--xlsx-style", metavar="FILE", help=label("help.xlsx_style", lang))
+        pl.add_argument("--netbox", metavar="DIR", help=label("help.netbox", lang))
+        pl.add_argument("--slurm", metavar="DIR", help=label("help.slurm", lang))
+        pl.set_defaults(func=cmd_plan, flags=[])
     return parser
+
+
+def _wanted(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command (and ``size``'s sub-command) a command line asks for: the first
+    words, as argparse reads them (the top level and ``size`` take no other words)."""
+    words = [a for a in argv if not a.startswith("-")][:2]
+    if not words or words[0] not in COMMANDS:
+        return ()
+    return tuple(words) if words[0] == "size" else (words[0],)
 
 
 # -- language of fixed text ----------------------------------------------------------------
@@ -714,7 +1034,7 @@ def _join_negatives(argv: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = _language(argv)
-    parser = build_parser(lang)
+    parser = build_parser(lang, only=_wanted(argv))
     args = parser.parse_args(_join_negatives(argv))
     try:
         args.func(args)

@@ -18,11 +18,15 @@ import csv
 import string
 from functools import cache
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .errors import HubplanError
+
+if TYPE_CHECKING:  # pandas loads with the first table to localize: label() needs only csv,
+    import pandas as pd  # so the CLI's --help starts without it
+
+#: The columns of every labels.csv after ``key``.
+_FIELDS = ("unit", "en", "zh", "excel_format", "description")
 
 LANGUAGES = ("en", "zh")
 _ALIASES = {
@@ -59,9 +63,11 @@ def label_files() -> list[Path]:
 
 
 @cache
-def catalog() -> pd.DataFrame:
-    """The label catalogue, every package's file in one DataFrame indexed by key."""
-    frames = []
+def _entries() -> dict[str, dict[str, str]]:
+    """Every package's labels as key -> {unit, en, zh, excel_format, description, file}:
+    plain ``csv``, so a label costs no pandas import."""
+    entries: dict[str, dict[str, str]] = {}
+    seen: dict[str, list[str]] = {}
     for path in label_files():
         with path.open(encoding="utf-8", newline="") as f:
             rows = list(csv.DictReader(f))
@@ -71,13 +77,36 @@ def catalog() -> pd.DataFrame:
                 f"{path.parent.name}/labels.csv: rows {torn} do not have the 6 columns "
                 "key,unit,en,zh,excel_format,description (quote text that holds a comma)"
             )
-        frames.append(pd.DataFrame(rows).fillna("").assign(file=path.parent.name))
-    df = pd.concat(frames, ignore_index=True)
-    dupes = df.loc[df["key"].duplicated(keep=False), ["key", "file"]]
-    if not dupes.empty:
-        where = ", ".join(f"{k} ({f}/labels.csv)" for k, f in dupes.itertuples(index=False))
+        for r in rows:
+            seen.setdefault(r["key"], []).append(path.parent.name)
+            entries[r["key"]] = {k: r.get(k) or "" for k in _FIELDS} | {"file": path.parent.name}
+    dupes = [(k, f) for k, files in seen.items() if len(files) > 1 for f in files]
+    if dupes:
+        where = ", ".join(f"{k} ({f}/labels.csv)" for k, f in dupes)
         raise HubplanError(f"label keys defined twice: {where}")
-    return df.set_index("key")
+    return entries
+
+
+@cache
+def _frame() -> pd.DataFrame:
+    import pandas as pd
+
+    rows = [{"key": k, **e} for k, e in _entries().items()]
+    return pd.DataFrame(rows, columns=["key", *_FIELDS, "file"]).set_index("key")
+
+
+def catalog() -> pd.DataFrame:
+    """The label catalogue, every package's file in one DataFrame indexed by key
+    (``catalog.cache_clear()`` re-reads the files)."""
+    return _frame()
+
+
+def _clear() -> None:
+    _entries.cache_clear()
+    _frame.cache_clear()
+
+
+catalog.cache_clear = _clear  # type: ignore[attr-defined]
 
 
 def label(key: str, lang: str = "en", **values: object) -> str:
@@ -89,10 +118,10 @@ def label(key: str, lang: str = "en", **values: object) -> str:
     'Bound by: memory'
     """
     lang = normalize_language(lang)
-    cat = catalog()
-    if key not in cat.index:
+    entry = _entries().get(key)
+    if entry is None:
         raise KeyError(f"no label {key!r} in any hubplan/*/labels.csv")
-    text = cat.loc[key, lang] or cat.loc[key, "en"]
+    text = entry[lang] or entry["en"]
     return text.format(**values) if values else text
 
 
@@ -108,13 +137,14 @@ def bilingual(key: str, sep: str = " ") -> str:
 
 def unit(key: str) -> str:
     """The unit of a column key ('' when dimensionless)."""
-    return catalog().loc[key, "unit"] if key in catalog().index else ""
+    entry = _entries().get(key)
+    return entry["unit"] if entry is not None else ""
 
 
 def column_label(key: str, lang: str = "en") -> str:
     """Column header: the label with its unit, e.g. ``'Model state [GB]'``."""
     u = unit(key)
-    text = label(key, lang) if key in catalog().index else key
+    text = label(key, lang) if key in _entries() else key
     return f"{text} [{u}]" if u else text
 
 
@@ -145,7 +175,8 @@ def format_value(key: str, value: object) -> str:
         return ""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
-    fmt = catalog().loc[key, "excel_format"] if key in catalog().index else ""
+    entry = _entries().get(key)
+    fmt = entry["excel_format"] if entry is not None else ""
     if fmt == "0.00E+00":
         return f"{value:.2e}"
     if fmt.endswith("%"):
@@ -170,7 +201,7 @@ def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
         if lang == "zh":
             out[col] = out[f"{col}_zh"]
         out = out.drop(columns=f"{col}_zh")
-    keys = catalog().index
+    keys = _entries()
     for col, prefix in VALUE_COLUMNS.items():
         if col in out.columns:
             out[col] = _label_values(out[col], prefix, keys, lang)
@@ -180,12 +211,14 @@ def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     return out
 
 
-def _label_values(values: pd.Series, prefix: str, keys: pd.Index, lang: str) -> pd.Series:
+def _label_values(values: pd.Series, prefix: str, keys: dict, lang: str) -> pd.Series:
     """``values`` with each value that has a ``<prefix>.<value>`` label replaced by it.
 
     Each distinct value is looked up once (a 600 000-link port map has a handful of
     distinct roles), so the cost is one pass over the column.
     """
+    import numpy as np
+    import pandas as pd
 
     def one(v):
         return label(f"{prefix}.{v}", lang) if f"{prefix}.{v}" in keys else v
@@ -207,6 +240,8 @@ def _label_values(values: pd.Series, prefix: str, keys: pd.Index, lang: str) -> 
 
 def display_frame(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     """``df`` as text for printing: localized headers and values, catalogue formats."""
+    import numpy as np
+
     shown = localize(df, lang)
     keys = [c for c in df.columns if not (c.endswith("_zh") and c[:-3] in df.columns)]
     yes, no = label("value.yes", lang), label("value.no", lang)
