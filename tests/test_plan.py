@@ -1,6 +1,7 @@
 """build_plan: determinism, pools and the overlap policy."""
 
 import pandas as pd
+import pytest
 
 import hubplan
 
@@ -54,3 +55,32 @@ def test_unknown_table_is_a_clear_error(default):
 
     with pytest.raises(KeyError, match="tables: training"):
         plan["no_such_table"]
+
+
+# -- every mix of workloads ------------------------------------------------------------------
+
+
+def test_inference_only_centre_plans_with_an_empty_training_table(default):
+    # A serving-only centre: no training job. The storage stage read training["job"] on a
+    # table built from no rows (no columns at all) and raised KeyError 'job'.
+    plan = hubplan.build_plan(default.with_changes({"workload.training": []}))
+    training = plan["training"]
+    assert training.empty and "job" in training.columns
+    assert str(training["gpus"].dtype) == "int64" and str(training["job"].dtype) == "str"
+    pools = plan["pools"]
+    # The service alone: 1 DGX H100 (8 GPUs) + 1 spare; development 1 L40S server, no spare.
+    assert set(pools.loc[pools["level"] == "pool", "pool"]) == {"inference", "development"}
+    per_pool = pools[pools["level"] == "pool"].set_index("pool")["total_servers"]
+    assert per_pool.to_dict() == {"inference": 2, "development": 1}
+
+
+def test_no_workload_at_all_is_a_named_error(default):
+    # Nothing to carry: a plan of storage and racks around zero GPUs would be a silently
+    # empty proposal, so the workload section is named instead.
+    empty = default.with_changes({"workload.training": [], "workload.inference": [],
+                                  "workload.development.developers": 0})  # fmt: skip
+    with pytest.raises(hubplan.ScenarioError, match=r"^invalid scenario: workload: no training"):
+        hubplan.build_plan(empty)
+    no_dev_section = empty.with_changes({"workload.development": None})
+    with pytest.raises(hubplan.ScenarioError, match=r"workload\.development\.developers > 0"):
+        hubplan.build_plan(no_dev_section)
