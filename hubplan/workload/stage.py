@@ -81,8 +81,13 @@ def run_workload(
         row, f = size_inference(service, pools.inference, catalog)
         inf_rows.append(row)
         findings += f
+    # A training pool needs the GPUs its jobs' parallel layouts occupy, not their bare
+    # counts: TP x PP x DP with DP whole, on whole servers (each job's ``gpus``, a multiple
+    # of lcm(TP x PP, GPUs per server), :func:`~hubplan.workload.training.layout_step`).
+    # Sized from the bare counts, 124 GPUs for a TP 8 x PP 3 job gave 16 servers while its
+    # 6 replicas of 24 GPUs occupy 144, 18 servers (tests/test_plan.py).
     required = {
-        "training": sum(r["gpus_required"] for r in train_rows),
+        "training": sum(r["gpus"] for r in train_rows),
         "inference": sum(r["gpus_required"] for r in inf_rows),
     }
     names = {"training": [r["job"] for r in train_rows],
