@@ -721,7 +721,7 @@ def check_mix(plan, mix) -> None:
 
 
 @pytest.mark.parametrize("mix", MIXES, ids=["-".join(map(str, m)) for m in MIXES])
-def test_every_workload_mix_plans_and_exports(mix, tmp_path):
+def test_every_workload_mix_plans_and_exports(mix, tmp_path, capsys):
     # make test: each of the 11 mixes once, one shared fleet for the even ones, dedicated
     # pools for the odd ones, names in several scripts; the appendix (the slowest export,
     # ~2 s a file) for development only, where both the training and the inference tables
@@ -738,6 +738,15 @@ def test_every_workload_mix_plans_and_exports(mix, tmp_path):
     write_scheduler_files(plan, tmp_path / "scheduler")
     if mix == ("none", False, True):
         export_everything(plan, tmp_path)
+        # and the command line, from the saved file (a name in Chinese)
+        from hubplan.cli.main import main
+
+        path = scenario.save(tmp_path / "centre.yaml")
+        code = main(["plan", str(path), "--netbox", str(tmp_path / "nb"),
+                     "--slurm", str(tmp_path / "slurm")])  # fmt: skip
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert scenario.name in out and (tmp_path / "slurm" / "slurm.conf").exists()
 
 
 def test_every_panel_opens_on_a_centre_without_training():
