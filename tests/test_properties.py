@@ -767,7 +767,8 @@ def test_every_panel_opens_on_a_centre_without_training():
     policy=st.sampled_from(["dedicated", "shared"]),
     one_pool=st.booleans(),
     family=st.one_of(st.none(), st.sampled_from(FAMILIES)),
-    name=st.sampled_from(NAMES) | st.text(min_size=1, max_size=20).filter(str.strip),
+    name=st.sampled_from(NAMES)
+    | st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=20),
     pipeline=st.sampled_from([1, 2, 3, 4]),
 )
 def test_random_workload_mixes_plan_export_and_render(mix, policy, one_pool, family, name,
@@ -785,3 +786,18 @@ def test_random_workload_mixes_plan_export_and_render(mix, policy, one_pool, fam
     check_invariants(plan)
     export_everything(plan, tmp_path_factory.mktemp("export"))
     render_every_panel(scenario)
+
+
+def test_a_name_with_a_control_character_is_named_not_a_broken_appendix():
+    # A NUL or U+001F typed into a name planned, then the appendix raised openpyxl's
+    # IllegalCharacterError: no xlsx cell holds C0 control characters but tab, LF and CR
+    # (XML 1.0 §2.2, "Char"). Any text field of the scenario is refused with its path.
+    with pytest.raises(ScenarioError, match=r"^invalid scenario: name = 'a\\x00b': contains"):
+        BASES["default"].with_changes({"name": "a\x00b"})
+    with pytest.raises(ScenarioError, match=r"workload\.training\[0\]\.name = .*U\+001F"):
+        BASES["default"].with_changes({"workload.training.0.name": "x\x1fy"})
+    from hubplan.views.render import translate
+
+    zh = translate(str(_raised(BASES["default"].with_changes, {"name": "\x01"})), "zh")
+    assert "含有控制字符 U+0001，电子表格无法容纳" in zh
+    assert BASES["default"].with_changes({"name": "一期\t二期\n"}).name == "一期\t二期\n"
