@@ -93,12 +93,13 @@ def test_pools_shared_uses_coincident_peak(default):
     })  # fmt: skip
     pools = hubplan.build_plan(shared)["pool_demand"]
     fleet = pools[(pools["level"] == "fleet") & (pools["policy"] == "shared")].iloc[0]
-    # required 132 × 1.0 + 8 × 0.5 + 8 × 0.5 = 140 GPUs → 18 servers; but at the peak the
-    # fine-tune holds its 17 whole servers and the service (Kubernetes) and development
+    # required 136 × 1.0 + 8 × 0.5 + 8 × 0.5 = 144 GPUs → 18 servers (the fine-tune needs
+    # 132 GPUs, and its TP-8 layout occupies ⌈132 ÷ 8⌉ = 17 replicas = 136, which its pool
+    # must hold); but at the peak the fine-tune holds its 17 whole servers and the service (Kubernetes) and development
     # (Slurm) one server each, as one server answers to one scheduler: 19 servers =
     # 152 GPUs, where the dedicated pools would take 17 + 1 + 1 + 1 + 1 spares.
     assert fleet["gpus"] == 152
-    assert fleet["gpus_required"] == 148
+    assert fleet["gpus_required"] == 136 + 8 + 8
 
 
 def test_plan_tables_in_chinese(default):
@@ -114,3 +115,58 @@ def test_unknown_table_is_a_clear_error(default):
 
     with pytest.raises(KeyError, match="tables: training"):
         plan["no_such_table"]
+
+
+# -- every mix of workloads ------------------------------------------------------------------
+
+
+def test_inference_only_centre_plans_with_an_empty_training_table(default):
+    # A serving-only centre: no training job. The storage stage read training["job"] on a
+    # table built from no rows (no columns at all) and raised KeyError 'job'.
+    plan = hubplan.build_plan(default.with_changes({"workload.training": []}))
+    training = plan["training"]
+    assert training.empty and "job" in training.columns
+    assert str(training["gpus"].dtype) == "int64" and str(training["job"].dtype) == "str"
+    pools = plan["pools"]
+    # The service alone: 1 DGX H100 (8 GPUs) + 1 spare; development 1 L40S server, no spare.
+    assert set(pools.loc[pools["level"] == "pool", "pool"]) == {"inference", "development"}
+    per_pool = pools[pools["level"] == "pool"].set_index("pool")["total_servers"]
+    assert per_pool.to_dict() == {"inference": 2, "development": 1}
+
+
+def test_no_workload_at_all_is_a_named_error(default):
+    # Nothing to carry: a plan of storage and racks around zero GPUs would be a silently
+    # empty proposal, so the workload section is named instead.
+    empty = default.with_changes({"workload.training": [], "workload.inference": [],
+                                  "workload.development.developers": 0})  # fmt: skip
+    with pytest.raises(hubplan.ScenarioError, match=r"^invalid scenario: workload: no training"):
+        hubplan.build_plan(empty)
+    no_dev_section = empty.with_changes({"workload.development": None})
+    with pytest.raises(hubplan.ScenarioError, match=r"workload\.development\.developers > 0"):
+        hubplan.build_plan(no_dev_section)
+
+
+# -- pools cover the parallel layouts ----------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", ["dedicated", "shared"])
+def test_training_pool_holds_what_a_pipeline_layout_occupies(default, policy):
+    # The worked fine-tune with pipeline parallelism 3 and a 16-day deadline:
+    #   FLOPs = 6 × 70e9 params × (500 GB ÷ 4 B/token = 125e9 tokens) = 5.25e22
+    #   one H100 delivers 989.5e12 × 0.45 MFU × 0.9 goodput = 4.0075e14 FLOP/s for
+    #   16 ÷ 1.3 = 12.31 days = 1 063 385 s: 4.2615e20 FLOP, so ⌈5.25e22 ÷ 4.2615e20⌉ =
+    #   ⌈123.2⌉ = 124 GPUs required.
+    #   The layout: TP 8 × PP 3 = 24 GPUs per data-parallel replica, DP = ⌈124 ÷ 24⌉ = 6
+    #   replicas = 144 GPUs = 18 DGX H100. Sized from the 124 GPUs, the pool got ⌈124 ÷ 8⌉
+    #   = 16 servers (128 GPUs): two servers short of the layout. With 5 % spares:
+    #   18 + ⌈0.9⌉ = 19 servers.
+    s = default.with_changes({"workload.training.0.pipeline_parallel": 3,
+                              "workload.training.0.days": 16.0,
+                              "workload.overlap.policy": policy})  # fmt: skip
+    plan = hubplan.build_plan(s, until="server")
+    job = plan["training"].iloc[0]
+    assert (job["gpus_required"], job["gpus"]) == (124, 144)
+    pools = plan["pools"]
+    training = pools[(pools["level"] == "pool") & (pools["pool"] == "training")].iloc[0]
+    assert training["servers"] == 18 and training["spare_servers"] == 1
+    assert training["servers"] * training["gpus_per_server"] >= 144

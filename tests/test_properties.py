@@ -244,7 +244,42 @@ def check_totals(plan) -> None:
     )
 
 
+def check_pools_cover_layouts(plan) -> None:
+    """Each pool's working GPUs (servers without spares × GPUs per server) hold what its
+    workloads occupy at the peak overlap. A training job occupies TP × PP × DP GPUs with
+    DP = ⌈GPUs required ÷ (TP × PP)⌉ a whole number of replicas (Megatron-LM, Narayanan et
+    al. 2021, arXiv 2104.04473 §2); the training pool carries all its jobs at once. Under
+    the shared policy a pool holds at the fleet's peak its coincident share
+    ⌈occupied × coincidence⌉ (borrowing the rest at its own peak, a warning)."""
+    pools = plan["pools"]
+    pools = pools[pools["level"] == "pool"].set_index("pool")
+    jobs = {j.name: j for j in plan.scenario.workload.training}
+    occupied = {
+        "training": sum(
+            jobs[name].tensor_parallel * jobs[name].pipeline_parallel
+            * math.ceil(req / (jobs[name].tensor_parallel * jobs[name].pipeline_parallel))
+            for name, req in zip(plan["training"]["job"], plan["training"]["gpus_required"],
+                                 strict=True)
+        ),
+        "inference": int(plan["inference"]["gpus_required"].sum()),
+    }  # fmt: skip
+    shared = plan.scenario.workload.overlap.policy == "shared"
+    overlap = plan.scenario.workload.overlap
+    for pool, row in pools.iterrows():
+        need = occupied.get(pool)
+        if need is None:  # development: developers × GPUs each, no layout
+            continue
+        if shared:
+            need = math.ceil(round(need * getattr(overlap, f"{pool}_coincidence"), 9))
+        working = int(row["servers"]) * int(row["gpus_per_server"])
+        assert working >= need, (
+            f"pool {pool}: {row['servers']} working servers × {row['gpus_per_server']} = "
+            f"{working} GPUs < {need} its layouts occupy at the peak"
+        )
+
+
 def check_invariants(plan) -> None:
+    check_pools_cover_layouts(plan)
     check_ip_plan(plan)
     check_port_map(plan)
     check_rack_layout(plan)
@@ -284,6 +319,10 @@ def valid_changes(draw) -> tuple[str, dict]:
         ch["workload.training.0.days"] = draw(
             st.one_of(st.just(1.0), st.floats(0.5, 400, allow_nan=False))
         )  # one-day deadlines included
+    if base != "pretrain":  # layouts whose replicas do not fill whole servers (TP × PP = 24)
+        ch["workload.training.0.pipeline_parallel"] = draw(st.sampled_from([1, 1, 2, 3, 5]))
+        if base == "default":
+            ch["workload.training.0.tensor_parallel"] = draw(st.sampled_from([8, 8, 4, 2]))
     ch["workload.training.0.mfu"] = draw(st.floats(0.1, 0.6))
     ch["workload.overlap.policy"] = draw(st.sampled_from(["dedicated", "shared"]))
     ch["pools.training.spare_ratio"] = draw(st.sampled_from([0.0, 0.05, 0.1, 0.3]))
@@ -553,8 +592,10 @@ def test_shared_fleet_is_what_the_racks_hold():
         1,
         2,
     ]
-    # the pools' own demand stays visible: 1 972 GPUs for the one-day fine-tune
-    assert share.loc["training", "gpus_required"] == 1972
+    # the pools' own demand stays visible: the one-day fine-tune needs 1 972 GPUs, and its
+    # TP-8 layout occupies ⌈1 972 ÷ 8⌉ = 247 replicas = 1 976, what its pool must hold
+    assert plan["training"]["gpus_required"].iloc[0] == 1972
+    assert share.loc["training", "gpus_required"] == 1976
     lay = plan["rack_layout"]
     racked = lay[(lay["device_type"] == "gpu_server") & (lay["model"] == "DGX H100")]
     assert len(racked) == 261
@@ -588,3 +629,175 @@ def test_servers_and_storage_nodes_are_racked_under_their_network_names():
     assert racked[:10_000] == server_names("train", 10_000).tolist()
     assert sorted(racked[10_000:]) == sorted(storage_node_names(nodes)["device"])
     assert "stor-hot-oss-001" in racked and "stor-cold-capacity-003" in racked
+
+
+# -- every mix of workloads: plans, exports and panels -------------------------------------
+#
+# A centre may train (pre-train or fine-tune), serve, host developers, or any mix of them
+# (a serving-only centre once raised KeyError 'job' in the storage stage); its pools may
+# be dedicated or one shared fleet; its cards from any vendor; its name in any script.
+
+#: (training: none / a full fine-tune / a LoRA fine-tune, inference, development)
+MIXES = [(t, i, d) for t in ("none", "full", "lora") for i in (False, True) for d in (False, True)
+         if t != "none" or i or d]  # fmt: skip
+#: One card of each vendor and generation the catalogue carries.
+FAMILIES = ["H100 SXM5 80GB", "A100 SXM4 80GB", "L40S 48GB", "B200 180GB", "MI300X 192GB",
+            "MI355X 288GB", "Gaudi 3 128GB", "Ascend 910B 64GB", "Ascend 910C 128GB",
+            "MLU370-X8 48GB", "MTT S4000 48GB", "BR100 64GB", "MetaX C500 64GB"]  # fmt: skip
+NAMES = ["scenario", "华东智算中心（一期）", 'centre / 2026 "A" <draft>', "東京 AI センター"]
+
+
+def mix_scenario(mix, policy: str = "dedicated", one_pool: bool = False,
+                 family: str | None = None, name: str = "scenario") -> Scenario:  # fmt: skip
+    """The default scenario carrying ``mix``; ``one_pool``: every workload on the training
+    pool's card and server, so under the shared policy they form one fleet; ``family``:
+    every pool on that card, in generic 8-card servers."""
+    training, inference, development = mix
+    ch: dict = {"name": name, "workload.overlap.policy": policy}
+    if training == "none":
+        ch["workload.training"] = []
+    elif training == "lora":
+        ch["workload.training.0.method"] = "lora"
+    if not inference:
+        ch["workload.inference"] = []
+    if not development:
+        ch["workload.development.developers"] = 0
+    if one_pool or family:
+        card = family or BASES["default"].pools.training.accelerator
+        for pool in ("training", "inference", "development"):
+            ch[f"pools.{pool}.accelerator"] = card
+            ch[f"pools.{pool}.gpus_per_server"] = 8
+            ch[f"pools.{pool}.server"] = None if family else "DGX H100"
+            ch[f"pools.{pool}.custom_server"] = None
+    return BASES["default"].with_changes(ch)
+
+
+def export_everything(plan, folder) -> None:
+    """The appendix in both languages, the NetBox files and the scheduler files: each
+    written and not empty."""
+    from hubplan.export import write_appendix, write_netbox, write_scheduler_files
+
+    written = [
+        write_appendix(plan, folder / "appendix-zh.xlsx", "zh"),
+        write_appendix(plan, folder / "appendix-en.xlsx", "en", write_only=True),
+    ]
+    written += list(write_netbox(plan, folder / "netbox").values())
+    written += write_scheduler_files(plan, folder / "scheduler")
+    assert all(p.stat().st_size > 0 for p in written), written
+
+
+def render_every_panel(scenario: Scenario) -> dict:
+    """Each panel built on the scenario as the notebooks build it, in Chinese and then
+    English, with no error shown; the panels by class name."""
+    from hubplan import views
+
+    panels = {}
+    for name in ("OverviewPanel", "WorkloadPanel", "AcceleratorPanel", "ServerPanel",
+                 "StoragePanel", "NetworkPanel", "FacilityPanel", "CostPanel"):  # fmt: skip
+        panel_class = getattr(views, name)
+        panel = panel_class(scenario, lang="zh")
+        panel.language.value = "en"
+        assert panel.error is None, (panel_class.__name__, panel.error)
+        assert panel.result.scenario.name == scenario.name
+        panels[panel_class.__name__] = panel
+    from hubplan.views import gantt  # the delivery view: a chart, no panel
+
+    gantt(panels["OverviewPanel"].result["schedule"], "zh").to_dict()
+    return panels
+
+
+def check_mix(plan, mix) -> None:
+    """The pools a mix needs, and only those; every stage built."""
+    training, inference, development = mix
+    assert set(plan.tables) >= {"pools", "rack_layout", "cost_summary", "review_checklist",
+                                "slurm_nodes", "k8s_pools"}  # fmt: skip
+    pools = plan["pools"]
+    got = set(pools.loc[pools["level"] == "pool", "pool"])
+    want = {p for p, on in (("training", training != "none"), ("inference", inference),
+                            ("development", development)) if on}  # fmt: skip
+    assert got == want, (got, want)
+    assert len(plan["training"]) == (training != "none") and "job" in plan["training"]
+    assert len(plan["inference"]) == inference and "service" in plan["inference"]
+
+
+@pytest.mark.parametrize("mix", MIXES, ids=["-".join(map(str, m)) for m in MIXES])
+def test_every_workload_mix_plans_and_exports(mix, tmp_path, capsys):
+    # make test: each of the 11 mixes once, one shared fleet for the even ones, dedicated
+    # pools for the odd ones, names in several scripts; the appendix (the slowest export,
+    # ~2 s a file) for development only, where both the training and the inference tables
+    # are empty (make properties writes it for every mix).
+    i = MIXES.index(mix)
+    scenario = mix_scenario(mix, ("dedicated", "shared")[i % 2], one_pool=i % 2 == 0,
+                            name=NAMES[i % len(NAMES)])  # fmt: skip
+    plan = hubplan.build_plan(scenario)
+    check_mix(plan, mix)
+    check_invariants(plan)
+    from hubplan.export import write_netbox, write_scheduler_files
+
+    assert write_netbox(plan, tmp_path / "netbox")
+    write_scheduler_files(plan, tmp_path / "scheduler")
+    if mix == ("none", False, True):
+        export_everything(plan, tmp_path)
+        # and the command line, from the saved file (a name in Chinese)
+        from hubplan.cli.main import main
+
+        path = scenario.save(tmp_path / "centre.yaml")
+        code = main(["plan", str(path), "--netbox", str(tmp_path / "nb"),
+                     "--slurm", str(tmp_path / "slurm")])  # fmt: skip
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert scenario.name in out and (tmp_path / "slurm" / "slurm.conf").exists()
+
+
+def test_every_panel_opens_on_a_centre_without_training():
+    # Development only: no training job, no service. The dashboard and the workload panel
+    # refused it ("needs a scenario with at least one training job"). Its one pool: 16
+    # developers × 1 GPU × 0.5 at the peak = 8 L40S, one 8-card server, no spare.
+    panels = render_every_panel(mix_scenario(("none", False, True), name=NAMES[1]))
+    assert panels["OverviewPanel"].figures["gpus_by_pool"] == {"development": 8}
+    assert "params_b" not in panels["OverviewPanel"].controls  # no training job to edit
+    assert "No training job" in panels["WorkloadPanel"].summary.value
+    assert "No training job or inference service" in panels["AcceleratorPanel"].summary.value
+
+
+@pytest.mark.skipif(not LONG, reason="the long campaign: make properties (HUBPLAN_LONG=1)")
+@settings(SETTINGS, max_examples=100)  # ~10 s each: every export and panel
+@given(
+    mix=st.sampled_from(MIXES),
+    policy=st.sampled_from(["dedicated", "shared"]),
+    one_pool=st.booleans(),
+    family=st.one_of(st.none(), st.sampled_from(FAMILIES)),
+    name=st.sampled_from(NAMES)
+    | st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=20),
+    pipeline=st.sampled_from([1, 2, 3, 4]),
+)
+def test_random_workload_mixes_plan_export_and_render(mix, policy, one_pool, family, name,
+                                                      pipeline, tmp_path_factory):  # fmt: skip
+    # make properties (HUBPLAN_LONG=1) only: every stage, every export and every panel on
+    # fresh combinations of mix, overlap policy, pooling, card family and scenario name.
+    scenario = mix_scenario(mix, policy, one_pool, family, name)
+    if mix[0] != "none":
+        scenario = scenario.with_changes({"workload.training.0.pipeline_parallel": pipeline})
+    plan = _raised(hubplan.build_plan, scenario)
+    if isinstance(plan, Exception):  # infeasible on that card (a fabric too large, ...)
+        assert isinstance(plan, HubplanError) and str(plan).strip(), repr(plan)
+        return
+    check_mix(plan, mix)
+    check_invariants(plan)
+    export_everything(plan, tmp_path_factory.mktemp("export"))
+    render_every_panel(scenario)
+
+
+def test_a_name_with_a_control_character_is_named_not_a_broken_appendix():
+    # A NUL or U+001F typed into a name planned, then the appendix raised openpyxl's
+    # IllegalCharacterError: no xlsx cell holds C0 control characters but tab, LF and CR
+    # (XML 1.0 §2.2, "Char"). Any text field of the scenario is refused with its path.
+    with pytest.raises(ScenarioError, match=r"^invalid scenario: name = 'a\\x00b': contains"):
+        BASES["default"].with_changes({"name": "a\x00b"})
+    with pytest.raises(ScenarioError, match=r"workload\.training\[0\]\.name = .*U\+001F"):
+        BASES["default"].with_changes({"workload.training.0.name": "x\x1fy"})
+    from hubplan.views.render import translate
+
+    zh = translate(str(_raised(BASES["default"].with_changes, {"name": "\x01"})), "zh")
+    assert "含有控制字符 U+0001，电子表格无法容纳" in zh
+    assert BASES["default"].with_changes({"name": "一期\t二期\n"}).name == "一期\t二期\n"

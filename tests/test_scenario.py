@@ -38,7 +38,12 @@ numbers = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infini
     mfu=st.floats(min_value=0.01, max_value=0.6, allow_nan=False),
     goodput=st.floats(min_value=0.01, max_value=1.0, allow_nan=False),
     zero=st.sampled_from([0, 1, 2, 3]),
-    name=st.text(min_size=1, max_size=30),
+    # any text but the C0 controls no spreadsheet holds (refused, naming the field)
+    name=st.text(
+        st.characters(exclude_characters=[chr(c) for c in range(32) if c not in (9, 10, 13)]),
+        min_size=1,
+        max_size=30,
+    ),
     qps=numbers,
     policy=st.sampled_from(["dedicated", "shared"]),
     accelerator=st.sampled_from(["H100 SXM5 80GB", "L40S 48GB", "MI300X 192GB"]),

@@ -185,10 +185,11 @@ def test_a_shared_fleet_is_split_among_its_pools_and_borrowing_is_flagged(defaul
     )
     pools = plan["pools"].set_index("pool")
     kinds = ["training", "inference", "development"]
-    assert pools.loc[kinds, "gpus_required"].tolist() == [132, 100, 8]
+    # The fine-tune needs 132 GPUs; its pool the 136 its TP-8 layout occupies (17 replicas).
+    assert pools.loc[kinds, "gpus_required"].tolist() == [136, 100, 8]
     # On their own: 17, 13 and 1 servers (spares 1, 1, 0). At the fleet's peak the
     # fine-tune (coincidence 1) holds all its 17, the service ⌈100 × 0.6 / 8⌉ = 8 and
-    # development ⌈8 × 0.5 / 8⌉ = 1: 26 servers, above ⌈(132 + 60 + 4) / 8⌉ = 25. Spares
+    # development ⌈8 × 0.5 / 8⌉ = 1: 26 servers, above ⌈(136 + 60 + 4) / 8⌉ = 25. Spares
     # ⌈26 × 0.05⌉ = 2, shared by the pools' own spares 1 : 1 : 0.
     assert pools.loc["fleet", ["servers", "spare_servers"]].tolist() == [26, 2]
     assert pools.loc[kinds, "servers"].tolist() == [17, 8, 1]

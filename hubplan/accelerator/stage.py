@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.findings import Finding
+from ..core.frames import Schema, with_schema
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from ..workload.section import Workload
@@ -21,6 +22,22 @@ from .selection import (
     interconnect_fit,
     rank,
 )
+
+_F, _S = "float64", "str"
+#: The comparison's columns when no training job or service is there to compare on (a
+#: development-only centre): those of a centre with both, so views find every column.
+CANDIDATES: Schema = {
+    "workload": _S, "kind": _S, "candidate": _S, "vram_gb": _F, "mem_bw_tb_s": _F,
+    "scaleup_kind": _S, "scaleup_domain_gpus": _F, "tdp_w": _F, "gpu_cost_usd": _F,
+    "precision": _S, "peak_tflops": _F, "mfu": _F, "effective_tflops": _F, "gpus": "int64",
+    "servers": "int64", "binding": _S, "compute_bound_gpus": _F, "memory_bound_gpus": _F,
+    "state_per_gpu_gb": _F, "fits": "bool", "days_to_finish": _F, "capex_usd": _F,
+    "power_kw": _F, "usd_per_pflop_day": _F, "scaleout_gbps_per_gpu": _F,
+    "interconnect": _S, "budget_gpus": _F, "days_on_budget": _F, "tensor_parallel": _F,
+    "concurrent_seqs": _F, "decode_tokens_per_s": _F, "decode_tokens_per_s_per_seq": _F,
+    "tokens_per_s_per_kusd": _F, "tokens_per_s_per_kw": _F, "unranked": _S, "rank": _F,
+    "winner": "bool", "over_budget": "bool",
+}  # fmt: skip
 
 
 def run_selection(
@@ -49,7 +66,10 @@ def run_selection(
     findings = _plan_findings(workload, pools, catalog, training)
     findings += _winner_findings(table, pools, catalog, selection.rank_by)
     findings += _unranked_findings(table)
-    tables_out = {"candidates": table, "compute_claims": compute_claims(names, catalog)}
+    tables_out = {
+        "candidates": with_schema(table, CANDIDATES),
+        "compute_claims": compute_claims(names, catalog),
+    }
     return StageResult(tables_out, tuple(findings))
 
 

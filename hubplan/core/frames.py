@@ -46,3 +46,46 @@ def frame(rows: list[dict], columns: Sequence[str]) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame(rows, columns=columns)
     return pd.DataFrame({c: [r[c] for r in rows] for c in columns})
+
+
+#: A table's declared columns and their dtypes (``"str"``, ``"int64"``, ``"float64"``,
+#: ``"bool"``, ``"object"``), in order: what a stage returns even when it has no rows.
+Schema = dict[str, str]
+
+
+def typed(rows: list[dict], schema: Schema) -> pd.DataFrame:
+    """A table from its rows with the schema's columns, in order; with no rows, an empty
+    table that still has every column, each of its declared dtype.
+
+    A centre with no training job has an empty ``training`` table, and every later stage,
+    view and export must still find its columns (``training["job"]``) and their kinds
+    (``.str`` on a text column) there.
+
+    >>> t = typed([], {"job": "str", "gpus": "int64"})
+    >>> t.columns.tolist(), [str(d) for d in t.dtypes], len(t)
+    (['job', 'gpus'], ['str', 'int64'], 0)
+    >>> typed([{"gpus": 8, "job": "a"}], {"job": "str", "gpus": "int64"}).values.tolist()
+    [['a', 8]]
+    """
+    if not rows:
+        return empty(schema)
+    return frame(rows, list(schema))
+
+
+def empty(schema: Schema) -> pd.DataFrame:
+    """An empty table with the schema's columns and dtypes.
+
+    >>> [str(d) for d in empty({"a": "float64", "b": "bool"}).dtypes]
+    ['float64', 'bool']
+    """
+    return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in schema.items()})
+
+
+def with_schema(df: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """``df`` as it is when it has rows; its schema's empty table when it has none (a frame
+    of no rows often has no columns either: ``pd.DataFrame([])``, ``pd.concat`` of none).
+
+    >>> with_schema(pd.DataFrame(), {"a": "int64"}).columns.tolist()
+    ['a']
+    """
+    return empty(schema) if df.empty else df

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Annotated, Any, Literal
@@ -54,11 +55,18 @@ def _numeric(annotation: Any) -> bool:
     return False
 
 
+#: Control characters no xlsx cell can hold (the XML 1.0 character range, which
+#: openpyxl enforces as ``ILLEGAL_CHARACTERS_RE``): every text of a scenario (its name, a
+#: job's name) reaches the appendix. Tab, line feed and carriage return are allowed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 class Section(BaseModel):
     """A frozen, strictly-keyed part of the Scenario (hashable: the stage cache keys on it).
 
     A number field never takes true/false: YAML 1.1 reads ``days: yes`` as a boolean,
-    and pydantic would otherwise turn it into 1.
+    and pydantic would otherwise turn it into 1. A text never holds a control character
+    (``"a\x00b"``): the appendix could not be written.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
@@ -70,4 +78,9 @@ class Section(BaseModel):
             field = cls.model_fields.get(info.field_name)
             if field is not None and _numeric(field.annotation):
                 raise ValueError("must be a number, not true/false (yes/no/on/off in YAML)")
+        if isinstance(value, str) and (bad := _CONTROL.search(value)):
+            raise ValueError(
+                f"contains the control character U+{ord(bad.group()):04X}, which no "
+                "spreadsheet can hold; use printable text (tabs and line breaks are fine)"
+            )
         return value

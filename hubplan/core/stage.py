@@ -15,6 +15,7 @@ import pandas as pd
 
 from .catalog import Catalog
 from .findings import Finding
+from .frames import Schema
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class Stage:
         Tables it adds to the Plan: exactly these, checked on every run.
     run : RunFunction
         The pure function that computes them.
+    columns : Mapping[str, Schema]
+        Declared columns and dtypes of some of its tables (:data:`hubplan.core.frames.
+        Schema`): each such table must have them, in order, on every run, with rows or
+        without (a centre with no training job still has a ``training`` table whose
+        ``job`` column later stages read). Checked on every run.
     ignores : tuple[str, ...]
         Fields of its sections that belong to a later stage (``"facility.
         electricity_usd_per_kwh"``: the cost stage prices energy). They are left out of
@@ -61,6 +67,7 @@ class Stage:
     provides: tuple[str, ...]
     run: RunFunction
     ignores: tuple[str, ...] = ()
+    columns: Mapping[str, Schema] | None = None
 
     def __post_init__(self) -> None:
         for path in self.ignores:
@@ -96,4 +103,18 @@ class Stage:
                 f"stage {self.name!r} must provide exactly {sorted(declared)}; "
                 f"missing: {missing}; undeclared: {extra}"
             )
+        for name, schema in (self.columns or {}).items():
+            table = result.tables[name]
+            got_columns = [c for c in table.columns if c in schema]
+            if got_columns != list(schema):
+                lacking = ", ".join(c for c in schema if c not in table.columns) or "none"
+                raise RuntimeError(
+                    f"stage {self.name!r}: table {name!r} must have the columns it declares, "
+                    f"in order, even with no rows; lacking: {lacking}"
+                )
+            if table.empty:
+                wrong = [c for c, d in schema.items() if str(table[c].dtype) != d]
+                if wrong:
+                    raise RuntimeError(f"stage {self.name!r}: empty table {name!r} has "
+                                       f"undeclared dtypes in {', '.join(wrong)}")  # fmt: skip
         return result

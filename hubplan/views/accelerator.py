@@ -8,7 +8,6 @@ import ipywidgets as w
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..core.errors import HubplanError
 from ..core.labels import label
 from ..scenario import Scenario
 from . import charts
@@ -40,10 +39,8 @@ class AcceleratorPanel(PlanPanel):
         workloads = [j.name for j in self.base.workload.training] + [
             s.name for s in self.base.workload.inference
         ]
-        if not workloads:
-            raise HubplanError(
-                "AcceleratorPanel needs a scenario with a training or inference workload"
-            )
+        # A development-only centre has nothing to compare on: the panel says so and
+        # still shows the compute claims of the candidates.
         self.controls = {
             "candidates": w.SelectMultiple(options=names, value=chosen, rows=10,
                                            layout=w.Layout(width="220px")),
@@ -53,7 +50,8 @@ class AcceleratorPanel(PlanPanel):
             "rank_by": w.ToggleButtons(options=["capex", "power"], value=sel.rank_by),
             "mfu_scaling": w.ToggleButtons(options=["measured_matmul", "same"],
                                            value=sel.mfu_scaling),
-            "workload": w.Dropdown(options=workloads, value=workloads[0]),
+            "workload": w.Dropdown(options=workloads,
+                                   value=workloads[0] if workloads else None),
         }  # fmt: skip
         self.labels = {name: w.Label() for name in self.controls}
         self.units = {"budget_musd": "M USD"}
@@ -63,7 +61,7 @@ class AcceleratorPanel(PlanPanel):
         self.full, self.full_table = _full_table("panel.full_table")
         self.claims_chart = charts.LiveChart(charts.compute_claims(self.result["compute_claims"]))
         self.cost_chart = charts.LiveChart(
-            charts.cost_vs_time(self.result["candidates"], workloads[0])
+            charts.cost_vs_time(self.result["candidates"], workloads[0] if workloads else None)
         )
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
@@ -97,6 +95,8 @@ class AcceleratorPanel(PlanPanel):
             lines.append(label("panel.winner", lang, workload=row["workload"],
                                candidate=row["candidate"], gpus=int(row["gpus"]), value=value,
                                binding=label(f"binding.{row['binding']}", lang)))  # fmt: skip
+        if not lines and not self.controls["workload"].options:
+            lines.append(label("panel.no_workload_to_compare", lang))
         self.summary.value = (
             '<ul id="hubplan-winners">'
             + "".join(f"<li>{html.escape(x)}</li>" for x in lines)

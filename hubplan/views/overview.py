@@ -155,8 +155,9 @@ class OverviewPanel(PlanPanel):
     Parameters
     ----------
     scenario : Scenario, optional
-        Starting assumptions; default :func:`~hubplan.default_scenario`. Needs one
-        training job; the QPS control appears when there is an inference service.
+        Starting assumptions; default :func:`~hubplan.default_scenario`. The
+        training controls appear when there is a training job, the QPS control when there
+        is an inference service; any mix of workloads shows the whole plan.
     catalog : Catalog, optional
     lang : str
         ``"en"`` or ``"zh"``; the toggle in the panel changes it live.
@@ -175,33 +176,34 @@ class OverviewPanel(PlanPanel):
                  lang: str = "en"):  # fmt: skip
         super().__init__(scenario, catalog, lang)
         s = self.base
-        if not s.workload.training:
-            raise ValueError("OverviewPanel needs a scenario with at least one training job")
-        t = s.workload.training[0]
         acc = self.catalog.accelerators
         names = acc.loc[acc["bf16_dense_tflops"].notna(), "name"].tolist()
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="240px"))
         box = w.Layout(width="120px")
-        params = (t.params if t.params is not None else
-                  t.architecture.total_params if t.architecture is not None else
-                  float(self.catalog.model(t.model)["total_params"]))  # fmt: skip
-        c: dict[str, w.ValueWidget] = {
-            "params_b": w.BoundedFloatText(value=params / 1e9, min=0.1, max=100_000, step=1,
-                                           layout=box),
-        }  # fmt: skip
-        if t.data_bytes is not None:
-            c["data_gb"] = w.BoundedFloatText(value=t.data_bytes / 1e9, min=0.001, max=1e9,
-                                              step=10, layout=box)  # fmt: skip
-        else:
-            c["tokens_b"] = w.BoundedFloatText(value=t.tokens / 1e9, min=0.001, max=1e9,
-                                               step=10, layout=box)  # fmt: skip
-        c |= {
-            "days": w.FloatSlider(value=t.days, min=1, max=max(120.0, t.days), step=1, **slider),
-            "accelerator": w.Dropdown(options=names, layout=w.Layout(width="200px"),
-                                      value=self.catalog.accelerator(
-                                          s.pools.training.accelerator)["name"]),
-            "mfu": w.FloatSlider(value=t.mfu, min=0.2, max=0.6, step=0.01, **slider),
-        }  # fmt: skip
+        c: dict[str, w.ValueWidget] = {}
+        # The first training job's controls when there is one; a centre that only serves
+        # or develops has none of them, and the rest of the dashboard stays.
+        if s.workload.training:
+            t = s.workload.training[0]
+            params = (t.params if t.params is not None else
+                      t.architecture.total_params if t.architecture is not None else
+                      float(self.catalog.model(t.model)["total_params"]))  # fmt: skip
+            c["params_b"] = w.BoundedFloatText(value=params / 1e9, min=0.1, max=100_000, step=1,
+                                               layout=box)  # fmt: skip
+            if t.data_bytes is not None:
+                c["data_gb"] = w.BoundedFloatText(value=t.data_bytes / 1e9, min=0.001,
+                                                  max=1e9, step=10, layout=box)  # fmt: skip
+            else:
+                c["tokens_b"] = w.BoundedFloatText(value=t.tokens / 1e9, min=0.001, max=1e9,
+                                                   step=10, layout=box)  # fmt: skip
+            c |= {
+                "days": w.FloatSlider(value=t.days, min=1, max=max(120.0, t.days), step=1,
+                                      **slider),
+                "accelerator": w.Dropdown(options=names, layout=w.Layout(width="200px"),
+                                          value=self.catalog.accelerator(
+                                              s.pools.training.accelerator)["name"]),
+                "mfu": w.FloatSlider(value=t.mfu, min=0.2, max=0.6, step=0.01, **slider),
+            }  # fmt: skip
         if s.workload.inference:
             c["peak_qps"] = w.BoundedFloatText(value=s.workload.inference[0].peak_qps, min=0.1,
                                                max=100_000, step=1, layout=box)  # fmt: skip
@@ -214,7 +216,7 @@ class OverviewPanel(PlanPanel):
                                          **slider),
         }  # fmt: skip
         self.controls = c
-        self._base_accelerator = c["accelerator"].value
+        self._base_accelerator = c["accelerator"].value if "accelerator" in c else None
         self.labels = {name: w.Label() for name in c}
         self.units = {"params_b": "B", "data_gb": "GB", "tokens_b": "B", "days": "d",
                       "peak_qps": "1/s", "rack_kw": "kW", "electricity": "USD/kWh"}  # fmt: skip
@@ -248,15 +250,19 @@ class OverviewPanel(PlanPanel):
         """The Scenario the controls describe (raises ScenarioError when invalid)."""
         c, j = self.controls, "workload.training.0"
         changes: dict[str, Any] = {
-            f"{j}.params": c["params_b"].value * 1e9,
-            f"{j}.days": c["days"].value,
-            f"{j}.mfu": c["mfu"].value,
-            "pools.training.accelerator": c["accelerator"].value,
             "facility.rack_budget_kw": c["rack_kw"].value,
             "facility.electricity_usd_per_kwh": c["electricity"].value,
             "cost.utilisation": c["utilisation"].value,
         }
-        changes |= _new_hardware_and_text(c, j, c["accelerator"].value != self._base_accelerator)
+        if "days" in c:  # the scenario has a training job
+            changes |= {
+                f"{j}.params": c["params_b"].value * 1e9,
+                f"{j}.days": c["days"].value,
+                f"{j}.mfu": c["mfu"].value,
+                "pools.training.accelerator": c["accelerator"].value,
+            }
+            moved = c["accelerator"].value != self._base_accelerator
+            changes |= _new_hardware_and_text(c, j, moved)
         if "peak_qps" in c:
             changes["workload.inference.0.peak_qps"] = c["peak_qps"].value
         # only what moved: an unchanged value must not become a new (uncached) section

@@ -9,7 +9,6 @@ from typing import Any
 import ipywidgets as w
 
 from ..core.catalog import Catalog
-from ..core.errors import HubplanError
 from ..core.labels import label
 from ..plan import Plan
 from ..scenario import Scenario
@@ -38,9 +37,10 @@ class WorkloadPanel(PlanPanel):
     def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
                  lang: str = "en", job: int = 0):  # fmt: skip
         super().__init__(scenario, catalog, lang)
-        if not self.base.workload.training:
-            raise HubplanError("WorkloadPanel needs a scenario with at least one training job")
         self.job = job
+        if not self.base.workload.training:  # serving and development only: no controls
+            self._start_without_training()
+            return
         t = self.base.workload.training[job]
         pool = self.base.pools.training
         acc = self.catalog.accelerators
@@ -85,6 +85,19 @@ class WorkloadPanel(PlanPanel):
         ])  # fmt: skip
         self._start()
 
+    def _start_without_training(self) -> None:
+        """A centre with no training job: no job to edit, the pools it carries shown."""
+        self.controls, self.labels = {}, {}
+        self._base_hardware = None
+        self.summary, self.table = w.HTML(), w.HTML()
+        self.full, self.full_table = _full_table("panel.full_table")
+        self.chart = None
+        self.widget = w.VBox([
+            w.HBox([self.title, self.language]),
+            self.summary, self.message, self.findings, self.table, self.full,
+        ])  # fmt: skip
+        self._start()
+
     def _params_b(self, t) -> float:
         if t.params is not None:
             return t.params / 1e9
@@ -94,6 +107,8 @@ class WorkloadPanel(PlanPanel):
 
     def scenario(self) -> Scenario:
         """The Scenario the controls describe (raises ScenarioError when invalid)."""
+        if not self.controls:
+            return self.base
         c, j = self.controls, f"workload.training.{self.job}"
         changes: dict[str, Any] = {
             f"{j}.params": c["params_b"].value * 1e9,
@@ -121,6 +136,17 @@ class WorkloadPanel(PlanPanel):
 
     def _render_body(self) -> None:
         lang, plan = self.lang, self.result
+        if plan["training"].empty:
+            text = html.escape(label("panel.no_training", lang))
+            self.summary.value = f'<p id="hubplan-summary"><b>{text}</b></p>'
+            pools = plan["pool_demand"]
+            keys = ["pool", "accelerator", "workloads", "gpus_required", "gpus", "servers"]
+            shown = pools.loc[pools["level"] == "pool", keys]
+            self.table.value = _table_html(shown, lang, "hubplan-training")
+            self.full.set_title(0, label("panel.full_table", lang))
+            self.full_table.value = _table_html(plan["inference"], lang,
+                                                "hubplan-training-full")  # fmt: skip
+            return
         row = plan["training"].iloc[self.job]
         summary = label(
             "panel.summary", lang, gpus=int(row["gpus"]), servers=int(row["servers"]),

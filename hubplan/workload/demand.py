@@ -22,6 +22,10 @@ def pool_table(
     """Pools sized separately (``level`` = 'pool'), then the fleet per the overlap policy
     (``level`` = 'fleet', from :func:`hubplan.pools.fleet_rows`).
 
+    ``required`` is what each pool's workloads occupy when they all run: for training the
+    sum of the jobs' parallel layouts (TP × PP × a whole DP, in whole servers: each job's
+    ``gpus``), never the bare GPU counts a layout cannot run on; the pool's ``gpus`` and
+    ``servers`` round it up to whole servers, so its working GPUs hold every layout.
     ``workloads`` is display text (the jobs a pool carries); nothing parses it.
     """
     rows = []
