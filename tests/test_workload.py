@@ -639,3 +639,22 @@ def test_tensor_parallel_choice_agrees_with_aiconfigurator(catalog):
     for _, g in d.groupby("combo"):
         pick = g.loc[g["hubplan"].idxmax()]
         assert pick["aic"] >= 0.9 * g["aic"].max(), g
+
+
+def test_tensor_parallel_without_a_link_figure_is_an_error(tmp_path):
+    # A card the catalogue gives no scale-up link and no PCIe generation: one GPU per
+    # replica is sized, wider tensor parallelism is not offered (its all-reduces would have
+    # no cost), and asking for it names the missing columns instead of guessing.
+    path = tmp_path / "mine.csv"
+    path.write_text(
+        "name,aliases,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,source,as_of,"
+        "confidence\nX1 64GB,x1,Acme,datacenter-inference,64,500,2.0,Acme sheet,2026-10,medium\n",
+        encoding="utf-8",
+    )
+    cat = hubplan.load_catalog(accelerators=path)
+    x1 = PoolSpec(accelerator="X1 64GB", gpus_per_server=8)
+    svc = InferenceService(model="Llama-3.1-8B")
+    assert inference_token_model(svc, x1, cat)["tensor_parallel"].tolist() == [1]
+    wide = svc.model_copy(update={"tensor_parallel": 2})
+    with pytest.raises(hubplan.HubplanError, match=r"tensor_parallel = 2 .*pcie_gen"):
+        size_inference(wide, x1, cat)

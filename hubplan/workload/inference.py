@@ -334,9 +334,13 @@ def _serving(m: _Shape, tp, b):
     1/TPOT = (1 − ρ)/i₀ + ρ/ī_C (ī_C = S / chunks) and, by Little's law, b = λ·O·TPOT,
     which gives λ for each b in closed form:
     1/TPOT = (1/i₀) / (1 + (b·S/O)(1/i₀ − 1/ī_C)).
-    The number of decoding sequences is Poisson with mean b (an M/G/∞ occupancy,
-    Kleinrock, Queueing Systems vol. 1 §5.? / Ross, Stochastic Processes §2.3); its 95th
-    percentile b + 1.645√b sets the p95 step and the KV cache it must hold.
+    Each sequence holds a decode slot for a time independent of the others, so the number
+    decoding is the occupancy of an M/G/∞ system: Poisson with mean b (Kleinrock,
+    "Queueing Systems", vol. 1, 1975, the M/G/∞ queue). Its 95th percentile, b + 1.645√b
+    (normal approximation), sets the p95 TPOT and the KV cache the replica must hold; the
+    median batch is ≈ b, so TPOT p50 is the mean. A request's TPOT averages over its
+    output tokens, so the step-to-step swing of prompt chunks averages out of it.
+    TTFT = S + the M/D/1 wait (:func:`md1_wait_quantile_s`).
     """
     svc = m.svc
     P, out_tokens = svc.prompt_tokens, svc.output_tokens
