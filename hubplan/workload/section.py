@@ -192,7 +192,8 @@ class TrainingJob(Section):
 
 
 class InferenceService(Section):
-    """An online serving workload, sized two ways (planning rule and token model)."""
+    """An online serving workload: the token model sizes it (engine steps, continuous
+    batching, latency targets at load); the planning rule is a cross-check."""
 
     name: str = Field("inference", min_length=1, description="Shown in tables.")
     model: str | None = Field(None, description="A model in data/models.csv.")
@@ -208,13 +209,16 @@ class InferenceService(Section):
         "front ends, so a typo is refused rather than sized. [1/s]",
     )
     mean_latency_s: float = Field(
-        10.0, gt=0, description="Mean end-to-end request time at peak (planning rule). [s]"
+        10.0,
+        gt=0,
+        description="Mean end-to-end request time at peak, for the planning rule (a "
+        "cross-check of the token model). [s]",
     )
     concurrency_per_gpu: float = Field(
         4.0,
         gt=0,
-        description="Concurrent requests one GPU serves (planning rule, per-GPU form); "
-        "used when concurrency_per_instance is empty.",
+        description="Concurrent requests one GPU serves (planning rule, per-GPU form, a "
+        "cross-check of the token model); used when concurrency_per_instance is empty.",
     )
     concurrency_per_instance: float | None = Field(
         None,
