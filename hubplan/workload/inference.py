@@ -349,18 +349,20 @@ def _serving(m: _Shape, tp, b):
     last = P - (n - 1) * C
 
     def steps(bb):
-        i0 = m.step_s(tp, bb, 0)
-        i_c = m.step_s(tp, bb, C)
-        s_p = (n - 1) * i_c + m.step_s(tp, bb, last)
-        return i0, s_p
+        comm0 = m.collective_s(tp, bb)
+        i0 = m.step_s(tp, bb, 0, comm0)
+        s_p = m.step_s(tp, bb, last)
+        if n > 1:
+            s_p = s_p + (n - 1) * m.step_s(tp, bb, C)
+        return i0, s_p, comm0
 
-    i0, s_p = steps(b)
+    i0, s_p, comm0 = steps(b)
     i_bar = s_p / n
     u = (1 / i0) / (1 + (b * s_p / out_tokens) * (1 / i0 - 1 / i_bar))
     lam = b * u / out_tokens
     rho = lam * s_p
     b95 = b + Z95 * np.sqrt(b)
-    i0_95, s_p95 = steps(b95)
+    i0_95, s_p95, _ = steps(b95)
     with np.errstate(divide="ignore", invalid="ignore"):
         tpot95 = 1 / ((1 - rho) / i0_95 + rho / (s_p95 / n))
     t_mem = (m.weights + b * m.kv_tok * (P + out_tokens / 2)) / (
@@ -370,10 +372,10 @@ def _serving(m: _Shape, tp, b):
         "lam": lam, "rho": rho, "tpot": 1 / u, "tpot95": tpot95, "i0": i0, "s_p": s_p,
         "b95": b95, "ttft50": s_p + md1_wait_quantile_s(rho, s_p, 0.5),
         "ttft95": s_p + md1_wait_quantile_s(rho, s_p, 0.95),
-        "mem_bound": t_mem >= i0 - m.collective_s(tp, b) - 1e-15,
+        "mem_bound": t_mem >= i0 - comm0 - 1e-15,
     }  # fmt: skip
     shape = np.broadcast(tp, b).shape
-    return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+    return {k: v if np.shape(v) == shape else np.broadcast_to(v, shape) for k, v in out.items()}
 
 
 def inference_step_times(
