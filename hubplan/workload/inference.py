@@ -102,7 +102,7 @@ PCIE_X16_GB_S = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 
 #: All-reduces per transformer layer in Megatron tensor parallelism: one after the
 #: attention block, one after the MLP, forward pass only (Shoeybi et al. 2019,
-#: arXiv 1909.08053 §3, Fig. 4: "two all-reduce operations in the forward path").
+#: arXiv 1909.08053 §3 and Fig. 4, the g operators of the forward pass).
 ALLREDUCES_PER_LAYER = 2
 
 #: Bytes per activation element on the wire: serving engines all-reduce BF16/FP16
