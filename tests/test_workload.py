@@ -5,7 +5,9 @@ the comment) or is quoted from the cited source.
 """
 
 import math
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import hubplan
@@ -14,9 +16,11 @@ from hubplan.workload import (
     activation_bytes_per_layer,
     development_gpu_count,
     inference_gpus_planning_rule,
+    inference_step_times,
     inference_token_model,
     kv_cache_bytes_per_token,
     lora_trainable_params,
+    md1_wait_quantile_s,
     memory_bound_gpu_count,
     model_state_bytes,
     resolve_model,
@@ -223,26 +227,6 @@ def test_planning_rule():
     assert inference_gpus_planning_rule(100, 2, 3) == 67
 
 
-def test_token_model_default_service(default, catalog):
-    svc = default.workload.inference[0]
-    options = inference_token_model(svc, H100, catalog).set_index("tensor_parallel")
-    # TP 1: 140 GB of BF16 weights > 72 GB usable → no room at all
-    assert not options.loc[1, "fits"]
-    # TP 4: usable 4 × 80 × 0.9 = 288 GB; free 148 GB; per sequence 1 280 tokens × 327 680 B
-    # = 419.4 MB → 352 fit, capped at 256.
-    assert options.loc[4, "concurrent_seqs"] == 256
-    # Decode step: (140e9 + 256 × 1 152 × 327 680) / (4 × 3.35e12 × 0.6) = 29.43 ms
-    assert options.loc[4, "decode_step_ms"] == pytest.approx(29.43, abs=0.01)
-    # Prefill: 2 × 70e9 × 1 024 / (4 × 989.5e12 × 0.5) = 72.4 ms;
-    # capacity 1 / (0.0724 + 256 × 0.02943 / 256) = 9.82 req/s → 2 replicas = 8 GPUs
-    assert options.loc[4, "ttft_s"] == pytest.approx(0.0724, abs=1e-4)
-    assert options.loc[4, "replica_qps"] == pytest.approx(9.82, abs=0.01)
-    assert options.loc[4, "gpus"] == 8
-    row, _ = size_inference(svc, H100, catalog)
-    assert (row["rule_gpus"], row["token_gpus"], row["gpus"]) == (5, 8, 8)
-    assert row["binding"] == "token_model" and row["tensor_parallel"] == 4
-
-
 def test_weights_that_never_fit(catalog):
     # Llama-3.1-405B in BF16 is 2 × 405.85e9 = 811.7 GB; a whole 8 × L40S server offers
     # 8 × 48 × 0.9 = 345.6 GB: nothing fits → an error finding, the rule still shown,
@@ -252,7 +236,7 @@ def test_weights_that_never_fit(catalog):
     assert any(f.code == "weights_do_not_fit" and f.severity == "error" for f in findings)
     assert math.isnan(row["token_gpus"])
     assert row["binding"] == "no_fit"
-    assert not any(f.code == "inference_planning_rule" for f in findings)
+    assert not any(f.code == "inference_token_model" for f in findings)
 
 
 def test_custom_architecture(catalog):
@@ -312,23 +296,6 @@ def test_llama_3_1_405b_gpu_hours(catalog):
     published = 30.84
     assert high_mfu < published < low_mfu  # the real run sits inside the paper's MFU range
     assert published == pytest.approx(low_mfu, rel=0.02)
-
-
-def test_token_model_against_nvidia_nim_benchmark(catalog):
-    # NVIDIA NIM for LLMs benchmarks (docs.nvidia.com/nim/benchmarking/llm, "Performance"):
-    # Llama-3.3-70B-Instruct (Llama-3.1-70B's architecture), NIM 1.8.0, 2 × H100 80G, FP8,
-    # TP2, 5 000 input / 500 output tokens, concurrency 1: TTFT 406.77 ms, ITL 18.58 ms.
-    # Hand: decode step = (70.554e9 B of FP8 weights + 5 250 × 327 680 B of BF16 KV)
-    # / (2 × 3.35e12 B/s × 0.6) = 17.98 ms; prefill = 2 × 70.554e9 × 5 000
-    # / (2 × 1 979e12 × 0.5) = 356.5 ms.
-    svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8", kv_precision="bf16",
-                           compute_precision="fp8", prompt_tokens=5000, output_tokens=500,
-                           tensor_parallel=2, max_batch=1, peak_qps=0.1)  # fmt: skip
-    row = inference_token_model(svc, H100, catalog).iloc[0]
-    assert row["decode_step_ms"] == pytest.approx(17.98, abs=0.01)
-    assert row["ttft_s"] == pytest.approx(0.3565, abs=1e-4)
-    assert row["decode_step_ms"] == pytest.approx(18.58, rel=0.05)  # published ITL
-    assert row["ttft_s"] == pytest.approx(0.40677, rel=0.15)  # published TTFT
 
 
 def test_gpu_count_rounds_to_whole_layout_groups_and_servers(default):
@@ -419,38 +386,277 @@ def test_planning_rule_per_instance_as_the_brief_states_it(default):
     assert (row["in_flight"], row["rule_instances"], row["rule_gpus"]) == (120, 8, 16)
 
 
-def test_latency_is_reported_at_the_load_the_service_carries(catalog):
-    # NIM, Llama-3.3-70B FP8 on 2 × H100, one user: the published inter-token latency is
-    # 18.58 ms. At 0.1 QPS a replica spends 0.1 × 0.357 s = 3.6 % of its time on prompts,
-    # so the 17.98 ms step is seen as 17.98 / 0.964 = 18.65 ms per token.
+# -- inference: the token model sizes, at load --------------------------------------------
+
+
+def test_ring_allreduce_per_decode_step(catalog):
+    # Llama-2-70B (80 layers, hidden 8192) on 4 × H100 SXM, one token: each all-reduce is
+    # 8192 × 2 B = 16 384 B. NVLink 4 is 900 GB/s in all (NVIDIA H100 datasheet) = 450 GB/s
+    # each way, × 0.45 achieved = 202.5 GB/s. NCCL's ring model (src/graph/tuning.cc):
+    # 3.6 µs + 2·3 × 0.47 µs = 6.42 µs, plus 2·3/4 × 16 384 / 202.5e9 = 0.121 µs
+    # → 6.541 µs; 2 per layer (Megatron-LM §3) × 80 layers = 1.0466 ms.
+    svc = InferenceService(model="Llama-2-70B", params=70e9)
+    t = inference_step_times(svc, H100, catalog, 4, 1)
+    assert t["collective_s"] * 1e3 == pytest.approx(1.0466, abs=1e-4)
+    # Decode step: (140e9 + 1 × 1 152 × 327 680 B) / (4 × 3.35e12 × 0.6) = 17.460 ms of
+    # HBM streaming, + 1.047 ms = 18.507 ms.
+    assert t["decode_step_s"] * 1e3 == pytest.approx(18.507, abs=1e-3)
+    # One GPU has nothing to all-reduce.
+    assert inference_step_times(svc, H100, catalog, 1, 1)["collective_s"] == 0
+
+
+def test_decode_step_llama_3_1_8b_one_h100(catalog):
+    # 8 030 261 248 params × 2 B = 16.06 GB of BF16 weights; at H100's 3.35 TB/s (NVIDIA
+    # H100 datasheet) that is 4.79 ms per step at full bandwidth; at MBU 0.6, with the
+    # KV cache of one 1 152-token mean context (× 131 072 B): (16.06e9 + 0.151e9)
+    # / (3.35e12 × 0.6) = 8.065 ms.
+    svc = InferenceService(model="Llama-3.1-8B", prompt_tokens=1024, output_tokens=256)
+    t = inference_step_times(svc, H100, catalog, 1, 1)
+    assert t["decode_step_s"] * 1e3 == pytest.approx(8.065, abs=1e-3)
+
+
+def test_tensor_parallel_8_no_longer_twice_as_fast(catalog):
+    # Without all-reduces TP 8 halves TP 4's step exactly (17.46 / 8.73 ms = 2.0), which
+    # measurements do not show: aiconfigurator 0.12.0 (TensorRT-LLM kernels measured on
+    # H100 SXM, data/aiconfigurator_reference.csv) gives 15.81 / 9.95 = 1.59 at batch 1.
+    # With the collective cost: TP 4 18.507 ms (above); TP 8: 8.730 + 160 × (3.6 + 14 ×
+    # 0.47 + 1.75 × 16 384 / 202.5e9 µs) = 8.730 + 1.651 = 10.381 ms → 1.78.
+    svc = InferenceService(model="Llama-2-70B", params=70e9)
+    tp4 = inference_step_times(svc, H100, catalog, 4, 1)["decode_step_s"]
+    tp8 = inference_step_times(svc, H100, catalog, 8, 1)["decode_step_s"]
+    assert tp8 * 1e3 == pytest.approx(10.381, abs=1e-3)
+    assert tp4 / tp8 == pytest.approx(1.78, abs=0.01)
+
+
+def test_prefill_with_collectives_on_an_idle_replica(default, catalog):
+    # 1 024-token prompt of the default 70B service on TP 4: compute 2 × 70e9 × 1 024
+    # / (4 × 989.5e12 × 0.5) = 72.44 ms; all-reduces of 1 024 × 8 192 × 2 B = 16.8 MB:
+    # 160 × (6.42 µs + 1.5 × 16 777 216 / 202.5e9) = 20.91 ms → 93.35 ms.
+    svc = default.workload.inference[0]
+    options = inference_token_model(svc, H100, catalog).set_index("tensor_parallel")
+    assert options.loc[4, "ttft_s"] * 1e3 == pytest.approx(93.35, abs=0.01)
+    # TP 8: 36.22 + 160 × (10.18 µs + 1.75 × 16 777 216 / 202.5e9) = 36.22 + 24.83 ms
+    assert options.loc[8, "ttft_s"] * 1e3 == pytest.approx(61.05, abs=0.01)
+    # TP 1 cannot hold 140 GB; TP 4 holds 352 sequences at 1 280 tokens, capped at 256.
+    assert not options.loc[1, "fits"] and options.loc[4, "concurrent_seqs"] == 256
+
+
+def test_token_model_against_nvidia_nim_benchmark(catalog):
+    # NVIDIA NIM for LLMs benchmarks (docs.nvidia.com/nim/benchmarking/llm, "Performance"):
+    # Llama-3.3-70B-Instruct (Llama-3.1-70B's architecture), NIM 1.8.0, 2 × H100 80G, FP8,
+    # TP2, 5 000 input / 500 output tokens, concurrency 1: TTFT 406.77 ms, ITL 18.58 ms.
+    # Hand: decode step = (70.554e9 B of FP8 weights + 5 250 × 327 680 B of BF16 KV)
+    # / (2 × 3.35e12 × 0.6) = 17.979 ms + 160 all-reduces of 16 384 B over 2 GPUs
+    # (3.6 + 2 × 0.47 + 16 384 / 202.5e9 µs = 4.621 µs) = 0.739 ms → 18.718 ms.
+    # Prefill in 2 048-token chunks (2 048, 2 048, 904): each chunk 2 × 70.554e9 × c
+    # / (2 × 1 979e12 × 0.5) + 160 × (4.54 µs + c × 16 384 / 202.5e9) = 173.27 ms
+    # (c = 2 048) and 76.89 ms (c = 904) → 423.42 ms.
     svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8", kv_precision="bf16",
                            compute_precision="fp8", prompt_tokens=5000, output_tokens=500,
-                           tensor_parallel=2, max_batch=1, peak_qps=0.1)  # fmt: skip
+                           tensor_parallel=2, peak_qps=0.1)  # fmt: skip
+    t = inference_step_times(svc, H100, catalog, 2, 1)
+    assert t["decode_step_s"] * 1e3 == pytest.approx(18.718, abs=1e-3)
+    row = inference_token_model(svc, H100, catalog).iloc[0]
+    assert row["ttft_s"] * 1e3 == pytest.approx(423.42, abs=0.01)
+    assert t["decode_step_s"] * 1e3 == pytest.approx(18.58, rel=0.01)  # published ITL
+    assert row["ttft_s"] * 1e3 == pytest.approx(406.77, rel=0.05)  # published TTFT
+
+
+def test_latency_at_load_against_nvidia_nim_benchmark(catalog):
+    # The same NIM table at 5 and 25 concurrent users: 218.48 and 623.4 output tokens/s,
+    # i.e. 0.437 and 1.247 requests/s of 500 tokens, at ITL 21.83 and 38.75 ms (TTFT 546.7
+    # and 688.69 ms, a closed loop of users, which the Poisson model does not imitate).
+    # FP8 KV cache assumed (NIM's FP8 profiles quantise it). hubplan at those arrival
+    # rates: sequences decoding by Little's law near the users in the loop, TPOT within
+    # 15 % of the measured ITL.
+    def at(qps):
+        svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8",
+                               kv_precision="fp8", compute_precision="fp8",
+                               prompt_tokens=5000, output_tokens=500, tensor_parallel=2,
+                               peak_qps=qps, ttft_target_s=None, tpot_target_ms=None,
+                               max_batch=1024)  # fmt: skip
+        row, _ = size_inference(svc, H100, catalog)
+        return row
+
+    five, many = at(218.48 / 500), at(623.4 / 500)
+    assert five["replicas"] == many["replicas"] == 1
+    assert five["tpot_p50_ms"] == pytest.approx(21.83, rel=0.15)
+    assert many["tpot_p50_ms"] == pytest.approx(38.75, rel=0.15)
+    assert five["load_seqs"] == pytest.approx(5, rel=0.15)
+    assert many["load_seqs"] == pytest.approx(25, rel=0.15)
+    # The saturated benchmark (concurrency 100-250) settles at 917-921 tokens/s = 1.84
+    # requests/s: the replica's capacity in hubplan is within 10 % of it.
+    assert five["replica_qps"] == pytest.approx(920.9 / 500, rel=0.10)
+    # p95 is never below p50, and the queue makes both TTFTs exceed the idle prefill.
+    assert many["ttft_p95_s"] > many["ttft_p50_s"] > many["ttft_s"]
+    assert many["tpot_p95_ms"] > many["tpot_p50_ms"]
+
+
+def test_md1_queue_by_hand():
+    # Prefill service 0.1 s at 80 % load: P-K mean wait 0.8 × 0.1 / (2 × 0.2) = 0.2 s;
+    # exponential tail: p95 = (0.2 / 0.8) × ln(0.8 / 0.05) = 0.25 × 2.7726 = 0.6931 s;
+    # at 4 % load the p95 arrival does not wait at all (ρ < 5 %).
+    assert md1_wait_quantile_s(0.8, 0.1, None) == pytest.approx(0.2)
+    assert md1_wait_quantile_s(0.8, 0.1, 0.95) == pytest.approx(0.6931, abs=1e-4)
+    assert md1_wait_quantile_s(0.04, 0.1, 0.95) == 0
+    assert md1_wait_quantile_s(1.0, 0.1, 0.95) == math.inf
+
+
+def test_token_model_sizes_and_the_rule_cross_checks(catalog):
+    # Llama-3.1-8B in FP8 at 10 QPS with the generic rule (8 s × 10 QPS / 4 per GPU = 20
+    # GPUs). One H100 carries it: at the batch cap of 256 a replica serves ~46 requests/s
+    # (see the next test's table), so the token model needs 1 GPU, and the plan follows
+    # it (before, the rule's 20 bound the plan): a warning says they are 20× apart.
+    svc = InferenceService(model="Llama-3.1-8B", weight_precision="fp8", kv_precision="fp8",
+                           compute_precision="fp8", peak_qps=10, mean_latency_s=8)  # fmt: skip
+    row, findings = size_inference(svc, H100, catalog)
+    assert (row["rule_gpus"], row["token_gpus"], row["gpus_required"]) == (20, 1, 1)
+    assert row["binding"] == "token_model" and row["tensor_parallel"] == 1
+    f = next(f for f in findings if f.code == "rule_disagrees")
+    assert f.severity == "warning" and f.params["ratio"] == 20
+    # Within a factor 2 the rule stays quiet: 10 QPS × 8 s / 80 per GPU = 1 GPU.
+    quiet = svc.model_copy(update={"concurrency_per_gpu": 80.0})
+    assert not any(f.code == "rule_disagrees" for f in size_inference(quiet, H100, catalog)[1])
+
+
+@pytest.mark.parametrize(
+    ("model", "precision", "expected_tp"),
+    [
+        # NVIDIA's vLLM-backed NIM deployment lists Llama-2-70b-chat on 4 × H100 80 GB
+        # (NVIDIA RAG LLM Operator 24.3.0, "Platform Support"); aiconfigurator picks TP 4
+        # for 70B BF16 on 8 × H100 at TTFT 2 s / TPOT 50 ms (data/aiconfigurator_reference).
+        ("Llama-3.1-70B", "bf16", 4),
+        # An 8B model fits one card many times over: replicas of one GPU, no all-reduces.
+        ("Llama-3.1-8B", "bf16", 1),
+        ("Llama-3.1-8B", "fp8", 1),
+    ],
+)
+def test_tensor_parallel_matches_practice(catalog, model, precision, expected_tp):
+    svc = InferenceService(model=model, weight_precision=precision, kv_precision=precision,
+                           compute_precision=precision, prompt_tokens=1024,
+                           output_tokens=256, peak_qps=20, ttft_target_s=2.0,
+                           tpot_target_ms=50)  # fmt: skip
     row, _ = size_inference(svc, H100, catalog)
-    assert row["load_tpot_ms"] == pytest.approx(18.65, abs=0.01)
-    assert row["load_tpot_ms"] == pytest.approx(18.58, rel=0.01)  # published ITL
-    assert row["load_seqs"] <= 1
+    assert row["tensor_parallel"] == expected_tp
 
 
-def test_time_per_output_token_target_sizes_the_layout(default):
-    # Llama-2-70B BF16 weights are 140 GB. One sequence's decode step streams them:
-    # TP 4: 140e9 / (4 × 3.35e12 × 0.6) = 17.4 ms; TP 8: 8.7 ms (H100 3.35 TB/s, MBU 0.6).
-    # A 10 ms target therefore needs TP 8; a 5 ms target cannot be met on H100.
-    ten = default.with_changes({"workload.inference.0.tpot_target_ms": 10})
-    row = hubplan.build_plan(ten, until="workload")["inference"].iloc[0]
-    assert row["tensor_parallel"] == 8 and row["load_tpot_ms"] <= 10
+def test_latency_targets_bind_at_load(default):
+    # The default service (Llama-2-70B BF16, 10 QPS) meets TTFT 2 s / TPOT 200 ms (the
+    # MLPerf server limits, the defaults) on 8 GPUs. A 0.15 s TTFT target is met by an idle
+    # TP 4 replica (93 ms prefill) but not once prompts queue at 5 QPS per replica:
+    # TTFT at load binds, so the plan needs more GPUs than the idle figure suggests.
+    base = hubplan.build_plan(default, until="workload")["inference"].iloc[0]
+    assert base["gpus_required"] == 8 and base["meets_targets"]
+    assert base["ttft_p95_s"] <= 2.0 and base["tpot_p95_ms"] <= 200
+    tight = default.with_changes({"workload.inference.0.ttft_target_s": 0.15})
+    row = hubplan.build_plan(tight, until="workload")["inference"].iloc[0]
+    assert row["gpus_required"] > base["gpus_required"]
+    assert row["ttft_p95_s"] <= 0.15 and row["meets_targets"]
+
+
+def test_unreachable_target_is_an_error(default):
+    # TPOT 5 ms: even TP 8 on an idle replica streams 140e9 B / (8 × 3.35e12 × 0.6) =
+    # 8.706 ms and waits 160 × (3.6 + 14 × 0.47) µs = 1.629 ms for the all-reduces:
+    # 10.335 ms on H100, so no layout meets it → an error finding.
     five = default.with_changes({"workload.inference.0.tpot_target_ms": 5})
     plan = hubplan.build_plan(five, until="workload")
-    assert "targets_unreachable" in set(plan.errors["code"])
+    err = plan.errors.set_index("code").loc["targets_unreachable"]
+    assert err["data"]["best_tpot"] == pytest.approx(10.335, abs=0.001)
     assert "targets_unreachable" not in set(
         hubplan.build_plan(default, until="workload").findings["code"]
     )
 
 
-def test_time_to_first_token_target_widens_tensor_parallelism(default):
-    # Prefill of a 1 024-token prompt: 2 × 70e9 × 1024 / (TP × 989.5e12 × 0.5 MFU):
-    # TP 4 → 72.4 ms, TP 8 → 36.2 ms. A 50 ms TTFT target needs TP 8.
-    s = default.with_changes({"workload.inference.0.ttft_target_s": 0.05})
-    row = hubplan.build_plan(s, until="workload")["inference"].iloc[0]
-    assert row["tensor_parallel"] == 8
-    assert row["ttft_s"] == pytest.approx(0.0362, abs=1e-4)
+AIC = Path(__file__).resolve().parents[1] / "data" / "aiconfigurator_reference.csv"
+
+
+def test_within_band_of_aiconfigurator(catalog):
+    # NVIDIA aiconfigurator 0.12.0 (measured TensorRT-LLM kernel timings, H100/H200 SXM,
+    # recorded by scripts/aiconfigurator_reference.py). Static rows: hubplan's decode step
+    # within 0.75-1.3× of its TPOT in BF16 and 0.5-1.05× in FP8 (hubplan is optimistic
+    # there: measured FP8 GEMMs at small batch run far from the bandwidth roofline, so
+    # FP8 at TP 8 barely beats BF16); one prompt's TTFT within 0.8-1.5×.
+    ref = pd.read_csv(AIC)
+    static = ref[ref["mode"] == "static"]
+    assert len(static) >= 40
+    for r in static.itertuples():
+        svc = InferenceService(model=r.model, weight_precision=r.precision,
+                               kv_precision=r.precision, compute_precision=r.precision,
+                               prompt_tokens=r.isl, output_tokens=r.osl)  # fmt: skip
+        t = inference_step_times(svc, PoolSpec(accelerator=r.accelerator), catalog,
+                                 r.tensor_parallel, r.batch)  # fmt: skip
+        lo, hi = (0.75, 1.3) if r.precision == "bf16" else (0.5, 1.05)
+        assert lo <= t["decode_step_s"] * 1e3 / r.tpot_ms <= hi, r
+        if r.batch == 1:
+            assert 0.8 <= t["prefill_s"] * 1e3 / r.ttft_ms <= 1.5, r
+
+
+def _aic_agg_beside_hubplan(catalog) -> pd.DataFrame:
+    """aiconfigurator's agg rows with hubplan's replica capacity for the same model, card,
+    precision, tensor-parallel size and targets (batch cap 512, as aiconfigurator's)."""
+    ref = pd.read_csv(AIC)
+    rows = []
+    for r in ref[ref["mode"] == "agg"].itertuples():
+        svc = InferenceService(model=r.model, weight_precision=r.precision,
+                               kv_precision=r.precision, compute_precision=r.precision,
+                               prompt_tokens=r.isl, output_tokens=r.osl,
+                               tensor_parallel=int(r.tensor_parallel),
+                               ttft_target_s=r.ttft_target_ms / 1e3,
+                               tpot_target_ms=r.tpot_target_ms, max_batch=512)  # fmt: skip
+        o = inference_token_model(svc, PoolSpec(accelerator=r.accelerator), catalog).iloc[0]
+        usable = r.tensor_parallel * catalog.accelerator(r.accelerator)["vram_gb"] * 0.9
+        rows.append({
+            "combo": (r.model, r.accelerator, r.precision, r.ttft_target_ms, r.tpot_target_ms),
+            "tp": r.tensor_parallel, "aic": r.request_rate_per_gpu,
+            "hubplan": o["replica_qps"] / r.tensor_parallel if o["fits"] else math.nan,
+            "weights_share": o["weights_gb"] / usable,
+            "idle_tpot_share": o.get("best_tpot_ms", math.nan) / r.tpot_target_ms,
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_serving_capacity_within_band_of_aiconfigurator(catalog):
+    # aiconfigurator's best aggregated configuration per TP on 8 GPUs for TTFT/TPOT targets
+    # of 2 s / 50 ms and 1 s / 30 ms: hubplan's requests/s per GPU lands within 0.6-1.05×
+    # (hubplan meets the targets at p95, aiconfigurator at its mean, so it is the lower)
+    # wherever the layout has room: weights under 80 % of the usable memory (aiconfigurator
+    # counts KV room as a share of what the weights leave, hubplan as vLLM does, of the
+    # whole card) and an idle step under 60 % of the TPOT target (near the target a few
+    # percent of bandwidth efficiency swing the batch several-fold).
+    d = _aic_agg_beside_hubplan(catalog)
+    roomy = d[(d["weights_share"] < 0.8) & (d["idle_tpot_share"] < 0.6)]
+    assert len(roomy) >= 30
+    ratio = roomy["hubplan"] / roomy["aic"]
+    assert ratio.between(0.6, 1.05).all(), roomy.assign(ratio=ratio)
+
+
+def test_tensor_parallel_choice_agrees_with_aiconfigurator(catalog):
+    # For each model, card, precision and target pair, the tensor-parallel size hubplan
+    # serves most requests/s per GPU with is, by aiconfigurator's own measured figures,
+    # within 10 % of the best it finds. 9 of the 12 picks are the same size; the others
+    # are 70B BF16 and FP8 on H100 at 1 s / 30 ms, near-ties in aiconfigurator (1.496 vs
+    # 1.498, 2.966 vs 2.980 requests/s per GPU), and 8B BF16 on H100 at 1 s / 30 ms, where
+    # hubplan's TP 2 serves 20.20 against TP 1's 22.19 (0.91) in aiconfigurator's figures.
+    d = _aic_agg_beside_hubplan(catalog)
+    for _, g in d.groupby("combo"):
+        pick = g.loc[g["hubplan"].idxmax()]
+        assert pick["aic"] >= 0.9 * g["aic"].max(), g
+
+
+def test_tensor_parallel_without_a_link_figure_is_an_error(tmp_path):
+    # A card the catalogue gives no scale-up link and no PCIe generation: one GPU per
+    # replica is sized, wider tensor parallelism is not offered (its all-reduces would have
+    # no cost), and asking for it names the missing columns instead of guessing.
+    path = tmp_path / "mine.csv"
+    path.write_text(
+        "name,aliases,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,source,as_of,"
+        "confidence\nX1 64GB,x1,Acme,datacenter-inference,64,500,2.0,Acme sheet,2026-10,medium\n",
+        encoding="utf-8",
+    )
+    cat = hubplan.load_catalog(accelerators=path)
+    x1 = PoolSpec(accelerator="X1 64GB", gpus_per_server=8)
+    svc = InferenceService(model="Llama-3.1-8B")
+    assert inference_token_model(svc, x1, cat)["tensor_parallel"].tolist() == [1]
+    wide = svc.model_copy(update={"tensor_parallel": 2})
+    with pytest.raises(hubplan.HubplanError, match=r"tensor_parallel = 2 .*pcie_gen"):
+        size_inference(wide, x1, cat)

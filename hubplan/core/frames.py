@@ -66,9 +66,24 @@ def typed(rows: list[dict], schema: Schema) -> pd.DataFrame:
     (['job', 'gpus'], ['str', 'int64'], 0)
     >>> typed([{"gpus": 8, "job": "a"}], {"job": "str", "gpus": "int64"}).values.tolist()
     [['a', 8]]
+
+    A row with a column the schema does not declare (or without one it does) is a
+    programming error, never a column silently dropped:
+
+    >>> typed([{"job": "a", "gpus": 8, "nodes": 1}], {"job": "str", "gpus": "int64"})
+    Traceback (most recent call last):
+    ...
+    ValueError: rows do not match the table's schema: not declared ['nodes'], not produced []
     """
     if not rows:
         return empty(schema)
+    extra = set(rows[0]) - set(schema)
+    missing = set(schema) - set(rows[0])
+    if extra or missing:  # a calculator and its table's schema drifted apart: say so
+        raise ValueError(
+            f"rows do not match the table's schema: not declared {sorted(extra)}, "
+            f"not produced {sorted(missing)}"
+        )
     return frame(rows, list(schema))
 
 

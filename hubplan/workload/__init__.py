@@ -20,6 +20,22 @@ References
    arXiv 2305.14314, §3 (NF4; double quantisation: 0.127 bits/param of constants).
 .. [MBU] Databricks, "LLM Inference Performance Engineering: Best Practices" (2023):
    decode is memory-bandwidth bound; MBU = achieved / peak bandwidth.
+.. [Megatron] Shoeybi et al., "Megatron-LM: Training Multi-Billion Parameter Language
+   Models Using Model Parallelism", arXiv 1909.08053, §3: two all-reduces per layer in
+   the forward pass of tensor parallelism.
+.. [NCCL] NVIDIA/nccl ``src/graph/tuning.cc`` (ring latency model: base + 2(n−1) steps);
+   nccl-tests ``doc/PERFORMANCE.md`` (bus bandwidth = algorithm bandwidth × 2(n−1)/n);
+   Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005 (the ring all-reduce cost).
+.. [Sarathi] Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with
+   Sarathi-Serve", OSDI 2024: chunked prefill and stall-free batching; vLLM docs,
+   "Optimization and Tuning" (chunked prefill, max_num_batched_tokens).
+.. [Kingman] Kingman, "On queues in heavy traffic", J. R. Stat. Soc. B 24 (1962): the
+   exponential approximation of waiting times; Pollaczek-Khinchine for the M/D/1 mean.
+.. [MLPerf] MLCommons MLPerf Inference v4.0, Llama-2-70B server scenario: TTFT ≤ 2 s and
+   TPOT ≤ 200 ms at p99.
+.. [aiconfigurator] NVIDIA aiconfigurator (PyPI ``aiconfigurator``,
+   github.com/ai-dynamo/aiconfigurator): a serving model built on measured kernel timings;
+   its figures for a few services are in ``data/aiconfigurator_reference.csv``.
 """
 
 from ..pools import whole_servers
@@ -28,9 +44,13 @@ from .development import development_gpu_count
 from .inference import (
     decode_step_seconds,
     inference_gpus_planning_rule,
+    inference_step_times,
     inference_token_model,
     kv_cache_bytes_per_token,
+    md1_wait_quantile_s,
+    ring_allreduce_seconds,
     size_inference,
+    tensor_parallel_link,
 )
 from .model import ELEMENT_BYTES, GB, ModelShape, resolve_model
 from .section import (
@@ -62,10 +82,12 @@ from .training import (
 __all__ = [
     "ELEMENT_BYTES", "GB", "OPTIMIZER_BYTES", "POOL_KINDS", "QLORA_BASE_BYTES_PER_PARAM",
     "SECONDS_PER_DAY", "Architecture", "DevelopmentPool", "InferenceService", "ModelShape",
-    "Overlap", "TrainingJob", "Workload", "activation_bytes_per_layer", "decode_step_seconds",
-    "development_gpu_count", "inference_gpus_planning_rule", "inference_token_model",
-    "kv_cache_bytes_per_token", "lora_trainable_params", "memory_bound_gpu_count",
-    "model_state_bytes", "pool_table", "resolve_model", "size_inference", "size_training",
-    "training_days", "training_flops", "training_gpu_count", "training_gpus_vs_days",
-    "training_memory", "training_on_gpus", "whole_servers", "zero_state_bytes_per_gpu",
+    "Overlap", "TrainingJob", "Workload", "activation_bytes_per_layer",
+    "decode_step_seconds", "development_gpu_count", "inference_gpus_planning_rule",
+    "inference_step_times", "inference_token_model", "kv_cache_bytes_per_token",
+    "lora_trainable_params", "md1_wait_quantile_s", "memory_bound_gpu_count",
+    "model_state_bytes", "pool_table", "resolve_model", "ring_allreduce_seconds",
+    "size_inference", "size_training", "tensor_parallel_link", "training_days",
+    "training_flops", "training_gpu_count", "training_gpus_vs_days", "training_memory",
+    "training_on_gpus", "whole_servers", "zero_state_bytes_per_gpu",
 ]  # fmt: skip

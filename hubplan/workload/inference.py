@@ -86,68 +86,168 @@ def planning_rule_instances(
     return in_flight, instances, instances * gpus_per_instance
 
 
-def decode_at_load(
-    qps_per_replica: float, prefill_s: float, output_tokens: int, step_s, max_batch: int
-) -> tuple[float, float]:
-    """Sequences decoding at once and the time per output token a replica sees at a load.
+# -- collective cost over the scale-up link ----------------------------------------------
 
-    A replica spends ρ = λ × prefill of its time on prompts, which pause decoding, so a
-    decode step takes step(b) / (1 − ρ) in wall time. Little's law for the decoding
-    sequences gives b = λ × output_tokens × step(b) / (1 − ρ); solved by fixed-point
-    iteration (step grows linearly with b, so it converges below capacity). At the
-    replica's capacity λ = 1 / (prefill + output × step(B) / B) this gives b = B.
+#: Ring all-reduce latency terms of NCCL's own cost model (NVIDIA/nccl
+#: ``src/graph/tuning.cc``, ``baseLat`` and ``hwLat``, Ring with the LL protocol NCCL picks
+#: for the small messages of decode): a 3.6 µs base per call plus 0.47 µs per step over
+#: NVLink and 1.0 µs per step over PCIe. [s]
+ALLREDUCE_BASE_LATENCY_S = 3.6e-6
+HOP_LATENCY_S = {"scaleup": 0.47e-6, "pcie": 1.0e-6}
 
-    Returns (b, time per output token [s]).
+#: PCIe x16 bandwidth per direction [GB/s]: 8 / 16 / 32 GT/s per lane for Gen 3 / 4 / 5
+#: with 128b/130b encoding (PCI-SIG base specifications 3.0-5.0) → 15.75 / 31.5 / 63;
+#: Gen 6 at 64 GT/s PAM4 with FLIT encoding ≈ 121 (PCI-SIG PCIe 6.0 FAQ).
+PCIE_X16_GB_S = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 
-    >>> round(decode_at_load(0.1, 0.0, 100, lambda b: 0.01, 256)[0], 6)  # λ·out·step
-    0.1
+#: All-reduces per transformer layer in Megatron tensor parallelism: one after the
+#: attention block, one after the MLP, forward pass only (Shoeybi et al. 2019,
+#: arXiv 1909.08053 §3 and Fig. 4, the g operators of the forward pass).
+ALLREDUCES_PER_LAYER = 2
+
+#: Bytes per activation element on the wire: serving engines all-reduce BF16/FP16
+#: activations (TensorRT-LLM and vLLM default), whatever the weight precision.
+ACTIVATION_BYTES = 2.0
+
+
+def ring_allreduce_seconds(
+    message_bytes, ranks: int, link_gb_s: float, hop_latency_s: float,
+    base_latency_s: float = ALLREDUCE_BASE_LATENCY_S,
+):  # fmt: skip
+    """Time of one ring all-reduce of ``message_bytes`` over ``ranks`` GPUs. [s]
+
+    Notes
+    -----
+    The α-β model of the ring algorithm (Thakur, Rabenseifner & Gropp, "Optimization of
+    Collective Communication Operations in MPICH", IJHPCA 2005, §4.4; NCCL's
+    ``ncclTopoTuneModel``): 2(n−1) steps, each moving 1/n of the message over one link, so
+    t = base + 2(n−1)·hop + 2(n−1)/n · S / B, with B the per-direction link bandwidth
+    (nccl-tests ``doc/PERFORMANCE.md``: bus bandwidth = algorithm bandwidth × 2(n−1)/n).
+    One GPU needs no all-reduce.
+
+    Examples
+    --------
+    A 16 MiB BF16 all-reduce over 8 H100s (NVLink 4: 900 GB/s total, 450 GB/s each way):
+    3.6 + 14 × 0.47 = 10.18 µs of latency plus 1.75 × 16 777 216 / 450e9 = 65.24 µs.
+
+    >>> round(ring_allreduce_seconds(16 * 2**20, 8, 450, 0.47e-6) * 1e6, 2)
+    75.42
+    >>> ring_allreduce_seconds(1e6, 1, 450, 0.47e-6)
+    0.0
     """
-    rho = qps_per_replica * prefill_s
-    if rho >= 1:
-        return float(max_batch), math.inf
-    b = 1.0
-    for _ in range(200):
-        nxt = min(qps_per_replica * output_tokens * step_s(max(b, 1.0)) / (1 - rho), max_batch)
-        if abs(nxt - b) < 1e-9:
-            break
-        b = nxt
-    return b, step_s(max(b, 1.0)) / (1 - rho)
+    ranks = np.asarray(ranks, dtype=float)
+    steps = 2 * (ranks - 1)
+    with np.errstate(invalid="ignore"):
+        t = (base_latency_s + steps * hop_latency_s
+             + steps / ranks * message_bytes / (np.asarray(link_gb_s) * 1e9))  # fmt: skip
+    out = np.where(ranks > 1, t, 0.0 * np.asarray(message_bytes))
+    return float(out) if out.ndim == 0 else out
+
+
+def tensor_parallel_link(acc: pd.Series, tp: int) -> tuple[float, float, str]:
+    """(bandwidth per direction [GB/s], latency per ring step [s], kind) of the link a
+    ``tp``-wide replica's all-reduces run over.
+
+    Within the accelerator's scale-up domain (``scaleup_domain_gpus``) the catalogue's
+    ``scaleup_bw_gb_s`` (the vendor's bidirectional total, e.g. 900 GB/s for NVLink 4 on
+    H100 SXM, NVIDIA H100 datasheet) halved; beyond it, or without a scale-up link (L40S,
+    L4), PCIe x16 of the card's generation (:data:`PCIE_X16_GB_S`). NCCL's NVLink step
+    latency is used for every vendor's scale-up link (no other published figure).
+    (nan, nan, "unknown") when the catalogue has neither figure.
+
+    >>> import hubplan
+    >>> cat = hubplan.load_catalog()
+    >>> tensor_parallel_link(cat.accelerator("H100 SXM5 80GB"), 8)
+    (450.0, 4.7e-07, 'scaleup')
+    >>> tensor_parallel_link(cat.accelerator("L40S 48GB"), 4)
+    (31.5, 1e-06, 'pcie')
+    """
+    if tp <= 1:
+        return math.inf, 0.0, "none"
+    domain, bw = acc["scaleup_domain_gpus"], acc["scaleup_bw_gb_s"]
+    kind = acc["scaleup_kind"] if isinstance(acc["scaleup_kind"], str) else ""
+    if kind not in ("", "none") and bw == bw and bw > 0 and domain == domain and tp <= domain:
+        return float(bw) / 2, HOP_LATENCY_S["scaleup"], "scaleup"
+    gen = acc["pcie_gen"]
+    if gen == gen and int(gen) in PCIE_X16_GB_S:
+        return PCIE_X16_GB_S[int(gen)], HOP_LATENCY_S["pcie"], "pcie"
+    return math.nan, math.nan, "unknown"
 
 
 def decode_step_seconds(
     weight_bytes: float,
-    kv_bytes_read: float,
+    kv_bytes_read,
     mem_bw_tb_s: float,
     mbu: float,
-    flops: float,
+    flops,
     peak_tflops: float,
     mfu: float,
-) -> float:
-    """Time of one decode step: the slower of streaming memory and doing the maths. [s]
+    collective_s=0.0,
+):
+    """Time of one engine step: the slower of streaming memory and doing the maths, plus
+    the tensor-parallel all-reduces, which do not overlap them. [s]
 
     Every step reads all weights plus the batch's KV cache once [MBU]_; the compute
-    ceiling is 2·N_active FLOPs per generated token.
+    ceiling is 2·N_active FLOPs per token processed (decode tokens and prefill-chunk
+    tokens alike); ``collective_s`` is the step's all-reduce time
+    (:func:`ring_allreduce_seconds` × 2 per layer, Megatron-LM §3).
 
-    >>> round(decode_step_seconds(140e9, 0, 4 * 3.35, 0.6, 0, 1, 1) * 1e3, 2)  # ms
+    Llama-2-70B BF16 at batch 1 on 4 × H100 (3.35 TB/s each, NVIDIA H100 datasheet) at
+    MBU 0.6: 140e9 / (4 × 3.35e12 × 0.6) = 17.41 ms, before the all-reduces.
+
+    >>> round(float(decode_step_seconds(140e9, 0, 4 * 3.35, 0.6, 0, 1, 1)) * 1e3, 2)  # ms
     17.41
     """
     t_mem = (weight_bytes + kv_bytes_read) / (mem_bw_tb_s * 1e12 * mbu)
     t_compute = flops / (peak_tflops * 1e12 * mfu)
-    return max(t_mem, t_compute)
+    return np.maximum(t_mem, t_compute) + collective_s
 
 
-# -- model shape -------------------------------------------------------------------------
+def md1_wait_quantile_s(rho, service_s, q: float):
+    """Waiting time in an M/D/1 queue: the mean, or the ``q`` quantile. [s]
+
+    Notes
+    -----
+    Mean wait (Pollaczek-Khinchine, deterministic service): W = ρ·S / (2(1 − ρ)). The
+    tail uses the exponential approximation of the waiting time (Kingman 1962, "On queues
+    in heavy traffic", J. R. Stat. Soc. B 24): an arrival waits with probability ρ, and
+    then for an exponential time of mean W/ρ, so P(wait > t) ≈ ρ·exp(−t·ρ/W) and the
+    q quantile is (W/ρ)·ln(ρ / (1 − q)) when ρ > 1 − q, else 0. ``q`` = None gives the mean.
+
+    Examples
+    --------
+    Service 0.1 s at 80 % load: mean wait 0.8 × 0.1 / 0.4 = 0.2 s; p95 = 0.25 × ln(16)
+    = 0.693 s; the median arrival (ρ > 0.5) waits 0.25 × ln 1.6 = 0.1175 s.
+
+    >>> [round(float(md1_wait_quantile_s(0.8, 0.1, q)), 4) for q in (None, 0.95, 0.5)]
+    [0.2, 0.6931, 0.1175]
+    """
+    rho = np.asarray(rho, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(rho < 1, rho * service_s / (2 * (1 - rho)), np.inf)
+        if q is None:
+            return mean
+        cond = np.where(rho > 0, mean / np.where(rho > 0, rho, 1), 0.0)
+        tail = cond * np.log(np.where(rho > 1 - q, rho / (1 - q), 1.0))
+    return np.where(rho < 1, tail, np.inf)
+
+
+#: Standard normal 95th percentile, for the Poisson count of decoding sequences.
+Z95 = 1.6449
 
 
 def _tp_candidates(service: InferenceService, pool: PoolSpec, acc: pd.Series) -> list[int]:
     """Tensor-parallel sizes to try: powers of two up to one server, or up to the
     scale-up domain where that is larger (GB200 NVL72). PCIe-only servers run tensor
-    parallel over PCIe, slower but common for 8-card inference servers."""
+    parallel over PCIe, slower but common for 8-card inference servers; a size whose link
+    the catalogue does not describe is not tried (a given ``tensor_parallel`` is an error
+    then, raised by :func:`_token_options`)."""
     if service.tensor_parallel is not None:
         return [service.tensor_parallel]
     domain = acc["scaleup_domain_gpus"]
     limit = max(pool.gpus_per_server, int(domain) if domain == domain else 1)
-    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= limit]
+    return [t for t in (1, 2, 4, 8, 16, 32, 64)
+            if t <= limit and not math.isnan(tensor_parallel_link(acc, t)[0])]  # fmt: skip
 
 
 def inference_token_model(
@@ -160,99 +260,293 @@ def inference_token_model(
     return pd.DataFrame(_token_options(service, pool, catalog))
 
 
+class _Shape:
+    """Per-service constants of the token model (bytes, FLOPs, the hardware roofline)."""
+
+    def __init__(self, service: InferenceService, pool: PoolSpec, catalog: Catalog):
+        acc = catalog.accelerator(pool.accelerator)
+        shape, params, active = resolve_model(catalog, service.model, service.architecture,
+                                              service.params)  # fmt: skip
+        assert shape is not None  # the scenario requires model or architecture
+        self.acc, self.shape, self.active = acc, shape, active
+        self.peak = peak_tflops(acc, service.compute_precision)
+        self.bw = float(acc["mem_bw_tb_s"])
+        if math.isnan(self.bw):
+            raise HubplanError(
+                f"accelerator {acc['name']!r} has no sourced memory bandwidth (mem_bw_tb_s); "
+                "the token-level inference estimate needs it: choose another accelerator or "
+                "add it"
+            )
+        self.kv_tok = kv_cache_bytes_per_token(
+            shape.layers, shape.kv_heads, shape.head_dim,
+            ELEMENT_BYTES[service.kv_precision], shape.kv_lora_rank, shape.qk_rope_head_dim,
+        )  # fmt: skip
+        self.weights = params * ELEMENT_BYTES[service.weight_precision]
+        self.svc = service
+        self._links: dict[int, tuple[float, float, str]] = {}
+        self._link_arrays: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def collective_s(self, tp, tokens):
+        """All-reduce time of one step that carries ``tokens`` tokens (2 per layer)."""
+        s, tp = self.shape, np.asarray(tp, dtype=float)
+        key = (tp.shape, tuple(tp.ravel()))
+        if key not in self._link_arrays:
+            links = [self._link(int(t)) for t in tp.ravel()]
+            bw = np.array([x[0] for x in links]).reshape(tp.shape)
+            self._link_arrays[key] = (bw, np.array([x[1] for x in links]).reshape(tp.shape))
+        bw, hop = self._link_arrays[key]
+        one = ring_allreduce_seconds(
+            tokens * s.hidden_size * ACTIVATION_BYTES,
+            tp,
+            bw * self.svc.collective_bw_utilization,
+            hop,
+        )
+        return ALLREDUCES_PER_LAYER * s.layers * one
+
+    def _link(self, tp: int) -> tuple[float, float, str]:
+        if tp not in self._links:
+            self._links[tp] = tensor_parallel_link(self.acc, tp)
+        return self._links[tp]
+
+    def step_s(self, tp, decode_seqs, prefill_tokens, collective=None):
+        """One engine step: ``decode_seqs`` sequences decoding (mean context prompt +
+        output/2) and ``prefill_tokens`` prompt tokens of a chunk. [s]"""
+        svc = self.svc
+        ctx = svc.prompt_tokens + svc.output_tokens / 2
+        tokens = decode_seqs + prefill_tokens
+        if collective is None:
+            collective = self.collective_s(tp, tokens)
+        return decode_step_seconds(self.weights, decode_seqs * self.kv_tok * ctx, tp * self.bw,
+                                   svc.memory_bandwidth_utilization, 2 * self.active * tokens,
+                                   tp * self.peak, svc.compute_mfu, collective)  # fmt: skip
+
+
+def _serving(m: _Shape, tp, b):
+    """The continuous-batching model at mean decode batch ``b`` (arrays broadcast).
+
+    Chunked prefill (Sarathi-Serve, Agrawal et al., OSDI 2024; vLLM "chunked prefill"): a
+    prompt of P tokens is split into chunks of at most C = ``prefill_chunk_tokens`` that
+    ride in the same engine steps as the b decoding sequences, so decoding never stalls:
+    an iteration without a prompt takes i₀ = step(b, 0), one with a chunk i_C = step(b, C).
+    The prompt's service time is S = Σ over its ⌈P/C⌉ chunks of step(b, chunk); prompts
+    queue FCFS for it, an M/D/1 queue per replica (Poisson arrivals split evenly) at load
+    ρ = λS. A decoding sequence gets one token per iteration, so over time
+    1/TPOT = (1 − ρ)/i₀ + ρ/ī_C (ī_C = S / chunks) and, by Little's law, b = λ·O·TPOT,
+    which gives λ for each b in closed form:
+    1/TPOT = (1/i₀) / (1 + (b·S/O)(1/i₀ − 1/ī_C)).
+    Each sequence holds a decode slot for a time independent of the others, so the number
+    decoding is the occupancy of an M/G/∞ system: Poisson with mean b (Kleinrock,
+    "Queueing Systems", vol. 1, 1975, the M/G/∞ queue). Its 95th percentile, b + 1.645√b
+    (normal approximation), sets the p95 TPOT and the KV cache the replica must hold; the
+    median batch is ≈ b, so TPOT p50 is the mean. A request's TPOT averages over its
+    output tokens, so the step-to-step swing of prompt chunks averages out of it.
+    TTFT = S + the M/D/1 wait (:func:`md1_wait_quantile_s`).
+    """
+    svc = m.svc
+    P, out_tokens = svc.prompt_tokens, svc.output_tokens
+    C = min(svc.prefill_chunk_tokens, P)
+    n = math.ceil(P / C)
+    last = P - (n - 1) * C
+
+    def steps(bb):
+        comm0 = m.collective_s(tp, bb)
+        i0 = m.step_s(tp, bb, 0, comm0)
+        s_p = m.step_s(tp, bb, last)
+        if n > 1:
+            s_p = s_p + (n - 1) * m.step_s(tp, bb, C)
+        return i0, s_p, comm0
+
+    i0, s_p, comm0 = steps(b)
+    i_bar = s_p / n
+    u = (1 / i0) / (1 + (b * s_p / out_tokens) * (1 / i0 - 1 / i_bar))
+    lam = b * u / out_tokens
+    rho = lam * s_p
+    b95 = b + Z95 * np.sqrt(b)
+    i0_95, s_p95, _ = steps(b95)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpot95 = 1 / ((1 - rho) / i0_95 + rho / (s_p95 / n))
+    t_mem = (m.weights + b * m.kv_tok * (P + out_tokens / 2)) / (
+        tp * m.bw * 1e12 * svc.memory_bandwidth_utilization
+    )
+    out = {
+        "lam": lam, "rho": rho, "tpot": 1 / u, "tpot95": tpot95, "i0": i0, "s_p": s_p,
+        "b95": b95, "ttft50": s_p + md1_wait_quantile_s(rho, s_p, 0.5),
+        "ttft95": s_p + md1_wait_quantile_s(rho, s_p, 0.95),
+        "mem_bound": t_mem >= i0 - comm0 - 1e-15,
+    }  # fmt: skip
+    shape = np.broadcast(tp, b).shape
+    return {k: v if np.shape(v) == shape else np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def inference_step_times(
+    service: InferenceService,
+    pool: PoolSpec,
+    catalog: Catalog,
+    tensor_parallel: int,
+    batch: float,
+) -> dict[str, float]:
+    """The token model's engine steps for one replica, without queueing: the decode step
+    at ``batch`` sequences (mean context prompt + output/2), its all-reduce share, and the
+    prefill of one whole prompt on an idle replica. [s]
+
+    These are the figures a static-batch benchmark measures (e.g. aiconfigurator's
+    ``estimate --estimate-mode static``: TPOT at a batch, TTFT at batch 1).
+
+    >>> import hubplan
+    >>> svc = InferenceService(model="Llama-3.1-8B", prompt_tokens=1024, output_tokens=256)
+    >>> t = inference_step_times(svc, PoolSpec(), hubplan.load_catalog(), 1, 1)
+    >>> round(t["decode_step_s"] * 1e3, 2), t["collective_s"]
+    (8.07, 0.0)
+    """
+    m = _Shape(service, pool, catalog)
+    tp = np.array([float(tensor_parallel)])
+    if tensor_parallel > 1 and math.isnan(m._link(tensor_parallel)[0]):
+        raise HubplanError(
+            f"tensor_parallel = {tensor_parallel} on {m.acc['name']!r}: the catalogue gives "
+            "neither a scale-up link nor pcie_gen for its all-reduces"
+        )
+    return {
+        "decode_step_s": float(m.step_s(tp, batch, 0)[0]),
+        "collective_s": float(m.collective_s(tp, batch)[0]),
+        "prefill_s": float(m.step_s(tp, 0, service.prompt_tokens)[0]),
+    }
+
+
+def _batch_grid(max_batch: int) -> np.ndarray:
+    """Mean decode batches to evaluate: an idle replica (1e-9) first, every whole number up
+    to 64, and a geometric sweep from 1e-3 to the cap: ~300 points, steps of under 3 %
+    above 64."""
+    whole = np.arange(1, min(max_batch, 64) + 1, dtype=float)
+    sweep = np.geomspace(1e-3, max_batch, 240)
+    return np.unique(np.concatenate([[1e-9], whole, sweep, [float(max_batch)]]))
+
+
 def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) -> list[dict]:
     """Token-level serving estimate for each tensor-parallel size, one dict per size.
 
     Per replica of t GPUs: weights = N × bytes; KV free = t·VRAM·utilisation − weights;
-    concurrent sequences B = ⌊KV free / (KV bytes/token × (prompt + output))⌋ (capped by
-    ``max_batch``); decode step per :func:`decode_step_seconds` with the mean context
-    prompt + output/2; prefill = 2·N_active·prompt / (t·peak·MFU) (compute-bound);
-    replica capacity = 1 / (prefill + output·step/B) requests/s (prefill and decode
-    share the GPUs); replicas = ⌈QPS / capacity⌉.
+    sequences that fit B = ⌊KV free / (KV bytes/token × (prompt + output))⌋ (capped by
+    ``max_batch``). Engine steps per :func:`decode_step_seconds` with the tensor-parallel
+    all-reduces (:func:`ring_allreduce_seconds`, 2 per layer); the continuous-batching
+    model of :func:`_serving` over a grid of mean batches b (vectorised over t × b). The
+    planned batch is the one with the most requests/s whose p95 batch fits B and whose p95
+    TTFT and TPOT meet the targets; replicas = ⌈peak QPS ÷ that rate⌉; the latencies are
+    then reported at the load each replica really carries (peak QPS ÷ replicas).
     """
-    acc = catalog.accelerator(pool.accelerator)
-    shape, params, active = resolve_model(catalog, service.model, service.architecture,
-                                          service.params)  # fmt: skip
-    assert shape is not None  # the scenario requires model or architecture
-    peak = peak_tflops(acc, service.compute_precision)
-    bw = float(acc["mem_bw_tb_s"])
-    if math.isnan(bw):
-        raise HubplanError(
-            f"accelerator {acc['name']!r} has no sourced memory bandwidth (mem_bw_tb_s); the "
-            "token-level inference estimate needs it: choose another accelerator or add it"
-        )
-    kv_tok = kv_cache_bytes_per_token(
-        shape.layers, shape.kv_heads, shape.head_dim, ELEMENT_BYTES[service.kv_precision],
-        shape.kv_lora_rank, shape.qk_rope_head_dim,
-    )  # fmt: skip
-    weights = params * ELEMENT_BYTES[service.weight_precision]
+    m = _Shape(service, pool, catalog)
+    acc = m.acc
+    tps = _tp_candidates(service, pool, acc)
+    if service.tensor_parallel is not None and service.tensor_parallel > 1:
+        if math.isnan(tensor_parallel_link(acc, service.tensor_parallel)[0]):
+            raise HubplanError(
+                f"tensor_parallel = {service.tensor_parallel} on {acc['name']!r}: the "
+                "catalogue gives neither a scale-up link (scaleup_bw_gb_s, "
+                "scaleup_domain_gpus) nor pcie_gen for its all-reduces; add them or use 1"
+            )
+    tp = np.array(tps, dtype=float)[:, None]
     seq_tokens = service.prompt_tokens + service.output_tokens
-    mean_ctx = service.prompt_tokens + service.output_tokens / 2
-    rows = []
-    for tp in _tp_candidates(service, pool, acc):
-        usable = tp * float(acc["vram_gb"]) * GB * service.gpu_memory_utilization
-        free = usable - weights
-        fit = max(math.floor(free / (kv_tok * seq_tokens)), 0) if free > 0 else 0
-        batch = min(fit, service.max_batch)
-        row = {"tensor_parallel": tp, "weights_gb": weights / GB, "kv_free_gb": free / GB,
-               "kv_cache_bytes_per_token": kv_tok, "concurrent_seqs": batch}  # fmt: skip
-        if batch < 1:
-            rows.append({**row, "replicas": math.nan, "gpus": math.nan, "fits": False})
+    free = tp[:, 0] * float(acc["vram_gb"]) * GB * service.gpu_memory_utilization - m.weights
+    fit = np.where(free > 0, np.floor(np.maximum(free, 0) / (m.kv_tok * seq_tokens)), 0)
+    cap = np.minimum(fit, service.max_batch)
+    grid = _batch_grid(service.max_batch)[None, :]
+    g = _serving(m, tp, grid)
+    stable = np.isfinite(g["lam"]) & (g["rho"] < 1) & (g["lam"] > 0)
+    holds = g["b95"] <= cap[:, None]
+    tpot_ok = (np.ones_like(stable) if service.tpot_target_ms is None
+               else g["tpot95"] * 1e3 <= service.tpot_target_ms)  # fmt: skip
+    ttft_ok = (np.ones_like(stable) if service.ttft_target_s is None
+               else g["ttft95"] <= service.ttft_target_s)  # fmt: skip
+    usable = stable & holds
+    meets = usable & tpot_ok & ttft_ok
+    rows, plans = [], []
+    for i, t in enumerate(tps):
+        row = {"tensor_parallel": t, "weights_gb": m.weights / GB, "kv_free_gb": free[i] / GB,
+               "kv_cache_bytes_per_token": m.kv_tok, "concurrent_seqs": int(cap[i]),
+               "link_gb_s": tensor_parallel_link(acc, t)[0] if t > 1 else math.nan}  # fmt: skip
+        rows.append(row)
+        if cap[i] < 1 or not usable[i].any():
+            row.update({"replicas": math.nan, "gpus": math.nan, "fits": False,
+                        "meets_targets": False})  # fmt: skip
+            plans.append(None)
             continue
-        step = decode_step_seconds(weights / 1, batch * kv_tok * mean_ctx, tp * bw,
-                                   service.memory_bandwidth_utilization,
-                                   2 * active * batch, tp * peak, service.compute_mfu)  # fmt: skip
-        t_mem = (weights + batch * kv_tok * mean_ctx) / (
-            tp * bw * 1e12 * service.memory_bandwidth_utilization
-        )
-        prefill = 2 * active * service.prompt_tokens / (tp * peak * 1e12 * service.compute_mfu)
-        decode_share = service.output_tokens * step / batch
-        capacity = 1 / (prefill + decode_share)
-        # any load needs one replica, however small the QPS (rounding must not make none)
-        replicas = max(1, math.ceil(round(service.peak_qps / capacity, 9)))
-
-        def step_of(b: float, tp=tp) -> float:
-            return decode_step_seconds(weights, b * kv_tok * mean_ctx, tp * bw,
-                                       service.memory_bandwidth_utilization,
-                                       2 * active * b, tp * peak, service.compute_mfu)  # fmt: skip
-
-        load_b, tpot = decode_at_load(service.peak_qps / replicas, prefill,
-                                      service.output_tokens, step_of, batch)  # fmt: skip
-        target = service.tpot_target_ms / 1e3 if service.tpot_target_ms else None
-        meets_tpot = target is None or step_of(1.0) <= target
-        if target is not None and meets_tpot:
-            # more replicas, fewer sequences each, until each step is short enough
-            while tpot > target and replicas < 1_000_000:
-                replicas += max(1, replicas // 20)
-                load_b, tpot = decode_at_load(service.peak_qps / replicas, prefill,
-                                              service.output_tokens, step_of, batch)  # fmt: skip
-            meets_tpot = tpot <= target
-        meets_ttft = service.ttft_target_s is None or prefill <= service.ttft_target_s
-        if prefill > decode_share:
-            bind = "prefill_compute"
-        elif t_mem >= step * (1 - 1e-12):
-            bind = "decode_bandwidth"
-        else:
-            bind = "decode_compute"
-        rows.append({
-            **row, "decode_step_ms": step * 1e3,
-            "decode_tokens_per_s_per_seq": 1 / step,
-            "decode_tokens_per_s": batch / step, "ttft_s": prefill,
-            "latency_s": prefill + service.output_tokens * step,
-            "replica_qps": capacity, "replicas": replicas, "gpus": replicas * tp,
-            "fits": True, "limit": "batch_cap" if fit > service.max_batch else "kv_memory",
-            "token_binding": bind, "load_seqs": load_b, "load_tpot_ms": tpot * 1e3,
-            "load_latency_s": prefill + service.output_tokens * tpot,
-            "meets_targets": bool(meets_tpot and meets_ttft),
+        ok = meets[i] if meets[i].any() else usable[i]
+        lam = np.where(ok, g["lam"][i], -np.inf)
+        j = int(np.argmax(lam))
+        replicas = max(1, math.ceil(round(service.peak_qps / float(lam[j]), 9)))
+        # the mean batch at which λ(b) equals the load each replica carries
+        prefix = np.maximum.accumulate(g["lam"][i, : j + 1])
+        b_op = float(np.interp(service.peak_qps / replicas, prefix, grid[0, : j + 1]))
+        plans.append((j, replicas, b_op))
+    # every layout's operating point (the load it really carries) in one evaluation
+    b_ops = np.array([[p[2] if p else 1.0] for p in plans])
+    op = _serving(m, tp, b_ops)
+    comm = m.collective_s(tp[:, 0], grid[0, [p[0] if p else 0 for p in plans]])
+    for i, (t, plan) in enumerate(zip(tps, plans, strict=True)):
+        if plan is None:
+            continue
+        j, replicas, b_op = plan
+        cap_qps = float(g["lam"][i, j])
+        bind = ("prefill_compute" if g["rho"][i, j] >= 0.5
+                else "decode_bandwidth" if g["mem_bound"][i, j] else "decode_compute")  # fmt: skip
+        tpot_op = float(op["tpot"][i, 0])
+        rows[i].update({
+            "planned_batch": math.ceil(float(g["b95"][i, j]) - 1e-9),
+            "decode_step_ms": float(g["i0"][i, j]) * 1e3,
+            "collective_ms": float(comm[i]) * 1e3,
+            "decode_tokens_per_s_per_seq": 1 / float(g["tpot"][i, j]),
+            "decode_tokens_per_s": cap_qps * service.output_tokens,
+            "ttft_s": float(g["s_p"][i, 0]),
+            "latency_s": float(g["ttft50"][i, j] + service.output_tokens * g["tpot"][i, j]),
+            "replica_qps": cap_qps, "replicas": replicas, "gpus": replicas * t,
+            "fits": True, "limit": _batch_limit(j, i, grid, g, cap, service, tpot_ok,
+                                                ttft_ok, stable),
+            "token_binding": bind, "load_seqs": b_op, "load_tpot_ms": tpot_op * 1e3,
+            "ttft_p50_s": float(op["ttft50"][i, 0]), "ttft_p95_s": float(op["ttft95"][i, 0]),
+            "tpot_p50_ms": tpot_op * 1e3, "tpot_p95_ms": float(op["tpot95"][i, 0]) * 1e3,
+            "prefill_share": float(op["rho"][i, 0]),
+            "load_latency_s": float(op["ttft50"][i, 0]) + service.output_tokens * tpot_op,
+            "meets_targets": bool(meets[i].any()),
+            "best_ttft_s": float(g["ttft95"][i, 0]),
+            "best_tpot_ms": float(g["tpot95"][i, 0]) * 1e3,
         })  # fmt: skip
     return rows
 
 
+def _batch_limit(j, i, grid, g, cap, service, tpot_ok, ttft_ok, stable) -> str:
+    """What stops the planned batch growing: the first constraint the next larger mean
+    batch breaks (KV memory, the batch cap, a latency target, prefill saturation), or
+    ``throughput_peak`` when a larger batch would only serve fewer requests per second."""
+    if j + 1 >= grid.shape[1]:
+        return "batch_cap"
+    k = j + 1
+    if g["b95"][i, k] > cap[i]:
+        return "kv_memory" if cap[i] < service.max_batch else "batch_cap"
+    if not tpot_ok[i, k]:
+        return "tpot_target"
+    if not ttft_ok[i, k]:
+        return "ttft_target"
+    if not stable[i, k]:
+        return "prefill_saturated"
+    return "throughput_peak"
+
+
 #: The chosen layout's columns that the inference row carries.
 CHOSEN_COLUMNS = ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
-                  "concurrent_seqs", "decode_step_ms", "decode_tokens_per_s_per_seq",
-                  "decode_tokens_per_s", "ttft_s", "latency_s", "replica_qps", "replicas",
-                  "token_binding", "load_seqs", "load_tpot_ms", "load_latency_s")  # fmt: skip
+                  "concurrent_seqs", "planned_batch", "link_gb_s", "decode_step_ms",
+                  "collective_ms", "decode_tokens_per_s_per_seq", "decode_tokens_per_s",
+                  "ttft_s", "latency_s", "replica_qps", "replicas", "limit", "token_binding",
+                  "load_seqs", "load_tpot_ms", "ttft_p50_s", "ttft_p95_s", "tpot_p50_ms",
+                  "tpot_p95_ms", "prefill_share", "load_latency_s")  # fmt: skip
+
+#: Text columns among :data:`CHOSEN_COLUMNS`.
+_TEXT_COLUMNS = ("limit", "token_binding")
+
+#: The planning rule is a cross-check: a warning when it and the token model differ by
+#: more than this factor either way. 2×: a generic per-GPU concurrency cannot be trusted
+#: closer than that across models, cards and precisions (the token model differs from a
+#: measured-data model by 0.8-1.2×; the rule was seen up to 5× off), and a smaller factor
+#: would flag most services.
+RULE_DISAGREEMENT_FACTOR = 2.0
 
 
 def _chosen_values(options: list[dict], best: int) -> dict:
@@ -261,7 +555,7 @@ def _chosen_values(options: list[dict], best: int) -> dict:
     where another option left the column empty (a column with gaps is a float column)."""
     values = {}
     for key in CHOSEN_COLUMNS:
-        if key == "token_binding":
+        if key in _TEXT_COLUMNS:
             values[key] = options[best][key]
         else:
             values[key] = np.array([o.get(key, math.nan) for o in options])[best]
@@ -271,7 +565,14 @@ def _chosen_values(options: list[dict], best: int) -> dict:
 def size_inference(
     service: InferenceService, pool: PoolSpec, catalog: Catalog
 ) -> tuple[dict, list[Finding]]:
-    """Size one service both ways (planning rule, token model) and say which binds."""
+    """Size one service with the token model; the planning rule is a cross-check.
+
+    The token model (:func:`_token_options`) sets the GPUs: the layout with the fewest
+    GPUs (then the narrowest tensor parallelism) among those meeting the latency targets
+    at p95. The planning rule (Little's law with a per-GPU or per-instance concurrency)
+    is reported beside it, with a warning when the two differ by more than
+    :data:`RULE_DISAGREEMENT_FACTOR`.
+    """
     acc = catalog.accelerator(pool.accelerator)
     options = _token_options(service, pool, catalog)
     in_flight = service.peak_qps * service.mean_latency_s
@@ -295,6 +596,7 @@ def size_inference(
     if window is not None and tokens > window:
         data = {"tokens": tokens, "model": service.model, "window": window}
         found.append(Finding("error", "workload", service.name, "context_exceeds_window", data))
+    meets = False
     if not viable:
         largest = max(options, key=lambda o: o["tensor_parallel"])  # the first of the largest
         weights, tp = float(largest["weights_gb"]), int(largest["tensor_parallel"])
@@ -311,12 +613,13 @@ def size_inference(
         token_gpus = math.nan
     else:
         meeting = [i for i in viable if options[i]["meets_targets"]]
+        meets = bool(meeting)
         if not meeting:
             found.append(Finding("error", "workload", service.name, "targets_unreachable",
                                  {"ttft": service.ttft_target_s or math.nan,
                                   "tpot": service.tpot_target_ms or math.nan,
-                                  "best_ttft": min(options[i]["ttft_s"] for i in viable),
-                                  "best_tpot": min(options[i]["decode_step_ms"]
+                                  "best_ttft": min(options[i]["best_ttft_s"] for i in viable),
+                                  "best_tpot": min(options[i]["best_tpot_ms"]
                                                    for i in viable),
                                   "accelerator": acc["name"]}))  # fmt: skip
             meeting = viable
@@ -324,11 +627,8 @@ def size_inference(
         pick = min(meeting, key=lambda i: (options[i]["gpus"], options[i]["tensor_parallel"]))
         best = _chosen_values(options, pick)
         token_gpus = int(options[pick]["gpus"])
-    required = rule if best is None else max(rule, token_gpus)
-    if best is None:
-        binding = "no_fit"  # an error finding says why; the rule's count is not a plan
-    else:
-        binding = "planning_rule" if rule >= token_gpus else "token_model"
+    required = rule if best is None else token_gpus
+    binding = "no_fit" if best is None else "token_model"
     gpus = whole_servers(required, pool.gpus_per_server)
     row = {
         "service": service.name, "accelerator": acc["name"], "peak_qps": service.peak_qps,
@@ -336,11 +636,13 @@ def size_inference(
         "gpus_per_instance": per_instance,
         "rule_gpus": rule, "token_gpus": token_gpus, "gpus_required": required,
         "gpus": gpus, "servers": gpus // pool.gpus_per_server, "binding": binding,
+        "rule_ratio": rule / token_gpus if best is not None else math.nan,
+        "meets_targets": meets,
     }  # fmt: skip
     # The same columns whether or not a layout fits (empty when none does), so later
     # stages and views never meet a missing column.
     for key in CHOSEN_COLUMNS:
-        row[key] = best[key] if best is not None else (math.nan if key != "token_binding" else "")
+        row[key] = best[key] if best is not None else ("" if key in _TEXT_COLUMNS else math.nan)
     if best is not None:
         # Warn only when the load the service really carries misses the brief's latency.
         if best["load_latency_s"] > service.mean_latency_s * 1.5:
@@ -351,8 +653,12 @@ def size_inference(
             found.append(Finding("warning", "workload", service.name, "tp_across_servers",
                                  {"tp": int(best["tensor_parallel"]),
                                   "per_server": pool.gpus_per_server}))  # fmt: skip
-    if best is not None:
-        found.append(Finding("info", "workload", service.name, f"inference_{binding}",
+        ratio = rule / token_gpus
+        if not 1 / RULE_DISAGREEMENT_FACTOR <= ratio <= RULE_DISAGREEMENT_FACTOR:
+            found.append(Finding("warning", "workload", service.name, "rule_disagrees",
+                                 {"rule": rule, "token": token_gpus, "ratio": ratio,
+                                  "factor": RULE_DISAGREEMENT_FACTOR}))  # fmt: skip
+        found.append(Finding("info", "workload", service.name, "inference_token_model",
                              {"rule": rule, "token": token_gpus, "gpus": gpus}))  # fmt: skip
     return row, found
 

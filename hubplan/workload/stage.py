@@ -45,11 +45,14 @@ TRAINING_CURVE: Schema = {"deadline_days": _F, "compute_bound_gpus": _I,
 INFERENCE: Schema = {
     "service": _S, "accelerator": _S, "peak_qps": _F, "in_flight": _F, "rule_basis": _S,
     "rule_instances": _F, "gpus_per_instance": _F, "rule_gpus": _I, "token_gpus": _I,
-    "gpus_required": _I, "gpus": _I, "servers": _I, "binding": _S, "tensor_parallel": _I,
-    "weights_gb": _F, "kv_cache_bytes_per_token": _F, "concurrent_seqs": _I,
-    "decode_step_ms": _F, "decode_tokens_per_s_per_seq": _F, "decode_tokens_per_s": _F,
-    "ttft_s": _F, "latency_s": _F, "replica_qps": _F, "replicas": _F, "token_binding": _S,
-    "load_seqs": _F, "load_tpot_ms": _F, "load_latency_s": _F,
+    "gpus_required": _I, "gpus": _I, "servers": _I, "binding": _S, "rule_ratio": _F,
+    "meets_targets": "bool", "tensor_parallel": _I, "weights_gb": _F,
+    "kv_cache_bytes_per_token": _F, "concurrent_seqs": _I, "planned_batch": _F,
+    "link_gb_s": _F, "decode_step_ms": _F, "collective_ms": _F,
+    "decode_tokens_per_s_per_seq": _F, "decode_tokens_per_s": _F, "ttft_s": _F,
+    "latency_s": _F, "replica_qps": _F, "replicas": _F, "limit": _S, "token_binding": _S,
+    "load_seqs": _F, "load_tpot_ms": _F, "ttft_p50_s": _F, "ttft_p95_s": _F,
+    "tpot_p50_ms": _F, "tpot_p95_ms": _F, "prefill_share": _F, "load_latency_s": _F,
 }  # fmt: skip
 
 
