@@ -8,6 +8,13 @@ from hubplan.views import OverviewPanel, charts, compare_scenarios
 from hubplan.views.overview import headline_figures
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """These tests assert which stages a control reruns: start each from an empty stage
+    cache, so a plan another test built earlier cannot make a stage look cached."""
+    hubplan.clear_cache()
+
+
 def test_dashboard_starts_on_the_worked_example():
     p = OverviewPanel()
     f = p.figures

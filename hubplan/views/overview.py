@@ -47,40 +47,27 @@ def headline_figures(plan: Plan) -> dict[str, Any]:
         [MW]), ``capex_usd``, ``capex_unpriced_lines``, ``opex_usd_per_year``,
         ``cost_per_useful_gpu_hour_usd``, ``breakeven_month`` (inf when owning never
         pays back), ``cloud_offer``, ``cloud_usd_per_gpu_hour`` and ``findings`` (severity →
-        count), with ``errors`` and ``warnings`` repeated at the top level.
+        count), with every figure of :meth:`hubplan.plan.Plan.headline` at the top level.
 
     >>> from hubplan import build_plan, default_scenario
     >>> f = headline_figures(build_plan(default_scenario()))
     >>> f["gpus_by_pool"], f["servers"], round(f["facility_mw"], 3)
     ({'training': 144, 'inference': 16, 'development': 8}, 21, 0.308)
     """
+    figures = plan.headline()  # the plan's own headline: one definition of each figure
     pools = plan["pools"]
     pool_rows = pools[pools["level"] == "pool"]
-    fleet = pools[pools["level"] == "fleet"]
     by_pool = {str(p): int(g) for p, g in zip(pool_rows["pool"], pool_rows["total_gpus"],
                                                 strict=True)}  # fmt: skip
-    power = plan["facility_power"]
-    total = power[power["scope"] == "total"].iloc[0]
     cost = plan["cost_summary"].iloc[0]
-    counts = plan.findings["severity"].value_counts()
-    findings = {s: int(counts.get(s, 0)) for s in _SEVERITIES}
+    findings = {"error": figures["errors"], "warning": figures["warnings"],
+                "info": figures["infos"]}  # fmt: skip
     return {
         "gpus_by_pool": by_pool,
-        "gpus": sum(by_pool.values()),
-        "servers": int(fleet["total_servers"].sum()),
-        "racks": len(plan["racks"]),
-        "it_mw": float(total["it_nameplate_kw"]) / 1000,
-        "facility_mw": float(total["facility_kw"]) / 1000,
-        "capex_usd": float(cost["capex_usd"]),
-        "capex_unpriced_lines": int(cost["capex_unpriced_lines"]),
-        "opex_usd_per_year": float(cost["opex_usd_per_year"]),
-        "cost_per_useful_gpu_hour_usd": float(cost["cost_per_useful_gpu_hour_usd"]),
-        "breakeven_month": float(cost["breakeven_month"]),
+        **figures,
         "cloud_offer": str(cost["cloud_offer"]),
         "cloud_usd_per_gpu_hour": float(cost["cloud_usd_per_gpu_hour"]),
         "findings": findings,
-        "errors": findings["error"],
-        "warnings": findings["warning"],
     }
 
 
