@@ -11,12 +11,14 @@ What it does, on loopback only, each step bounded in time:
    ``psycopg[binary]`` (no compiler needed).
 3. A private PostgreSQL cluster and a Redis on loopback ports, a ``configuration.py``
    (random SECRET_KEY, the DB on 127.0.0.1), ``netbox migrate``, a superuser.
-4. ``netbox runserver`` on 127.0.0.1; the script logs in and POSTs each CSV of the default
-   and the 16K plans to ``/<app>/<model>/import/`` in import order, in chunks of at most
-   ``CHUNK_ROWS`` rows (one web request each; NetBox imports a chunk whole or not at all,
-   so a rejected chunk counts all its rows as rejected and the first reasons are printed).
-5. Prints per file: rows, accepted, rejected; exits 1 if any row was rejected. Stops the
-   servers it started in every case.
+4. For each plan a fresh database (the migrated schema is kept under ``WORK`` after the
+   first run) and ``netbox runserver`` on 127.0.0.1; the script logs in and POSTs each CSV
+   to ``/<app>/<model>/import/`` in import order, in chunks of at most ``CHUNK_ROWS`` rows
+   (one web request each; NetBox imports a chunk whole or not at all, so a rejected chunk
+   counts all its rows as rejected, and the first reasons are printed).
+5. Prints per file: rows, accepted, rejected, and the rack power utilisation NetBox shows
+   for the plan's first rack; exits 1 if any row was rejected or left unimported at the
+   time limit (``--deadline-s``). Stops the servers it started in every case.
 
 Usage: ``python scripts/netbox_check.py [--plans default pretrain-16k] [--chunk 250]``
 """
@@ -149,11 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         return run(nb, procs, tmp, args)
     finally:
         for p in reversed(procs):
-            p.terminate()
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
+            stop(p)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -179,8 +177,6 @@ def start_services(nb: NetBoxHost, procs: list, tmp: Path) -> dict[str, str]:
         if ok:
             break
         time.sleep(1)
-    sh([str(pgbin / "psql"), "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "postgres", "-q",
-        "-c", "CREATE DATABASE netbox"], capture_output=True)  # fmt: skip
     conf = nb.path(NB_ROOT) / "conf"
     conf.mkdir(parents=True, exist_ok=True)
     (conf / "configuration.py").write_text(f"""
@@ -247,12 +243,17 @@ def reasons(page: str) -> list[str]:
     return [" ".join(f.split()) for f in found] or ["rejected (no message found)"]
 
 
-def import_file(client: Client, url: str, path: Path, chunk: int) -> tuple[int, int, list]:
+def import_file(
+    client: Client, url: str, path: Path, chunk: int, deadline: float
+) -> tuple[int, int, list]:
     lines = path.read_text(encoding="utf-8").splitlines()
     header, rows = lines[0], lines[1:]
     accepted, why = 0, []
     for i in range(0, len(rows), chunk):
         part = rows[i : i + chunk]
+        if time.monotonic() > deadline:
+            why.append(f"rows {i + 1}-{len(rows)}: not imported, the time limit is reached")
+            break
         client.request(url)
         code, _, page = client.request(url, {
             "csrfmiddlewaretoken": client.csrf(), "import_method": "direct",
@@ -265,6 +266,55 @@ def import_file(client: Client, url: str, path: Path, chunk: int) -> tuple[int, 
     return len(rows), accepted, why
 
 
+def fresh_netbox(nb: NetBoxHost, procs: list, tmp: Path, env: dict) -> Client:
+    """An empty, migrated NetBox database, a superuser, NetBox's web server and a
+    logged-in client. Each plan gets its own, so the plans' shared names (manufacturers,
+    roles, device types, the 10.x prefixes NetBox keeps unique) do not collide."""
+    netbox = NB_VENV + "/bin/netbox"
+    run_env = ["env", *[f"{k}={v}" for k, v in env.items()]]
+    pgbin = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
+    psql = [str(pgbin / "psql"), "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "postgres"]
+    sh([*psql, "-q", "-c", "DROP DATABASE IF EXISTS netbox WITH (FORCE)"], capture_output=True)
+    sh([*psql, "-q", "-c", "CREATE DATABASE netbox"], capture_output=True)
+    # The empty, migrated schema is kept for the next run (migrating takes ~20 min on a
+    # busy 2-core machine); the data of a run is never kept.
+    schema = WORK / f"netbox-{NETBOX_VERSION}-migrated.sql"
+    if schema.exists():
+        log(f"loading the migrated schema from {schema}")
+        sh([*psql, "-q", "-d", "netbox", "-f", str(schema)], capture_output=True)
+    log("netbox migrate (without a kept schema: about 20 minutes on 2 cores)")
+    sh(nb.cmd([*run_env, netbox, "migrate", "--no-input"]), capture_output=True, timeout=2400)
+    if not schema.exists():
+        sh([str(pgbin / "pg_dump"), *psql[1:], "-d", "netbox", "-f", f"{schema}.tmp"])
+        os.replace(f"{schema}.tmp", schema)
+    password = secrets.token_urlsafe(16)
+    sh(nb.cmd([*run_env, f"DJANGO_SUPERUSER_PASSWORD={password}", netbox, "createsuperuser",
+               "--no-input", "--username", "hubplan", "--email", "hubplan@localhost"]),
+       capture_output=True)  # fmt: skip
+    procs.append(subprocess.Popen(
+        nb.cmd([*run_env, netbox, "runserver", "--noreload", "--insecure",
+                f"127.0.0.1:{WEB_PORT}"]),
+        stdout=open(tmp / "web.log", "a"), stderr=subprocess.STDOUT))  # fmt: skip
+    base = f"http://127.0.0.1:{WEB_PORT}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(base + "/login/", timeout=5)
+            break
+        except OSError:
+            time.sleep(1)
+    client = Client(base)
+    client.login("hubplan", password)
+    return client
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
     from netbox_forms_snapshot import FORMS
 
@@ -275,27 +325,6 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
     t0 = time.monotonic()
     env = start_services(nb, procs, tmp)
     netbox = NB_VENV + "/bin/netbox"
-    log("netbox migrate (first run: a few minutes)")
-    sh(nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "migrate", "--no-input"]),
-       capture_output=True, timeout=1800)  # fmt: skip
-    password = secrets.token_urlsafe(16)
-    sh(nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()],
-               f"DJANGO_SUPERUSER_PASSWORD={password}", netbox, "createsuperuser",
-               "--no-input", "--username", "hubplan", "--email", "hubplan@localhost"]),
-       capture_output=True)  # fmt: skip
-    procs.append(subprocess.Popen(
-        nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "runserver",
-                "--noreload", "--insecure", f"127.0.0.1:{WEB_PORT}"]),
-        stdout=open(tmp / "web.log", "w"), stderr=subprocess.STDOUT))  # fmt: skip
-    base = f"http://127.0.0.1:{WEB_PORT}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(base + "/login/", timeout=5)
-            break
-        except OSError:
-            time.sleep(1)
-    client = Client(base)
-    client.login("hubplan", password)
     failed = 0
     for plan_name in args.plans:
         path = ROOT / "templates" / "scenarios" / f"{plan_name}.yaml"
@@ -303,19 +332,22 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
             hubplan.default_scenario() if plan_name == "default" else hubplan.load_scenario(path)
         )
         plan = hubplan.build_plan(scenario)
-        site = f"hubplan {plan_name}"  # one site per plan, so both plans load side by side
+        site = f"hubplan {plan_name}"
         files = write_netbox(plan, tmp / plan_name, site=site)
+        client = fresh_netbox(nb, procs, tmp, env)
         log(f"plan {plan_name}: {len(files)} files")
         print(f"{'file':<16}{'rows':>8}{'accepted':>10}{'rejected':>10}  seconds")
         for name in IMPORT_ORDER:
             if name not in files:
                 continue
             if time.monotonic() - t0 > args.deadline_s:
-                print(f"{name:<16} not imported: the {args.deadline_s:.0f} s limit is reached")
-                failed += 1
+                rows = len(files[name].read_text(encoding="utf-8").splitlines()) - 1
+                print(f"{name:<16}{rows:>8}  not imported: the {args.deadline_s:.0f} s limit")
+                failed += rows
                 continue
             start = time.monotonic()
-            rows, ok, why = import_file(client, FORMS[FORM_OF[name]][2], files[name], args.chunk)
+            rows, ok, why = import_file(client, FORMS[FORM_OF[name]][2], files[name], args.chunk,
+                                        t0 + args.deadline_s)  # fmt: skip
             print(f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {time.monotonic() - start:7.1f}",
                   flush=True)  # fmt: skip
             for w in why[:5]:
@@ -334,6 +366,7 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
         ).stdout.strip()  # fmt: skip
         print(f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
               f"kW allocated of {alloc['supply_kw']:g} kW supply")  # fmt: skip
+        stop(procs.pop())  # this plan's web server
     log(f"done in {time.monotonic() - t0:.0f} s; {failed} rows rejected or not imported")
     return 1 if failed else 0
 

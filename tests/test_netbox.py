@@ -36,7 +36,7 @@ REQUIRED = {
     "power_feeds": {"power_panel", "name", "status", "type", "supply", "phase", "voltage",
                     "amperage", "max_utilization"},
     "power_ports": {"device", "name"}, "power_outlets": {"device", "name"},
-    "ipam_roles": {"name", "slug"}, "vlans": {"vid", "name", "status"},
+    "ipam_roles": {"name", "slug", "weight"}, "vlans": {"vid", "name", "status"},
     "prefixes": {"prefix", "status"}, "ip_addresses": {"address", "status"},
 }  # fmt: skip
 

@@ -57,7 +57,7 @@ HEADERS: dict[str, list[str]] = {
     "power_cables": ["side_a_site", "side_a_device", "side_a_power_panel", "side_a_type",
                      "side_a_name", "side_b_site", "side_b_device", "side_b_type",
                      "side_b_name", "status", "label"],
-    "ipam_roles": ["name", "slug", "description"],
+    "ipam_roles": ["name", "slug", "weight", "description"],
     "vlans": ["site", "vid", "name", "status", "role", "description"],
     "prefixes": ["prefix", "status", "role", "vlan_site", "vlan", "description"],
     "ip_addresses": ["address", "status", "role", "device", "interface", "description"],
@@ -312,8 +312,10 @@ def _frames(plan, site: str, catalog=None) -> dict[str, pd.DataFrame]:
         ip = t["ip_plan"]
         planes = sorted(set(ip["plane"]))
         out["ipam_roles"] = pd.DataFrame(
-            {"name": planes, "slug": [slugify(p) for p in planes], "description": planes}
-        )
+            # weight: NetBox's form requires it; 1000 is its model default (ipam Role)
+            {"name": planes, "slug": [slugify(p) for p in planes], "weight": 1000,
+             "description": planes}
+        )  # fmt: skip
         vid = pd.to_numeric(ip["vlan"], errors="coerce").fillna(0).astype(int)
         vl = pd.DataFrame({"vid": vid, "plane": ip["plane"]})
         vl = vl[vl["vid"] > 0].drop_duplicates("vid")
