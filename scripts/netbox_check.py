@@ -364,6 +364,7 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
             nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "shell", "-c", query]),
             capture_output=True, text=True, timeout=300,
         ).stdout.strip()  # fmt: skip
+        shown = shown.splitlines()[-1] if shown else "unknown"  # the shell prints a banner
         print(f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
               f"kW allocated of {alloc['supply_kw']:g} kW supply")  # fmt: skip
         stop(procs.pop())  # this plan's web server
