@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab refuses to run as root unless told; CI and containers run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab present test lint pytest bench clean notebooks properties
+.PHONY: lab present test lint pytest bench clean notebooks properties netbox-check
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hubplan needs Python >= 3.11; found " + sys.version.split()[0])'
@@ -81,6 +81,13 @@ bench: $(STAMP)
 properties: $(STAMP)
 	HUBPLAN_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py \
 	  tests/test_cli.py
+
+# Import the NetBox files of the default and 16K plans into a real NetBox (pinned in
+# scripts/netbox_check.py; Debian PostgreSQL and Redis, all on loopback) through its own
+# bulk-import pages, and count accepted/rejected rows per file. Slow (tens of minutes on
+# 2 cores), so not part of `make test`; `make test` checks columns and choices offline.
+netbox-check: $(STAMP)
+	$(BIN)/python scripts/netbox_check.py
 
 # Re-run the notebooks; keep outputs only of NBVAL_CHECK_OUTPUT cells, strip widget state.
 notebooks: $(STAMP)

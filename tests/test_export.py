@@ -1,10 +1,9 @@
-"""The proposal appendix (xlsx) and the NetBox import files.
+"""The proposal appendix (xlsx); the NetBox import files are tested in test_netbox.py.
 
 Every sheet is read back with openpyxl and compared with the Plan's tables; LibreOffice
 recalculates the power-allocation formulas and prints the workbook to PDF.
 """
 
-import csv
 import dataclasses
 import errno
 import math
@@ -22,12 +21,10 @@ import hubplan
 from hubplan.cli import main as cli_main
 from hubplan.core.labels import catalog as label_catalog
 from hubplan.export import (
-    NETBOX_VERSION,
     build_appendix,
     load_style,
     sheet_name,
     write_appendix,
-    write_netbox,
 )
 from hubplan.export import xlsx as xlsx_mod
 
@@ -327,102 +324,6 @@ def test_libreoffice_recalculates_to_the_plans_numbers_and_prints(plan, tmp_path
     assert summary["A2"].value == '=HYPERLINK("http://x","click")'  # still text after LO
     pdf = _soffice(src, "pdf", tmp_path / "pdf", tmp_path / "profile2")
     assert pdf.read_bytes()[:5] == b"%PDF-"
-
-
-# -- NetBox -----------------------------------------------------------------------------------
-
-# Meta.fields of NetBox's CSV import forms at v4.6.8 (tag v4.6.8, commit 3db98de7):
-# netbox/dcim/forms/bulk_import.py and netbox/ipam/forms/bulk_import.py.
-NETBOX_FORMS = {
-    "sites": "name slug status region group tenant facility time_zone description "
-             "physical_address shipping_address latitude longitude owner comments tags",
-    "manufacturers": "name slug description owner comments tags",
-    "device_roles": "name slug parent color vm_role config_template description owner "
-                    "comments tags",
-    "racks": "site location group name facility_id tenant status role rack_type form_factor "
-             "serial asset_tag width u_height desc_units outer_width outer_height outer_depth "
-             "outer_unit mounting_depth airflow weight max_weight weight_unit description owner "
-             "comments tags",
-    "device_types": "manufacturer default_platform model slug part_number u_height "
-                    "exclude_from_utilization is_full_depth subdevice_role airflow description "
-                    "weight weight_unit owner comments tags",
-    "devices": "name role tenant manufacturer device_type platform serial asset_tag status site "
-               "location rack position face latitude longitude parent device_bay airflow "
-               "virtual_chassis vc_position vc_priority cluster description config_template "
-               "owner comments tags",
-    "interfaces": "device name label parent bridge lag type speed duplex enabled mark_connected "
-                  "wwn vdcs mtu mgmt_only description poe_mode poe_type mode vlan_group "
-                  "untagged_vlan tagged_vlans qinq_svlan vrf rf_role rf_channel "
-                  "rf_channel_frequency rf_channel_width tx_power owner tags",
-    "cables": "side_a_site side_a_device side_a_power_panel side_a_type side_a_name side_b_site "
-              "side_b_device side_b_power_panel side_b_type side_b_name type status profile "
-              "tenant bundle label color length length_unit description owner comments tags",
-    "power_panels": "site location name description owner comments tags",
-    "power_feeds": "site power_panel location rack name status type mark_connected supply phase "
-                   "voltage amperage max_utilization tenant description owner comments tags",
-    "prefixes": "prefix vrf tenant vlan_group vlan_site vlan status role scope_type scope_name "
-                "scope_id is_pool mark_utilized description owner comments tags",
-    "ip_addresses": "address vrf tenant status role device virtual_machine interface fhrp_group "
-                    "is_primary is_oob dns_name description owner comments tags",
-}  # fmt: skip
-# Fields without which NetBox rejects the row (model fields that are not blank=True).
-NETBOX_REQUIRED = {
-    "sites": {"name", "slug", "status"}, "racks": {"site", "name", "status"},
-    "device_types": {"manufacturer", "model", "slug"},
-    "devices": {"role", "manufacturer", "device_type", "status", "site"},
-    "interfaces": {"device", "name", "type"},
-    "cables": {"side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
-               "side_b_name"},
-    "power_panels": {"site", "name"},
-    "power_feeds": {"power_panel", "name", "status", "type", "supply", "phase", "voltage",
-                    "amperage"},
-    "prefixes": {"prefix", "status"}, "ip_addresses": {"address", "status"},
-}  # fmt: skip
-
-
-def _read_csv(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.reader(f))
-
-
-def test_netbox_files_carry_netboxs_own_headers(plan, tmp_path):
-    assert NETBOX_VERSION == "4.6.8"
-    p = _with(plan, rack_layout=LAYOUT, power_allocation=ALLOC.assign(row=["A", "A"]),
-              racks=pd.DataFrame({"rack": ["A01", "A02"], "kind": "compute", "u_total": 42,
-                                  "max_kg": 1200.0}))  # fmt: skip
-    files = write_netbox(p, tmp_path / "nb")
-    assert set(files) == set(NETBOX_FORMS)
-    for name, path in files.items():
-        rows = _read_csv(path)
-        header = rows[0]
-        assert set(header) <= set(NETBOX_FORMS[name].split()), name
-        assert NETBOX_REQUIRED.get(name, set()) <= set(header), name
-        assert len(set(header)) == len(header)
-    ips = _read_csv(files["ip_addresses"])
-    # 300 addresses plus an in-band and a BMC address for each of the 3 management servers
-    assert len(ips) - 1 == len(plan["ip_plan"]) == 306
-    assert ips[1][0] == "10.0.0.2/26" and ["10.0.0.0/26", "planned", "compute"] in _read_csv(
-        files["prefixes"]
-    )  # 10.0.0.2 in a /26 -> network 10.0.0.0/26
-    assert len(_read_csv(files["cables"])) - 1 == len(plan["port_map"])
-    iface = {(r[0], r[1]): r for r in _read_csv(files["interfaces"])[1:]}
-    # 400 Gb/s in NetBox's kbps
-    assert iface[("train-0001", "rail1")][2:4] == ["400gbase-x-osfp", "400000000"]
-    feeds = _read_csv(files["power_feeds"])
-    # A and B feeds per rack; 40 kW at 400 V three-phase: 40 000 / (√3 × 400) = 57.7 -> 58 A
-    assert feeds[1][2:4] == ["A01", "A01-A"] and feeds[1][9] == "58" and len(feeds) == 5
-
-
-def test_netbox_without_the_facility_stage_writes_the_network_files(plan, tmp_path):
-    files = write_netbox(hubplan.build_plan(plan.scenario, until="network"), tmp_path / "nb")
-    assert list(files) == ["sites", "device_roles", "interfaces", "cables", "prefixes",
-                           "ip_addresses"]  # fmt: skip
-
-
-def test_netbox_text_is_csv_safe(tmp_path):
-    evil = hubplan.default_scenario().with_changes({"name": "=cmd|' /C calc'!A0"})
-    files = write_netbox(hubplan.build_plan(evil), tmp_path / "nb")
-    assert _read_csv(files["sites"])[1][0] == "'=cmd|' /C calc'!A0"
 
 
 # -- CLI --------------------------------------------------------------------------------------

@@ -1,0 +1,387 @@
+"""Import hubplan's NetBox files into a real NetBox through its own bulk-import web views,
+and count per file the rows NetBox accepted and rejected (``make netbox-check``).
+
+What it does, on loopback only, each step bounded in time:
+
+1. Debian's PostgreSQL, Redis and debootstrap are installed with apt-get when missing.
+2. NetBox (``NETBOX_VERSION`` from PyPI) needs Python >= 3.12. Where the host's python3 is
+   older (Debian 12 has 3.11), a minimal Debian 13 root with its python3 is made with
+   debootstrap under ``WORK`` and NetBox runs there (chroot: same network, same loopback).
+   NetBox's own venv is separate from hubplan's ``.venv``. ``psycopg[c]`` is swapped for
+   ``psycopg[binary]`` (no compiler needed).
+3. A private PostgreSQL cluster and a Redis on loopback ports, a ``configuration.py``
+   (random SECRET_KEY, the DB on 127.0.0.1), ``netbox migrate``, a superuser.
+4. For each plan a fresh database (the migrated schema is kept under ``WORK`` after the
+   first run) and ``netbox runserver`` on 127.0.0.1; the script logs in and POSTs each CSV
+   to ``/<app>/<model>/import/`` in import order, in chunks of at most ``CHUNK_ROWS`` rows
+   (one web request each; NetBox imports a chunk whole or not at all, so a rejected chunk
+   counts all its rows as rejected, and the first reasons are printed).
+5. Prints per file: rows, accepted, rejected, and the rack power utilisation NetBox shows
+   for the plan's first rack; exits 1 if any row was rejected or left unimported at the
+   time limit (``--deadline-s``). Stops the servers it started in every case.
+
+Usage: ``python scripts/netbox_check.py [--plans default pretrain-16k] [--chunk 250]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import http.cookiejar
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+NETBOX_VERSION = "4.7.3"  # PyPI publishes NetBox from 4.7.0 on: the nearest to 4.6.x
+WORK = Path(os.environ.get("HUBPLAN_NETBOX_WORK", "/var/tmp/hubplan-netbox"))
+CHROOT = WORK / "root"
+NB_VENV = "/opt/netbox-venv"  # inside CHROOT (or on the host with Python >= 3.12)
+NB_ROOT = "/opt/netbox-root"
+PG_PORT, REDIS_PORT, WEB_PORT = 54329, 63799, 8765
+CHUNK_ROWS = 250
+REQUEST_TIMEOUT_S = 300
+
+
+def log(msg: str) -> None:
+    print(f"[netbox-check {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def sh(cmd: list[str], timeout: float = 1800, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, timeout=timeout, **kw)
+
+
+def apt_install(packages: list[str]) -> None:
+    missing = [
+        p
+        for p in packages
+        if subprocess.run(["dpkg", "-s", p], capture_output=True).returncode != 0
+    ]
+    if missing:
+        log(f"apt-get install {' '.join(missing)}")
+        sh(["apt-get", "update", "-qq"])
+        sh(["apt-get", "install", "-y", "-qq", *missing],
+           env=os.environ | {"DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+
+
+def host_python_ok() -> bool:
+    out = subprocess.run(["python3", "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                         capture_output=True, text=True)  # fmt: skip
+    return out.stdout.strip() == "True"
+
+
+class NetBoxHost:
+    """Runs NetBox commands on the host or inside the Debian 13 root."""
+
+    def __init__(self) -> None:
+        self.chroot = not host_python_ok()
+        self.base = CHROOT if self.chroot else Path("/")
+
+    def path(self, inner: str) -> Path:
+        return self.base / inner.lstrip("/")
+
+    def cmd(self, args: list[str]) -> list[str]:
+        return ["chroot", str(CHROOT), *args] if self.chroot else args
+
+    def release(self) -> None:
+        """Unmount the /dev and /proc that :meth:`prepare` mounted into the Debian root."""
+        if not self.chroot:
+            return
+        for mnt in ("dev", "proc"):
+            target = CHROOT / mnt
+            if subprocess.run(["mountpoint", "-q", str(target)]).returncode == 0:
+                subprocess.run(["umount", "--lazy", str(target)], check=False)
+
+    def prepare(self) -> None:
+        if self.chroot and not (CHROOT / "usr/bin/python3").exists():
+            log("making a Debian 13 root with python3 (debootstrap)")
+            sh(["debootstrap", "--variant=minbase",
+                "--include=python3,python3-venv,ca-certificates", "trixie", str(CHROOT),
+                "http://deb.debian.org/debian"], timeout=1800)  # fmt: skip
+        if self.chroot:
+            shutil.copy("/etc/resolv.conf", CHROOT / "etc/resolv.conf")
+            # The host's CA bundle (it may trust a proxy that PyPI traffic passes through).
+            shutil.copy("/etc/ssl/certs/ca-certificates.crt",
+                        CHROOT / "etc/ssl/certs/ca-certificates.crt")  # fmt: skip
+            for mnt, how in (("proc", ["-t", "proc", "proc"]), ("dev", ["--bind", "/dev"])):
+                target = CHROOT / mnt
+                if subprocess.run(["mountpoint", "-q", str(target)]).returncode != 0:
+                    sh(["mount", *how, str(target)])
+        venv_py = self.path(NB_VENV) / "bin/python"
+        have = subprocess.run(self.cmd([NB_VENV + "/bin/netbox", "version"]),
+                              capture_output=True, text=True)  # fmt: skip
+        if have.returncode == 0 and have.stdout.strip() == NETBOX_VERSION:
+            return
+        log(f"installing NetBox {NETBOX_VERSION} from PyPI into its own venv")
+        if not venv_py.exists():
+            sh(self.cmd(["python3", "-m", "venv", NB_VENV]))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+        pip = [NB_VENV + "/bin/pip", "install", "-q", "--disable-pip-version-check"]
+        sh(self.cmd([*pip, "--no-deps", f"netbox=={NETBOX_VERSION}"]), env=env)
+        script = (
+            "from importlib.metadata import requires\n"
+            "for r in requires('netbox'):\n"
+            "    if 'extra ==' not in r:\n"
+            "        print(r.replace('psycopg[c,pool]', 'psycopg[binary,pool]'))"
+        )
+        reqs = subprocess.run(
+            self.cmd([NB_VENV + "/bin/python", "-c", script]),
+            capture_output=True, text=True, check=True,
+        ).stdout.split()  # fmt: skip
+        sh(self.cmd([*pip, *reqs]), env=env)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--plans", nargs="+", default=["default", "pretrain-16k"])
+    ap.add_argument("--chunk", type=int, default=CHUNK_ROWS)
+    ap.add_argument("--deadline-s", type=float, default=5400)
+    args = ap.parse_args(argv)
+    if os.geteuid() != 0:
+        print("make netbox-check runs as root (it installs Debian packages and a chroot)")
+        return 2
+    apt_install(["postgresql", "redis-server", "debootstrap"])
+    nb = NetBoxHost()
+    nb.prepare()
+    procs: list[subprocess.Popen] = []
+    tmp = Path(tempfile.mkdtemp(prefix="hubplan-netbox-"))
+    try:
+        return run(nb, procs, tmp, args)
+    finally:
+        for p in reversed(procs):
+            stop(p)
+        shutil.rmtree(tmp, ignore_errors=True)
+        nb.release()
+
+
+def start_services(nb: NetBoxHost, procs: list, tmp: Path) -> dict[str, str]:
+    pgbin = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
+    data = tmp / "pg"
+    os.chmod(tmp, 0o755)
+    data.mkdir()
+    shutil.chown(data, "postgres", "postgres")
+    sh(["runuser", "-u", "postgres", "--", str(pgbin / "initdb"), "-D", str(data), "-A",
+        "trust", "-U", "postgres", "-E", "UTF8"], capture_output=True)  # fmt: skip
+    procs.append(subprocess.Popen(
+        ["runuser", "-u", "postgres", "--", str(pgbin / "postgres"), "-D", str(data),
+         "-h", "127.0.0.1", "-p", str(PG_PORT), "-k", str(data), "-c", "fsync=off"],
+        stdout=open(tmp / "pg.log", "w"), stderr=subprocess.STDOUT))  # fmt: skip
+    procs.append(subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(REDIS_PORT), "--save", "",
+         "--appendonly", "no"], stdout=open(tmp / "redis.log", "w"),
+        stderr=subprocess.STDOUT))  # fmt: skip
+    for _ in range(60):
+        ok = subprocess.run([str(pgbin / "pg_isready"), "-h", "127.0.0.1", "-p", str(PG_PORT)],
+                            capture_output=True).returncode == 0  # fmt: skip
+        if ok:
+            break
+        time.sleep(1)
+    conf = nb.path(NB_ROOT) / "conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "configuration.py").write_text(f"""
+ALLOWED_HOSTS = ['127.0.0.1', 'localhost']
+DATABASE = {{'NAME': 'netbox', 'USER': 'postgres', 'PASSWORD': '', 'HOST': '127.0.0.1',
+            'PORT': {PG_PORT}, 'CONN_MAX_AGE': 300}}
+REDIS = {{
+    'tasks': {{'HOST': '127.0.0.1', 'PORT': {REDIS_PORT}, 'DATABASE': 0, 'SSL': False}},
+    'caching': {{'HOST': '127.0.0.1', 'PORT': {REDIS_PORT}, 'DATABASE': 1, 'SSL': False}},
+}}
+SECRET_KEY = {secrets.token_urlsafe(50)!r}
+CENSUS_REPORTING_ENABLED = False
+ISOLATED_DEPLOYMENT = True
+RELEASE_CHECK_URL = None
+DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+""")
+    return {"NETBOX_ROOT": NB_ROOT, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
+
+
+class Client:
+    """A logged-in browser session on NetBox's web views."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect
+        )
+
+    def csrf(self) -> str:
+        return next(c.value for c in self.jar if c.name == "csrftoken")
+
+    def request(self, path: str, data: dict | None = None) -> tuple[int, str, str]:
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        req = urllib.request.Request(self.base + path, data=body,
+                                     headers={"Referer": self.base + path})  # fmt: skip
+        try:
+            with self.opener.open(req, timeout=REQUEST_TIMEOUT_S) as r:
+                return r.status, r.headers.get("Location", ""), r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Location", ""), e.read().decode(errors="replace")
+
+    def login(self, user: str, password: str) -> None:
+        self.request("/login/")
+        form = {"csrfmiddlewaretoken": self.csrf(), "username": user, "password": password}
+        code, _, _ = self.request("/login/", form)
+        if code != 302:
+            raise SystemExit(f"login to NetBox failed ({code})")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *a, **k):
+        return None
+
+
+def reasons(page: str) -> list[str]:
+    """The error messages of a rejected import page."""
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    found = re.findall(r"(Record \d+[^\n]{0,200}|Row \d+[^\n]{0,200})", text)
+    if not found:
+        alert = r'class="[^"]*(alert-danger|invalid-feedback|errorlist)[^"]*"[^>]*>(.{0,600})'
+        m = re.search(alert, page, re.S)
+        found = [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.group(2))).split())] if m else []
+    return [" ".join(f.split()) for f in found] or ["rejected (no message found)"]
+
+
+def import_file(
+    client: Client, url: str, path: Path, chunk: int, deadline: float
+) -> tuple[int, int, list]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header, rows = lines[0], lines[1:]
+    accepted, why = 0, []
+    for i in range(0, len(rows), chunk):
+        part = rows[i : i + chunk]
+        if time.monotonic() > deadline:
+            why.append(f"rows {i + 1}-{len(rows)}: not imported, the time limit is reached")
+            break
+        client.request(url)
+        code, _, page = client.request(url, {
+            "csrfmiddlewaretoken": client.csrf(), "import_method": "direct",
+            "data": "\n".join([header, *part]), "format": "csv", "csv_delimiter": ",",
+        })  # fmt: skip
+        if code == 302:
+            accepted += len(part)
+        else:
+            why += [f"rows {i + 1}-{i + len(part)}: {r}" for r in reasons(page)[:3]]
+    return len(rows), accepted, why
+
+
+def fresh_netbox(nb: NetBoxHost, procs: list, tmp: Path, env: dict) -> Client:
+    """An empty, migrated NetBox database, a superuser, NetBox's web server and a
+    logged-in client. Each plan gets its own, so the plans' shared names (manufacturers,
+    roles, device types, the 10.x prefixes NetBox keeps unique) do not collide."""
+    netbox = NB_VENV + "/bin/netbox"
+    run_env = ["env", *[f"{k}={v}" for k, v in env.items()]]
+    pgbin = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
+    psql = [str(pgbin / "psql"), "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "postgres"]
+    sh([*psql, "-q", "-c", "DROP DATABASE IF EXISTS netbox WITH (FORCE)"], capture_output=True)
+    sh([*psql, "-q", "-c", "CREATE DATABASE netbox"], capture_output=True)
+    # The empty, migrated schema is kept for the next run (migrating takes ~20 min on a
+    # busy 2-core machine); the data of a run is never kept.
+    schema = WORK / f"netbox-{NETBOX_VERSION}-migrated.sql"
+    if schema.exists():
+        log(f"loading the migrated schema from {schema}")
+        sh([*psql, "-q", "-d", "netbox", "-f", str(schema)], capture_output=True)
+    log("netbox migrate (without a kept schema: about 20 minutes on 2 cores)")
+    sh(nb.cmd([*run_env, netbox, "migrate", "--no-input"]), capture_output=True, timeout=2400)
+    if not schema.exists():
+        sh([str(pgbin / "pg_dump"), *psql[1:], "-d", "netbox", "-f", f"{schema}.tmp"])
+        os.replace(f"{schema}.tmp", schema)
+    password = secrets.token_urlsafe(16)
+    sh(nb.cmd([*run_env, f"DJANGO_SUPERUSER_PASSWORD={password}", netbox, "createsuperuser",
+               "--no-input", "--username", "hubplan", "--email", "hubplan@localhost"]),
+       capture_output=True)  # fmt: skip
+    procs.append(subprocess.Popen(
+        nb.cmd([*run_env, netbox, "runserver", "--noreload", "--insecure",
+                f"127.0.0.1:{WEB_PORT}"]),
+        stdout=open(tmp / "web.log", "a"), stderr=subprocess.STDOUT))  # fmt: skip
+    base = f"http://127.0.0.1:{WEB_PORT}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(base + "/login/", timeout=5)
+            break
+        except OSError:
+            time.sleep(1)
+    client = Client(base)
+    client.login("hubplan", password)
+    return client
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
+    from netbox_forms_snapshot import FORMS
+
+    import hubplan
+    from hubplan.export import write_netbox
+    from hubplan.export.netbox import FORM_OF, IMPORT_ORDER
+
+    t0 = time.monotonic()
+    env = start_services(nb, procs, tmp)
+    netbox = NB_VENV + "/bin/netbox"
+    failed = 0
+    for plan_name in args.plans:
+        path = ROOT / "templates" / "scenarios" / f"{plan_name}.yaml"
+        scenario = (
+            hubplan.default_scenario() if plan_name == "default" else hubplan.load_scenario(path)
+        )
+        plan = hubplan.build_plan(scenario)
+        site = f"hubplan {plan_name}"
+        files = write_netbox(plan, tmp / plan_name, site=site)
+        client = fresh_netbox(nb, procs, tmp, env)
+        log(f"plan {plan_name}: {len(files)} files")
+        print(f"{'file':<16}{'rows':>8}{'accepted':>10}{'rejected':>10}  seconds")
+        for name in IMPORT_ORDER:
+            if name not in files:
+                continue
+            if time.monotonic() - t0 > args.deadline_s:
+                rows = len(files[name].read_text(encoding="utf-8").splitlines()) - 1
+                print(f"{name:<16}{rows:>8}  not imported: the {args.deadline_s:.0f} s limit")
+                failed += rows
+                continue
+            start = time.monotonic()
+            rows, ok, why = import_file(client, FORMS[FORM_OF[name]][2], files[name], args.chunk,
+                                        t0 + args.deadline_s)  # fmt: skip
+            print(f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {time.monotonic() - start:7.1f}",
+                  flush=True)  # fmt: skip
+            for w in why[:5]:
+                print(f"    {w}")
+            failed += rows - ok
+        rack = str(plan["power_allocation"]["rack"].iloc[0])
+        alloc = plan["power_allocation"].set_index("rack").loc[rack]
+        query = (
+            "from dcim.models import Rack; "
+            f"r = Rack.objects.filter(site__name={site!r}, name={rack!r}).first(); "
+            "print(r.get_power_utilization() if r else 'rack not imported')"
+        )
+        shown = subprocess.run(
+            nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "shell", "-c", query]),
+            capture_output=True, text=True, timeout=300,
+        ).stdout.strip()  # fmt: skip
+        shown = shown.splitlines()[-1] if shown else "unknown"  # the shell prints a banner
+        print(f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
+              f"kW allocated of {alloc['supply_kw']:g} kW supply")  # fmt: skip
+        stop(procs.pop())  # this plan's web server
+    log(f"done in {time.monotonic() - t0:.0f} s; {failed} rows rejected or not imported")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    sys.exit(main())
