@@ -297,21 +297,18 @@ with open(disk / "filler", "wb", buffering=0) as f:  # fill the disk to the last
             f.write(b"x" * 4096)
     except OSError as exc:
         result["filler"] = exc.errno
-for name, write in exports.items():
-    try:
-        write(changed)
-        result[name + ".full"] = "written"
-    except ExportError as exc:
-        result[name + ".full"] = exc.reason
+def export_all(suffix):
+    for name, write in exports.items():
+        try:
+            write(changed)
+            result[name + suffix] = "written"
+        except ExportError as exc:
+            result[name + suffix] = exc.reason
+export_all(".full")
 result["full.same"] = listing() == before
 (disk / "filler").unlink()
 subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
-for name, write in exports.items():
-    try:
-        write(changed)
-        result[name + ".ro"] = "written"
-    except ExportError as exc:
-        result[name + ".ro"] = exc.reason
+export_all(".ro")
 result["ro.same"] = listing() == before
 print(json.dumps(result))
 """

@@ -75,11 +75,19 @@ def racking_days(servers: int, per_crew_day: float, crews: int = 1) -> int:
     >>> racking_days(100, 8, 2)
     7
     """
+    return _crew_days(servers, per_crew_day, crews, "racking_servers_per_crew_day",
+                      "install_crews")  # fmt: skip
+
+
+def _crew_days(work: float, per_crew_day: float, crews: int, rate_field: str,
+               crews_field: str) -> int:  # fmt: skip
+    """Whole days for ``crews`` crews at ``per_crew_day`` each to get through ``work``; a
+    rate or crew count out of range is an error naming its ``delivery`` field."""
     if per_crew_day <= 0:
-        raise InputError("delivery.racking_servers_per_crew_day", per_crew_day, "must be > 0")
+        raise InputError(f"delivery.{rate_field}", per_crew_day, "must be > 0")
     if crews < 1:
-        raise InputError("delivery.install_crews", crews, "must be ≥ 1")
-    return math.ceil(round(servers / (per_crew_day * crews), 9)) if servers > 0 else 0
+        raise InputError(f"delivery.{crews_field}", crews, "must be ≥ 1")
+    return math.ceil(round(work / (per_crew_day * crews), 9)) if work > 0 else 0
 
 
 def cabling_days(links: float, per_crew_day: float, crews: int = 1) -> int:
@@ -96,11 +104,8 @@ def cabling_days(links: float, per_crew_day: float, crews: int = 1) -> int:
     >>> cabling_days(2900, 96, 2)
     16
     """
-    if per_crew_day <= 0:
-        raise InputError("delivery.cabling_links_per_crew_day", per_crew_day, "must be > 0")
-    if crews < 1:
-        raise InputError("delivery.cabling_crews", crews, "must be ≥ 1")
-    return math.ceil(round(links / (per_crew_day * crews), 9)) if links > 0 else 0
+    return _crew_days(links, per_crew_day, crews, "cabling_links_per_crew_day",
+                      "cabling_crews")  # fmt: skip
 
 
 def fabric_links(fabric: pd.DataFrame) -> float:
