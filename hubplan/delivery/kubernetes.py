@@ -17,7 +17,6 @@ for LLMs (shared memory sizes), and GKE's node-allocatable reservations.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import unicodedata
@@ -30,6 +29,7 @@ from ..core.catalog import Catalog
 from ..core.errors import CatalogError
 from ..core.findings import Finding
 from ..core.frames import records
+from ..core.names import ascii_words, drops_letters, name_digest
 from ..pools import Pools
 from .scheduler import server_figures
 from .section import Delivery
@@ -140,13 +140,10 @@ def dns_label(text: str, max_len: int = 63, prefix: str = "x") -> str:
     if not 1 <= max_len <= 63:
         raise ValueError(f"max_len must be 1-63 (a DNS label), not {max_len}")
     name = unicodedata.normalize("NFKC", str(text))
-    words = re.findall(r"[a-z0-9]+", name.lower())
-    slug = "-".join(words)
-    dropped = any(not c.isascii() and c.isalnum() for c in name)
+    slug = "-".join(ascii_words(name))
     lead = f"{prefix}-" if not slug or not slug[0].isalpha() else ""
-    if dropped or not slug or len(lead) + len(slug) > max_len:
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
-        lead = f"{prefix}-" if not slug or not slug[0].isalpha() else ""
+    if drops_letters(name) or not slug or len(lead) + len(slug) > max_len:
+        digest = name_digest(name, 8)
         room = max_len - len(lead) - len(digest) - 1
         head = slug[: max(room, 0)].strip("-")
         return f"{lead}{head}-{digest}" if head else f"{lead}{digest}"[:max_len]

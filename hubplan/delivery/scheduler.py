@@ -10,7 +10,6 @@ Syntax follows slurm.conf(5), gres.conf(5), topology.conf(5) (SchedMD/slurm
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 
@@ -20,6 +19,7 @@ from ..core.catalog import Catalog
 from ..core.errors import CatalogError
 from ..core.findings import Finding
 from ..core.frames import records
+from ..core.names import ascii_words, name_digest
 from ..pools import Pools
 from .section import Delivery
 
@@ -139,11 +139,11 @@ def cluster_name(name: str) -> str:
     >>> n, len(n) <= 40
     ('hubplan_50a90f_70b_industry_model_fine', True)
     """
-    words = re.findall(r"[a-z0-9]+", name.lower())
+    words = ascii_words(name)
     plain = "_".join(words)
     if name.isascii() and plain[:1].isalpha() and len(plain) <= 40:
         return plain
-    tag = "hubplan_" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:6]
+    tag = "hubplan_" + name_digest(name, 6)
     for word in words:
         if len(tag) + 1 + len(word) > 40:
             break
