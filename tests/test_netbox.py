@@ -234,3 +234,18 @@ def test_netbox_text_is_csv_safe(tmp_path):
     evil = hubplan.default_scenario().with_changes({"name": "=cmd|' /C calc'!A0"})
     files = write_netbox(hubplan.build_plan(evil), tmp_path / "nb")
     assert _read(files["sites"])[0]["name"] == "'=cmd|' /C calc'!A0"
+
+
+def test_chinese_site_names_get_distinct_valid_slugs(tmp_path):
+    # NetBox requires a unique site slug matching ^[-a-zA-Z0-9_]+$ (SlugField). A Chinese
+    # name used to slug to "x" for every plan, so a second Chinese-named plan imported
+    # into the same NetBox collided. The digests are `printf NAME | sha256sum`: 智算中心一期
+    # 训练集群 → daf16cf9…, 智算中心二期 推理集群 → 5c644419….
+    slugs = {}
+    for name in ("智算中心一期 训练集群", "智算中心二期 推理集群"):
+        plan = hubplan.build_plan(hubplan.default_scenario().with_changes({"name": name}))
+        files = write_netbox(plan, tmp_path / name, site=name)
+        (site,) = _read(files["sites"])
+        assert site["name"] == name
+        slugs[name] = site["slug"]
+    assert slugs == {"智算中心一期 训练集群": "daf16cf9", "智算中心二期 推理集群": "5c644419"}

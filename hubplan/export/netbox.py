@@ -33,6 +33,7 @@ import pandas as pd
 from ..core.errors import HubplanError
 from ..core.files import write_folder_atomic
 from ..core.labels import label
+from ..core.names import drops_letters, name_digest
 
 #: The NetBox release whose import forms the headers follow.
 NETBOX_VERSION = "4.6.8"
@@ -104,12 +105,23 @@ MANUFACTURER = GENERIC
 
 
 def slugify(text: str) -> str:
-    """A NetBox slug: lower case letters, digits, hyphens and underscores.
+    """A NetBox slug (at most 100 of lower case letters, digits, hyphens and underscores),
+    unique for any name.
+
+    Where letters a slug cannot hold are dropped (a Chinese site name), an 8-hex-digit
+    SHA-256 of the name is appended (:mod:`hubplan.core.names`): two Chinese-named plans
+    imported into one NetBox get different site slugs, as NetBox requires.
 
     >>> slugify("DGX H100"), slugify("405B pre-training on 16K H100")
     ('dgx-h100', '405b-pre-training-on-16k-h100')
+    >>> slugify("智算中心推理平台"), slugify("Qwen 推理")  # printf NAME | sha256sum
+    ('c1ff2d18', 'qwen-8440d6e9')
     """
-    return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")[:100] or "x"
+    slug = re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
+    if drops_letters(text):
+        digest = name_digest(text, 8)
+        slug = f"{slug[: 100 - len(digest) - 1]}-{digest}" if slug else digest
+    return slug[:100] or "x"
 
 
 def interface_type(speed_gbps: float) -> str:
