@@ -520,10 +520,12 @@ def test_nvlink_domains_make_blocks():
     assert "train-[0037-0040]: 4 nodes are missing from topology.conf" in missing[0].message()
 
 
-def test_nodes_the_port_map_does_not_know_are_warned_of(default):
-    # A partition named 训练: slurm.conf names the nodes __-0001 … (Slurm's characters), the
-    # network plan 训练-0001 …, so the 18 training nodes have no port to place them by.
-    plan = build_plan(default.with_changes({"pools.training.partition": "训练"}))
-    found = plan.findings[plan.findings["code"] == "topology_nodes_missing"]
-    assert list(found["subject"]) == ["__-[0001-0018]"]
-    assert found["data"].iloc[0]["count"] == 18
+def test_slurm_names_a_hyphenated_partitions_nodes_as_the_network_does(default):
+    # A partition "gpu-a" (a valid hostname prefix, RFC 1123): the IP plan names the
+    # 18 training servers gpu-a-0001 … gpu-a-0018, so slurm.conf must too. Before, Slurm's
+    # names had the hyphen turned into "_" (gpu_a-0001), 18 nodes no port map placed.
+    plan = build_plan(default.with_changes({"pools.training.partition": "gpu-a"}))
+    nodes = plan["slurm_nodes"].set_index("pool")
+    assert nodes.loc["training", "node_group"] == "gpu-a-[0001-0018]"
+    assert "gpu-a-0018" in set(plan["ip_plan"]["device"])
+    assert "topology_nodes_missing" not in set(plan.findings["code"])

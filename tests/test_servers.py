@@ -230,3 +230,26 @@ def test_servers_one_pool_owns_serve_its_whole_shared_fleet(default):
     assert f.loc[f["code"] == "owned_exceeds_need", "data"].tolist() == [
         {"pool": "inference", "owned": 40, "need": 19}
     ]
+
+
+@pytest.mark.parametrize(
+    "partition",
+    ["训练", "a_b", "-x", "gpu a", "x" * 41],
+)
+def test_a_partition_that_is_no_hostname_prefix_is_refused(default, partition):
+    # The partition prefixes the pool's hostnames (<partition>-0001): RFC 1123 labels are
+    # ASCII letters, digits and hyphens. Before, "训练" planned, and slurm.conf named the
+    # nodes __-0001 while the IP plan named them 训练-0001.
+    with pytest.raises(hubplan.ScenarioError) as err:
+        default.with_changes({"pools.training.partition": partition})
+    assert "pools.training.partition" in str(err.value)
+    assert "ASCII letters, digits and hyphens" in str(err.value)
+
+
+def test_two_pools_with_one_partition_are_refused(default):
+    # Both pools would name a server train-0001 (the IP plan held 262 duplicate devices
+    # in 306 rows before). Hostnames are case-insensitive (RFC 4343): "Train" clashes too.
+    for name in ("train", "Train"):
+        with pytest.raises(hubplan.ScenarioError, match=r"partition of pools\.training too"):
+            default.with_changes({"pools.development.partition": name})
+    assert default.with_changes({"pools.development.partition": "dev-2"})

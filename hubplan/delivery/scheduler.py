@@ -173,7 +173,9 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             if sockets != sockets or cores != cores:
                 sockets = cores = math.nan
         tpc = delivery.threads_per_core
-        partition = re.sub(r"[^A-Za-z0-9_]", "_", str(p["partition"]) or p["pool"])
+        # The pools section admits only hostname prefixes (letters, digits, hyphens), so
+        # Slurm names the nodes exactly as the IP plan and the port map do.
+        partition = str(p["partition"]) or p["pool"]
         rows.append({
             "node_group": node_range(partition, int(p["total_servers"])), "pool": p["pool"],
             "partition": partition, "nodes": int(p["total_servers"]),

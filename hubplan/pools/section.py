@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..core.catalog import Catalog
 from ..core.section import Section
+
+#: A hostname label's first part: the partition prefixes every server name.
+_PARTITION = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,39}")
 
 
 class ServerSpec(Section):
@@ -64,7 +68,10 @@ class PoolSpec(Section):
         "twenty; BLOOM kept 4 spare nodes for 48 (8%, arXiv 2211.05100 §3.4.1).",
     )
     partition: str | None = Field(
-        None, description="Scheduler (Slurm) partition name; empty = the pool's name."
+        None,
+        description="Scheduler (Slurm) partition name and the servers' hostname prefix "
+        "(<partition>-0001 …); empty = the pool's name. ASCII letters, digits and hyphens, "
+        "starting with a letter, at most 40 characters.",
     )
     quota: Literal["exclusive", "fair_share", "preemptible"] = Field(
         "fair_share",
@@ -77,6 +84,22 @@ class PoolSpec(Section):
     existing_servers: tuple[ExistingServers, ...] = Field(
         default=(), description="Servers already owned that join this pool."
     )
+
+    @field_validator("partition")
+    @classmethod
+    def _hostname_prefix(cls, v: str | None) -> str | None:
+        # The partition names the pool's servers in slurm.conf, the IP plan, the port map,
+        # the racks and NetBox: a hostname label is ASCII letters, digits and hyphens
+        # (RFC 952/1123), ≤ 63 characters with the "-nnnnnn" number, and slurm.conf(5)
+        # splits names on spaces and commas. A Chinese name would leave Slurm's node names
+        # and the network's apart, so it is refused here rather than renamed silently.
+        if v is None or _PARTITION.fullmatch(v):
+            return v
+        raise ValueError(
+            f"partition {v!r} is not a hostname prefix: use ASCII letters, digits and hyphens, "
+            "starting with a letter, at most 40 characters (e.g. 'train', 'gpu-a'); "
+            "a Chinese team name belongs in the scenario's name"
+        )
 
     @model_validator(mode="after")
     def _one_server(self) -> PoolSpec:
@@ -104,6 +127,23 @@ class Pools(Section):
             if "quota" not in data["training"]:
                 data = {**data, "training": {"quota": "exclusive", **data["training"]}}
         return data
+
+    @model_validator(mode="after")
+    def _partitions_apart(self) -> Pools:
+        # Each pool's partition prefixes its servers' hostnames: two pools with one
+        # partition would both name a server train-0001 in the IP plan, the port map and
+        # slurm.conf. Hostnames are case-insensitive (RFC 4343), so Train and train clash.
+        seen: dict[str, str] = {}
+        for pool in ("training", "inference", "development"):
+            name = getattr(self, pool).partition or pool
+            other = seen.setdefault(name.lower(), pool)
+            if other != pool:
+                raise ValueError(
+                    f"pools.{pool}.partition = {name!r} is the partition of pools.{other} "
+                    "too; each pool needs its own partition, since it prefixes the pool's "
+                    "hostnames (<partition>-0001 …)"
+                )
+        return self
 
 
 def server_name(spec: PoolSpec, catalog: Catalog) -> str:
