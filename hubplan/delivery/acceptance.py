@@ -194,7 +194,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     for p in records(pools, columns, pools["level"].to_numpy() == "pool"):
         nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
         acc = catalog.accelerator(p["accelerator"])
-        server = server_figures(p["server"], catalog, spec)
+        server = server_figures(p["server"], catalog, spec, pool)
         host = p["server"] or acc["name"]
         add("node", pool, host, "gpu_count", "nvidia-smi -L", nodes, gps, gps, "equal",
             "plan", "plan_pools", "count")  # fmt: skip

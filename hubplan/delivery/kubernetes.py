@@ -350,7 +350,8 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
     # Per-pod share of one node of the inference pool.
     node_cpu = node_mem = math.nan
     gps = int(pool["gpus_per_server"]) if pool else 0
-    server = server_figures(str(pool["server"]), catalog, spec) if pool and catalog else None
+    server = (server_figures(str(pool["server"]), catalog, spec, str(pool["pool"]))
+              if pool and catalog else None)  # fmt: skip
     if server is not None:
         cores, ram = float(server["cpu_cores_total"]), float(server["ram_gb"])
         if cores == cores and ram == ram:

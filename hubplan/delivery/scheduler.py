@@ -21,6 +21,7 @@ from ..core.findings import Finding
 from ..core.frames import records
 from ..core.names import ascii_words, name_digest
 from ..pools import Pools
+from ..server import catalog_server, pool_server
 from .section import Delivery
 
 SLURM_POOLS = ("training", "development")
@@ -35,20 +36,22 @@ TOPOLOGY_COLUMNS = ["name", "topology_plugin", "switch_level", "child_nodes", "c
 MIB = 2**20
 
 
-def server_figures(name: str, catalog: Catalog, pools: Pools | None = None) -> pd.Series | None:
-    """The pool server's catalogue row, or the scenario's custom server with the same name
-    (unsourced figures NaN); None when neither is known."""
-    if not name:
-        return None
-    if pools is not None:
-        for kind in ("training", "inference", "development"):
-            custom = getattr(pools, kind).custom_server
-            if custom is not None and custom.name == name:
-                return pd.Series(custom.model_dump(), dtype=object).fillna(math.nan)
-    try:
-        return catalog.server(name)
-    except CatalogError:
-        return None
+def server_figures(name: str, catalog: Catalog, pools: Pools | None = None,
+                   pool: str = "") -> pd.Series | None:  # fmt: skip
+    """The figures of the server of ``pool`` (``pools.<pool>``: its catalogue row or its
+    custom server, from the one resolver, ``hubplan.server.resolve_server``); without the
+    pools section, the catalogue server called ``name``. None when neither is known;
+    figures not sourced are NaN."""
+    if pools is not None and pool:
+        server = pool_server(pools, pool, catalog)
+    elif name:
+        try:
+            server = catalog_server(name, catalog)
+        except CatalogError:
+            server = None
+    else:
+        server = None
+    return None if server is None else server.figures()
 
 
 def real_memory_mib(ram_gb: float, margin: float) -> int:
@@ -165,7 +168,7 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             domain = float(catalog.accelerator(str(p["accelerator"]))["scaleup_domain_gpus"])
         except CatalogError:
             domain = math.nan
-        server = server_figures(p["server"], catalog, spec)
+        server = server_figures(p["server"], catalog, spec, p["pool"])
         sockets = cores = ram = math.nan
         if server is not None:
             sockets, cores = float(server["cpu_sockets"]), float(server["cpu_cores_total"])

@@ -116,13 +116,8 @@ def server_types(
         acc = catalog.accelerator(str(rec["accelerator"]))
         gpus = int(rec["gpus_per_server"])
         row_kind, units, weight = "server", math.nan, math.nan
-        if chosen is not None and not chosen.custom:
-            cat = catalog.server(chosen.name)
-            row_kind, units, weight = (
-                str(cat["kind"]),
-                _num(cat["rack_units"]),
-                _num(cat["weight_kg"]),
-            )
+        if chosen is not None:
+            row_kind, units, weight = chosen.kind, chosen.rack_units, chosen.weight_kg
         model = chosen.name if chosen is not None else f"{gpus} × {acc['name']} server"
         max_kw = chosen.max_power_kw if chosen is not None else math.nan
         power_source = "catalog" if chosen is not None and not chosen.custom else "scenario"
@@ -134,7 +129,7 @@ def server_types(
         if math.isnan(max_kw):  # no TDP either: planned at 0 kW, an error finding
             max_kw, power_source = 0.0, "unknown"
         rack_scale = row_kind == "rack"
-        size_source = "catalog"
+        size_source = "scenario" if chosen is not None and chosen.custom else "catalog"
         if rack_scale:
             units, size_source = float(facility.rack_units - facility.reserved_units), "rack"
         elif math.isnan(units):

@@ -14,6 +14,7 @@ from ..core.errors import HubplanError
 from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
+from ..server import resolve_server
 from .addressing import (
     IP_COLUMNS,
     check_no_overlap,
@@ -84,12 +85,10 @@ def _server_nics(spec, catalog: Catalog) -> dict[str, float]:
         "inband_nics",
         "bmc_nics",
     )
-    if spec.custom_server is not None:
-        return {f: _num(getattr(spec.custom_server, f)) for f in fields}
-    if spec.server is not None:
-        row = catalog.server(spec.server)
-        return {f: _num(row[f]) for f in fields}
-    return dict.fromkeys(fields, math.nan)
+    server = resolve_server(spec, catalog)  # the one resolver (hubplan.server)
+    if server is None:
+        return dict.fromkeys(fields, math.nan)
+    return {f: getattr(server, f) for f in fields}
 
 
 def _count(v: float, default: int = 0) -> int:
