@@ -41,6 +41,7 @@ DEVICE_COLUMNS = [
     "power_source",
     "size_source",
     "typical_source",
+    "nodes",
 ]
 
 
@@ -150,6 +151,7 @@ def server_types(
                 "price_usd": chosen.price_usd if chosen is not None else math.nan,
                 "power_source": power_source,
                 "size_source": size_source,
+                "nodes": chosen.nodes if chosen is not None else 1,
                 "compute_nics": chosen.compute_nics if chosen is not None else math.nan,
                 "compute_nic_gbps": chosen.compute_nic_gbps if chosen is not None else math.nan,
             }
@@ -202,6 +204,10 @@ def device_table(
 ) -> pd.DataFrame:
     """Every device, one row each, in rack-filling order.
 
+    ``nodes`` is the compute nodes a device holds (the 18 compute trays of a GB200 NVL72
+    rack; 1 otherwise): they power on one after another
+    (:func:`hubplan.facility.power.device_inrush_factor`).
+
     GPU servers are named ``<partition>-<nnnn>`` from 1 over the pool's total servers,
     storage nodes ``stor-<tier>-<role>-<nn>``, switches ``<plane>-<role>-<nn>`` from 01 per
     plane and role, management servers ``mgmt-<nn>``.
@@ -223,14 +229,16 @@ def device_table(
     """
     nan = math.nan
     # one entry per source row: its columns, how many devices it stands for, their names
-    rows: dict[str, list] = {c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale")}
+    rows: dict[str, list] = {c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale",
+                                             "nodes")}  # fmt: skip
     prefix: list[str] = []
     first: list[int] = []
     width: list[int] = []
     counts: list[int] = []
 
-    def add(n, device_type, kind, group, pool, scale, numbers, sources):
+    def add(n, device_type, kind, group, pool, scale, numbers, sources, nodes=1):
         counts.append(n)
+        rows["nodes"].append(int(nodes))
         rows["device_type"].append(device_type)
         rows["kind"].append(kind)
         rows["group"].append(group)
@@ -247,6 +255,8 @@ def device_table(
         read = ("pool", "partition", "servers", "rack_scale", *_NUMBER_COLUMNS, "model",
                 "power_source")  # fmt: skip
         columns = zip(*(servers[c].to_numpy() for c in read), strict=True)
+        per_system = (servers["nodes"].tolist() if "nodes" in servers.columns
+                      else [1] * len(servers))  # fmt: skip
         for i, (pool, part, n, scale, *numbers, model, power) in enumerate(columns):
             n = int(n)
             # named as the network stage cables and addresses them (server_names)
@@ -254,7 +264,8 @@ def device_table(
             first.append(0)
             width.append(max(4, len(str(n))))
             add(n, "gpu_server", "compute", "compute:" + part, pool, bool(scale), numbers,
-                (model, power, "catalog" if size is None else size.iloc[i], "ratio"))  # fmt: skip
+                (model, power, "catalog" if size is None else size.iloc[i], "ratio"),
+                per_system[i])  # fmt: skip
     if not storage_nodes.empty:
         rank = {t: i for i, t in enumerate(TIERS)}
         tiers = storage_nodes["tier"].to_numpy()
@@ -328,6 +339,8 @@ def device_table(
     for col in DEVICE_COLUMNS[1:]:
         if col == "rack_scale":
             out[col] = np.repeat(np.array(rows[col], dtype=bool), repeat)
+        elif col == "nodes":
+            out[col] = np.repeat(np.array(rows[col], dtype=np.int64), repeat)
         elif col in _NUMBER_COLUMNS:
             out[col] = np.repeat(np.array(rows[col], dtype=float), repeat)
         else:

@@ -212,28 +212,35 @@ class Facility(Section):
         None, gt=0, description="Unit price [USD]; empty = not quoted."
     )
     cooling_modes: tuple[CoolingMode, ...] = Field(
-        ("air", "rear_door"),
+        ("air", "rear_door", "liquid"),
         min_length=1,
         description="Cooling the room has: air, rear-door heat exchangers, direct liquid "
-        "cooling. A rack whose heat needs a mode not listed is an error finding.",
+        "cooling. A rack whose heat needs a mode not listed is an error finding. The default "
+        "has all three: an AI hall is plumbed for liquid (rack-scale systems such as GB200 "
+        "NVL72 are built for direct liquid cooling only); a room without it drops 'liquid'.",
     )
     air_max_kw: float = Field(
         15.0,
         gt=0,
         description="Heat an air-cooled rack removes [kW]: mainstream air-cooled rooms run "
-        "10-15 kW a rack, raised-floor air struggles above 15-20 kW.",
+        "10-15 kW a rack, raised-floor air struggles above 15-20 kW (data/cooling.csv); 15 is "
+        "the top of the mainstream range.",
     )
     rear_door_max_kw: float = Field(
-        80.0,
+        40.0,
         gt=0,
-        description="Heat a rear-door heat exchanger removes [kW]: up to about 80 kW a rack "
-        "(vendor figures); take the rating of the chosen door.",
+        description="Heat a rear-door heat exchanger removes [kW]: passive doors 14-35 kW, "
+        "fan-assisted doors 35-55 and 55-75 kW (HPE/Motivair ChilledDoor families; "
+        "data/cooling.csv). 40 kW is a fan-assisted door of the 35-55 kW family, the "
+        "compute rack's 40 kW supply (rack_budget_kw), so power and cooling close alike; "
+        "take the rating of the chosen door at the room's water temperature.",
     )
     liquid_max_kw: float = Field(
         150.0,
         gt=0,
-        description="Heat a direct-liquid-cooled rack removes [kW]: 120-150 kW a rack and "
-        "beyond; GB200 NVL72 racks are ~132 kW.",
+        description="Heat a direct-liquid-cooled rack removes [kW]: NVIDIA's DGX SuperPOD "
+        "GB200 RA budgets 1.2 MW per scalable unit of 8 NVL72 racks, 150 kW a rack, for "
+        "racks of ~120-132 kW (data/cooling.csv: 80-150 kW).",
     )
     cooling_headroom: float = Field(
         0.15,

@@ -167,6 +167,22 @@ def facility_findings(
             heat=float(np.nanmax(heat[beyond])),
             capacity=facility.liquid_max_kw,
         )
+    thin = np.flatnonzero(at_rack & (cool_status == "low_headroom"))
+    if len(thin):
+        share = cool["cooling_headroom_pct"].to_numpy(float)
+        worst = thin[np.nanargmin(share[thin])]
+        add(
+            "warning",
+            str(cool["rack"].iloc[worst]),
+            "cooling_headroom",
+            racks=len(thin),
+            rack=str(cool["rack"].iloc[worst]),
+            mode=str(cool_mode[worst]),
+            heat=float(heat[worst]),
+            capacity=float(cool["cooling_kw"].iloc[worst]),
+            headroom=float(share[worst]),
+            required=facility.cooling_headroom,
+        )
     racks = t["racks"]
     weight, limit = racks["weight_kg"].to_numpy(float), racks["max_kg"].to_numpy(float)
     heavy = np.flatnonzero(weight > limit + 1e-9)

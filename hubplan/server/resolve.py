@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..core.errors import CatalogError
 from ..pools import Pools, PoolSpec, ServerSpec
 
 
@@ -26,7 +27,11 @@ class Server:
 
     Units as in ``data/servers.csv``: Gb/s for NIC speeds, GB for memory, kW, U, kg, USD.
     ``kind`` is ``server``, ``tray`` or ``rack`` (a rack-scale system such as GB200 NVL72
-    is planned as whole racks).
+    is planned as whole racks). ``nodes`` is the compute nodes (one operating system, one
+    Slurm node, one set of NICs each) in one system: 1 for a server or a tray, the compute
+    trays of a rack-scale system (18 in a GB200 NVL72 rack: its 72 GPUs over the 4-GPU
+    tray of the same accelerator in ``data/servers.csv``, as in NVIDIA's DGX GB200 user
+    guide). Its NIC counts are the whole system's; each node has ``1 / nodes`` of them.
     """
 
     name: str
@@ -52,6 +57,7 @@ class Server:
     bmc_nic_gbps: float = math.nan
     rack_units: float = math.nan
     weight_kg: float = math.nan
+    nodes: int = 1
 
     def figures(self) -> pd.Series:
         """Its figures as a Series, indexed by ``data/servers.csv`` column names."""
@@ -61,7 +67,7 @@ class Server:
 #: The number fields of :class:`Server`, read from a catalogue row or a custom server.
 NUMBER_FIELDS = tuple(
     f.name for f in fields(Server) if f.name not in ("name", "accelerator", "gpus", "custom",
-                                                     "kind")
+                                                     "kind", "nodes")
 )  # fmt: skip
 
 
@@ -102,7 +108,30 @@ def catalog_server(name: str, catalog: Catalog) -> Server:
     row = catalog.server(name)
     acc = catalog.accelerator(row["accelerator"])["name"]
     values = {f: _nan(row[f]) for f in NUMBER_FIELDS}
-    return Server(str(row["name"]), acc, int(row["gpus"]), **values, kind=str(row["kind"]))
+    kind, gpus = str(row["kind"]), int(row["gpus"])
+    nodes = rack_nodes(str(row["name"]), acc, gpus, catalog) if kind == "rack" else 1
+    return Server(str(row["name"]), acc, gpus, **values, kind=kind, nodes=nodes)
+
+
+def rack_nodes(name: str, accelerator: str, gpus: int, catalog: Catalog) -> int:
+    """Compute nodes in the rack-scale system ``name``: its GPUs over those of the
+    catalogue's compute tray (``kind`` = ``tray``) with the same accelerator.
+
+    >>> from hubplan.core.catalog import load_catalog
+    >>> rack_nodes("GB200 NVL72 rack", "GB200 186GB", 72, load_catalog())  # 72 / 4
+    18
+    """
+    servers = catalog.servers
+    trays = servers[(servers["kind"] == "tray") & (servers["accelerator"].map(
+        lambda a: catalog.accelerator(a)["name"]) == accelerator)]  # fmt: skip
+    per_tray = sorted({int(g) for g in trays["gpus"]})
+    if len(per_tray) != 1 or gpus % per_tray[0]:
+        raise CatalogError(
+            f"data/servers.csv: rack-scale system {name!r} ({gpus} × {accelerator}) needs one "
+            f"compute tray row (kind 'tray') of the same accelerator whose GPUs divide "
+            f"{gpus}; found {per_tray or 'none'}"
+        )
+    return gpus // per_tray[0]
 
 
 def pool_server(pools: Pools, pool: str, catalog: Catalog) -> Server | None:
