@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..core.paths import data_dir
 from ..network import (
     SWITCH_COLUMNS,
     management_server_names,
@@ -316,10 +317,11 @@ def device_table(
     mgmt = facility.management_servers
     if mgmt:
         f = facility
-        price = f.management_server_price_usd
+        price, kg = f.management_server_price_usd, f.management_server_weight_kg
         add(mgmt, "management_server", "network", "network:shared", "", False,
             (float(f.management_server_units), f.management_server_kw,
-             f.management_server_typical_kw, nan, nan if price is None else price),
+             f.management_server_typical_kw, nan if kg is None else kg,
+             nan if price is None else price),
             (f.management_server_model, "scenario", "scenario", "scenario"))  # fmt: skip
     if not counts:
         return pd.DataFrame(columns=DEVICE_COLUMNS)
@@ -346,6 +348,40 @@ def device_table(
         else:
             out[col] = np.repeat(np.array(rows[col], dtype=object), repeat)
     return pd.DataFrame(out)
+
+
+#: Columns of ``data/weights.csv``: sourced weights of devices whose catalogue has no weight
+#: column (switches, storage nodes, appliances), by device kind and model.
+WEIGHT_COLUMNS = ["kind", "model", "weight_kg", "source", "as_of", "confidence", "notes"]
+
+
+def sheet_weights() -> pd.DataFrame:
+    """Device weights from their sheets (``data/weights.csv``): kind, model, kg, source.
+
+    >>> w = sheet_weights().set_index("model")
+    >>> float(w.loc["SN2201", "weight_kg"])
+    7.41
+    """
+    table = pd.read_csv(data_dir() / "weights.csv", dtype={"as_of": str}, keep_default_na=False)
+    return table.astype({"weight_kg": float})[WEIGHT_COLUMNS]
+
+
+def with_sheet_weights(devices: pd.DataFrame) -> pd.DataFrame:
+    """The device table with each switch's and storage node's weight from
+    :func:`sheet_weights` (matched by model, case-insensitive); GPU servers carry theirs
+    from the server catalogue. A device no sheet weighs stays NaN: the facility stage
+    names it (``weights_unknown``) and the floor check leaves it out."""
+    table = sheet_weights()
+    kinds = {"switch": "switch", "storage_node": "storage"}
+    rows = zip(table["kind"], table["model"], table["weight_kg"], strict=True)
+    known = {(k, str(m).lower()): w for k, m, w in rows}
+    kg = devices["weight_kg"].to_numpy(float).copy()
+    types, models = devices["device_type"].to_numpy(), devices["model"].to_numpy()
+    for i in np.flatnonzero(np.isnan(kg) & np.isin(types, list(kinds))):
+        kg[i] = known.get((kinds[types[i]], str(models[i]).lower()), math.nan)
+    out = devices.copy()
+    out["weight_kg"] = kg
+    return out
 
 
 def estimate_missing(rows: dict[str, list], facility: Facility) -> None:
