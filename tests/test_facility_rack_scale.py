@@ -82,3 +82,24 @@ def test_nvl72_rack_cooling_and_power_on(nvl72_plan):
     row = seq[seq["rack"] == rack].iloc[0]
     assert row["peak_kw"] == pytest.approx(135.6667, abs=1e-3)
     assert row["status"] == "ok"
+
+
+def test_nvl72_slurm_nodes_are_its_trays(nvl72_plan):
+    # Slurm runs on each compute tray (4 GPUs, 2 Grace of 72 cores, 2 × 480 GB LPDDR5X:
+    # NVIDIA DGX GB200 user guide), named as the port map cables them; the NVLink domain
+    # is one rack, 18 trays. Before: two 72-GPU 'nodes' train-[0001-0002] that the
+    # topology did not place ('topology_nodes_missing').
+    node = nvl72_plan["slurm_nodes"].set_index("pool").loc["training"]
+    assert node["node_group"] == "train-[0001-0002]-t[01-18]"
+    assert (node["nodes"], node["gres_gpus"], node["domain_nodes"]) == (36, 4, 18)
+    assert (node["sockets"], node["cores_per_socket"]) == (2, 72)
+    topo = nvl72_plan["slurm_topology"]
+    assert topo["child_nodes"].tolist()[:2] == ["train-0001-t[01-18]", "train-0002-t[01-18]"]
+    # (the L40S development node, outside every NVLink block, is still named: by design)
+    f = nvl72_plan.findings
+    missing = f[f["code"] == "topology_nodes_missing"]
+    assert missing["subject"].tolist() == ["dev-0001"]
+    # acceptance: nvidia-smi on each of the 36 trays lists 4 GPUs (before: 72 on 2 nodes)
+    accept = nvl72_plan["acceptance"]
+    count = accept[(accept["pool"] == "training") & (accept["test"] == "gpu_count")]
+    assert count[["count", "expected"]].values.tolist() == [[36, 4]]
