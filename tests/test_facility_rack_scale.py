@@ -103,3 +103,15 @@ def test_nvl72_slurm_nodes_are_its_trays(nvl72_plan):
     accept = nvl72_plan["acceptance"]
     count = accept[(accept["pool"] == "training") & (accept["test"] == "gpu_count")]
     assert count[["count", "expected"]].values.tolist() == [[36, 4]]
+
+
+def test_nvl72_inference_pool_plans_and_schedules_on_trays(default):
+    plan = hubplan.build_plan(default.with_changes({
+        "pools.inference.accelerator": "GB200 186GB", "pools.inference.gpus_per_server": 72,
+        "pools.inference.server": "GB200 NVL72 rack"}))  # fmt: skip
+    f = plan.findings
+    assert f.loc[f["severity"] == "error", "code"].tolist() == []
+    # a pod's share is of one 4-GPU tray (144 cores × 2 threads = 288 CPUs), never more
+    pod = plan["k8s_pools"].iloc[0]
+    assert pod["gpus_per_pod"] <= 4
+    assert pod["cpus_per_pod"] <= 288 * pod["gpus_per_pod"] / 4
