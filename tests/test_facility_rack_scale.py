@@ -111,7 +111,11 @@ def test_nvl72_inference_pool_plans_and_schedules_on_trays(default):
         "pools.inference.server": "GB200 NVL72 rack"}))  # fmt: skip
     f = plan.findings
     assert f.loc[f["severity"] == "error", "code"].tolist() == []
-    # a pod's share is of one 4-GPU tray (144 cores × 2 threads = 288 CPUs), never more
+    # A pod's share is of one 4-GPU tray (GKE's reservation rule, kubernetes.node_allocatable):
+    # 960 GB = 894.07 GiB; reserved 1 + 0.8 + 0.8 + 6.72 + 0.02 × 766.07 + 0.098 = 24.74;
+    # (894.07 − 24.74 − 2 GiB of daemon sets) × 2/4 GPUs = 433.7 → 433 GiB. CPUs: 288
+    # threads − 0.79 reserved − 1 = 286.2 × 2/4 → 143. Before, the share was 2/72 of the
+    # whole rack's 17 280 GB: 437 GiB, more than the tray leaves.
     pod = plan["k8s_pools"].iloc[0]
-    assert pod["gpus_per_pod"] <= 4
-    assert pod["cpus_per_pod"] <= 288 * pod["gpus_per_pod"] / 4
+    assert pod["gpus_per_pod"] == 2
+    assert (pod["cpus_per_pod"], pod["memory_gib_per_pod"]) == (143, 433)
