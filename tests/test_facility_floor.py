@@ -4,7 +4,8 @@ Hand arithmetic: g_n = 9.806 65 m/s²; a 600 × 1 200 mm rack stands on 0.72 m²
 floor (TIA-942 Rated-3) carries 12 000 × 0.72 / 9.806 65 = 881.04 kg on it; the empty
 APC NetShelter SX AR3300 cabinet weighs 134.09 kg (NetBox device-type library), leaving
 746.95 kg of equipment. DGX H100: 130.45 kg (NVIDIA DGX BasePOD RA); GB200 NVL72 rack:
-1 360 kg (NVIDIA DGX GB200 user guide); SN2201: 7.41 kg (NetBox device-type library).
+1 360 kg (NVIDIA DGX GB200 user guide); SN2201 7.41 kg, QM9700 14.8 kg (NetBox device-type
+library).
 """
 
 import pytest
@@ -57,7 +58,8 @@ def test_weights_reach_the_layout_and_the_equipment_list(plan):
     # Models no sheet weighs are named, not weighed at 0 kg without a word.
     f = plan.findings
     unknown = f[f["code"] == "weights_unknown"].iloc[0]["data"]
-    assert "QM9700" in unknown["models"] and "SN2201" not in unknown["models"]
+    assert "SN4600C" in unknown["models"] and "QM9700" not in unknown["models"]
+    assert layout.loc["compute-leaf-01", "weight_kg"] == 14.8  # QM9700, data/weights.csv
 
 
 def test_a_weaker_floor_spreads_servers_over_more_racks(default):
