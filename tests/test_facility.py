@@ -235,9 +235,13 @@ def test_low_headroom_is_a_warning(default):
 def test_cooling_modes_and_btu():
     # NIST SP 811: 1 BTU_IT/h = 0.2930711 W → 10.2 kW = 34 804 BTU/h
     assert round(heat_btu_h(10.2)) == 34804
-    # limits at 15 % headroom: air 12.75, rear door 68, liquid 127.5 kW
-    modes = cooling_mode(pd.Series([12.75, 12.76, 68.0, 68.1, 127.5, 128]), Facility())
-    assert modes.tolist() == ["air", "rear_door", "rear_door", "liquid", "liquid", "beyond"]
+    # limits at 15 % headroom: air 15 × 0.85 = 12.75, rear door 40 × 0.85 = 34, liquid
+    # 150 × 0.85 = 127.5 kW; 128-150 kW only liquid removes (below its headroom); over
+    # 150 kW nothing does.
+    heat = [12.75, 12.76, 34.0, 34.1, 127.5, 128, 150, 150.1]
+    modes = cooling_mode(pd.Series(heat), Facility())
+    assert modes.tolist() == ["air", "rear_door", "rear_door", "liquid", "liquid", "liquid",
+                              "liquid", "beyond"]  # fmt: skip
 
 
 def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
@@ -268,8 +272,13 @@ def test_rack_scale_systems_get_their_own_racks(default):
     alloc = plan["power_allocation"].set_index("rack").loc[nvl["rack"].iloc[0]]
     # 132 kW on 150 kW: 12 % headroom, below 15 %
     assert alloc["headroom_pct"] == pytest.approx(0.12)
-    # 132 kW is beyond liquid at 150 × 0.85 = 127.5; 1 360 kg over 880 kg
-    assert {"rack_power_headroom", "cooling_over", "rack_over_weight"} <= codes(plan)
+    # 132 kW is over liquid's 150 × 0.85 = 127.5 kW but within its 150 kW: 12 % headroom,
+    # a warning as for power (before, 'beyond' liquid: an error that stopped the plan)
+    cool = plan["cooling"].set_index("rack").loc[nvl["rack"].iloc[0]]
+    assert (cool["cooling_mode"], cool["status"]) == ("liquid", "low_headroom")
+    assert cool["cooling_headroom_pct"] == pytest.approx(18 / 150)
+    assert {"rack_power_headroom", "cooling_headroom"} <= codes(plan)
+    assert "cooling_over" not in codes(plan)
 
 
 def test_storage_nodes_and_switches_take_their_own_racks():

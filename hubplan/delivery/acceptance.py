@@ -194,7 +194,10 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     for p in records(pools, columns, pools["level"].to_numpy() == "pool"):
         nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
         acc = catalog.accelerator(p["accelerator"])
-        server = server_figures(p["server"], catalog, spec)
+        server = server_figures(p["server"], catalog, spec, pool)
+        # a rack-scale system is tested tray by tray: each runs its own OS and nvidia-smi
+        per = int(server["nodes"]) if server is not None else 1
+        nodes, gps = nodes * per, gps // per
         host = p["server"] or acc["name"]
         add("node", pool, host, "gpu_count", "nvidia-smi -L", nodes, gps, gps, "equal",
             "plan", "plan_pools", "count")  # fmt: skip
@@ -216,7 +219,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 basis, source = "derived", "scaleup_times_ring_share"
             add("node", pool, acc["name"], "nvlink_all_reduce", f"all_reduce_perf -g {gps}",
                 nodes, nvlink, nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
-        nics = float(server["compute_nics"]) if server is not None else 0.0
+        nics = float(server["compute_nics"]) / per if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
             nic_gbps = float(server["compute_nic_gbps"])

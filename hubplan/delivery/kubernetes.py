@@ -350,9 +350,13 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
     # Per-pod share of one node of the inference pool.
     node_cpu = node_mem = math.nan
     gps = int(pool["gpus_per_server"]) if pool else 0
-    server = server_figures(str(pool["server"]), catalog, spec) if pool and catalog else None
+    server = (server_figures(str(pool["server"]), catalog, spec, str(pool["pool"]))
+              if pool and catalog else None)  # fmt: skip
     if server is not None:
-        cores, ram = float(server["cpu_cores_total"]), float(server["ram_gb"])
+        # a rack-scale system's Kubernetes nodes are its compute trays
+        per = int(server["nodes"])
+        cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
+        gps //= per
         if cores == cores and ram == ram:
             node_cpu, node_mem = node_allocatable(cores * delivery.threads_per_core,
                                                   ram * 1e9 / GIB)  # fmt: skip

@@ -21,6 +21,7 @@ from ..core.findings import Finding
 from ..core.frames import records
 from ..core.names import ascii_words, name_digest
 from ..pools import Pools
+from ..server import catalog_server, pool_server
 from .section import Delivery
 
 SLURM_POOLS = ("training", "development")
@@ -35,20 +36,22 @@ TOPOLOGY_COLUMNS = ["name", "topology_plugin", "switch_level", "child_nodes", "c
 MIB = 2**20
 
 
-def server_figures(name: str, catalog: Catalog, pools: Pools | None = None) -> pd.Series | None:
-    """The pool server's catalogue row, or the scenario's custom server with the same name
-    (unsourced figures NaN); None when neither is known."""
-    if not name:
-        return None
-    if pools is not None:
-        for kind in ("training", "inference", "development"):
-            custom = getattr(pools, kind).custom_server
-            if custom is not None and custom.name == name:
-                return pd.Series(custom.model_dump(), dtype=object).fillna(math.nan)
-    try:
-        return catalog.server(name)
-    except CatalogError:
-        return None
+def server_figures(name: str, catalog: Catalog, pools: Pools | None = None,
+                   pool: str = "") -> pd.Series | None:  # fmt: skip
+    """The figures of the server of ``pool`` (``pools.<pool>``: its catalogue row or its
+    custom server, from the one resolver, ``hubplan.server.resolve_server``); without the
+    pools section, the catalogue server called ``name``. None when neither is known;
+    figures not sourced are NaN."""
+    if pools is not None and pool:
+        server = pool_server(pools, pool, catalog)
+    elif name:
+        try:
+            server = catalog_server(name, catalog)
+        except CatalogError:
+            server = None
+    else:
+        server = None
+    return None if server is None else server.figures()
 
 
 def real_memory_mib(ram_gb: float, margin: float) -> int:
@@ -71,17 +74,20 @@ def real_memory_mib(ram_gb: float, margin: float) -> int:
     return math.floor(ram_gb * 1e9 / MIB * (1 - margin))
 
 
-def node_range(prefix: str, count: int) -> str:
+def node_range(prefix: str, count: int, trays: int = 1) -> str:
     """A Slurm hostlist expression for ``count`` nodes, named as every other table of the
-    plan names them (``<partition>-<nnnn>``: the IP plan, the port map, the rack layout).
+    plan names them (``<partition>-<nnnn>``: the IP plan, the port map, the rack layout);
+    with ``trays`` > 1, the compute trays of ``count`` rack-scale systems
+    (``<partition>-<nnnn>-t<nn>``, as the port map cables them). slurm.conf(5): a node
+    range expression may hold several numeric ranges ("rack[0-63]_blade[0-41]").
 
-    >>> node_range("train", 20), node_range("dev", 1)
-    ('train-[0001-0020]', 'dev-0001')
+    >>> node_range("train", 20), node_range("dev", 1), node_range("train", 2, 18)
+    ('train-[0001-0020]', 'dev-0001', 'train-[0001-0002]-t[01-18]')
     """
     width = max(4, len(str(count)))
-    if count == 1:
-        return f"{prefix}-{1:0{width}d}"
-    return f"{prefix}-[{1:0{width}d}-{count:0{width}d}]"
+    racks = (f"{prefix}-{1:0{width}d}" if count == 1
+             else f"{prefix}-[{1:0{width}d}-{count:0{width}d}]")  # fmt: skip
+    return racks if trays <= 1 else f"{racks}-t[01-{trays:02d}]"
 
 
 def gpu_type(accelerator: str) -> str:
@@ -165,29 +171,32 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             domain = float(catalog.accelerator(str(p["accelerator"]))["scaleup_domain_gpus"])
         except CatalogError:
             domain = math.nan
-        server = server_figures(p["server"], catalog, spec)
+        server = server_figures(p["server"], catalog, spec, p["pool"])
         sockets = cores = ram = math.nan
+        # a rack-scale system's Slurm nodes are its compute trays: figures per tray
+        per = int(server["nodes"]) if server is not None else 1
         if server is not None:
-            sockets, cores = float(server["cpu_sockets"]), float(server["cpu_cores_total"])
-            ram = float(server["ram_gb"])
+            sockets = float(server["cpu_sockets"]) / per
+            cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
             if sockets != sockets or cores != cores:
                 sockets = cores = math.nan
         tpc = delivery.threads_per_core
         # The pools section admits only hostname prefixes (letters, digits, hyphens), so
         # Slurm names the nodes exactly as the IP plan and the port map do.
         partition = str(p["partition"]) or p["pool"]
+        gps = int(p["gpus_per_server"]) // per
         rows.append({
-            "node_group": node_range(partition, int(p["total_servers"])), "pool": p["pool"],
-            "partition": partition, "nodes": int(p["total_servers"]),
+            "node_group": node_range(partition, int(p["total_servers"]), per), "pool": p["pool"],
+            "partition": partition, "nodes": int(p["total_servers"]) * per,
             "sockets": sockets,
             "cores_per_socket": cores / sockets if sockets == sockets else math.nan,
             "threads_per_core": tpc, "cpus": cores * tpc,
             "physical_memory_mib": math.floor(ram * 1e9 / MIB) if ram == ram else math.nan,
             "real_memory_mib": (real_memory_mib(ram, delivery.realmemory_margin)
                                 if ram == ram else math.nan),
-            "gres_gpus": int(p["gpus_per_server"]), "gpus_per_server": int(p["gpus_per_server"]),
+            "gres_gpus": gps, "gpus_per_server": gps,
             "gpu_type": gpu_type(str(p["accelerator"])),
-            "domain_nodes": domain_nodes(domain, int(p["gpus_per_server"])),
+            "domain_nodes": domain_nodes(domain, gps),
         })  # fmt: skip
     return pd.DataFrame(rows, columns=NODE_COLUMNS)
 
@@ -322,12 +331,12 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
     with their nodes plus one top level switch should result in good performance";
     BlockSizes: the base block size, then powers of two times it.
     """
-    groups = records(nodes, ["partition", "nodes", "domain_nodes"])
+    groups = records(nodes, ["partition", "nodes", "domain_nodes", "node_group"])
     if any(int(g["domain_nodes"]) > 1 for g in groups):
         rows = []
         for g in groups:
             size = int(g["domain_nodes"])
-            names = node_names(g["partition"], int(g["nodes"]))
+            names = hostnames(g["node_group"])
             if size <= 1:
                 continue  # no NVLink beyond the server: left out (a warning says so)
             # whole domains; a pool smaller than one domain is one (partial) block
@@ -340,7 +349,7 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
                              "child_nodes": hostlist(block), "child_switches": "",
                              "physical_switches": ""})  # fmt: skip
         return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
-    names = [n for g in groups for n in node_names(g["partition"], int(g["nodes"]))]
+    names = [n for g in groups for n in hostnames(g["node_group"])]
     if not names:
         return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
     levels = _tree_levels(names, port_map)
@@ -490,19 +499,26 @@ def topology_conf(topology: pd.DataFrame) -> str:
 
 
 def hostnames(expression: str) -> list[str]:
-    """The names of a hostlist expression from :func:`hostlist`.
+    """The names of a hostlist expression from :func:`hostlist` or :func:`node_range`
+    (several ranges in one name expand first range outermost, as Slurm does).
 
     >>> hostnames("a-[01-03,07],spine")
     ['a-01', 'a-02', 'a-03', 'a-07', 'spine']
+    >>> hostnames("r-[1-2]-t[1-2]")
+    ['r-1-t1', 'r-1-t2', 'r-2-t1', 'r-2-t2']
     """
     names = []
-    for prefix, ranges in re.findall(r"([^,\[]+)(?:\[([^\]]*)\])?", expression):
-        if not ranges:
-            names.append(prefix)
-            continue
-        for r in ranges.split(","):
-            a, _, b = r.partition("-")
-            names += [f"{prefix}{i:0{len(a)}d}" for i in range(int(a), int(b or a) + 1)]
+    for token in re.findall(r"(?:[^,\[]|\[[^\]]*\])+", expression):
+        combos = [""]
+        for part in re.split(r"(\[[^\]]*\])", token):
+            values = [part]
+            if part.startswith("["):
+                values = []
+                for r in part[1:-1].split(","):
+                    a, _, b = r.partition("-")
+                    values += [f"{i:0{len(a)}d}" for i in range(int(a), int(b or a) + 1)]
+            combos = [c + v for c in combos for v in values]
+        names += combos
     return names
 
 
@@ -615,7 +631,7 @@ def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame,
         plugin = str(topology["topology_plugin"].iloc[0])
         placed = {n for expr in topology["child_nodes"] if expr for n in hostnames(expr)}
         for n in records(nodes, ["node_group", "partition", "nodes"]):
-            missing = [x for x in node_names(n["partition"], int(n["nodes"])) if x not in placed]
+            missing = [x for x in hostnames(n["node_group"]) if x not in placed]
             if missing:
                 found.append(Finding("warning", "delivery", n["node_group"],
                                      "topology_nodes_missing",

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
+from ..core.paths import data_dir
 from ..network import (
     SWITCH_COLUMNS,
     management_server_names,
@@ -41,6 +42,7 @@ DEVICE_COLUMNS = [
     "power_source",
     "size_source",
     "typical_source",
+    "nodes",
 ]
 
 
@@ -116,13 +118,8 @@ def server_types(
         acc = catalog.accelerator(str(rec["accelerator"]))
         gpus = int(rec["gpus_per_server"])
         row_kind, units, weight = "server", math.nan, math.nan
-        if chosen is not None and not chosen.custom:
-            cat = catalog.server(chosen.name)
-            row_kind, units, weight = (
-                str(cat["kind"]),
-                _num(cat["rack_units"]),
-                _num(cat["weight_kg"]),
-            )
+        if chosen is not None:
+            row_kind, units, weight = chosen.kind, chosen.rack_units, chosen.weight_kg
         model = chosen.name if chosen is not None else f"{gpus} × {acc['name']} server"
         max_kw = chosen.max_power_kw if chosen is not None else math.nan
         power_source = "catalog" if chosen is not None and not chosen.custom else "scenario"
@@ -134,7 +131,7 @@ def server_types(
         if math.isnan(max_kw):  # no TDP either: planned at 0 kW, an error finding
             max_kw, power_source = 0.0, "unknown"
         rack_scale = row_kind == "rack"
-        size_source = "catalog"
+        size_source = "scenario" if chosen is not None and chosen.custom else "catalog"
         if rack_scale:
             units, size_source = float(facility.rack_units - facility.reserved_units), "rack"
         elif math.isnan(units):
@@ -155,6 +152,7 @@ def server_types(
                 "price_usd": chosen.price_usd if chosen is not None else math.nan,
                 "power_source": power_source,
                 "size_source": size_source,
+                "nodes": chosen.nodes if chosen is not None else 1,
                 "compute_nics": chosen.compute_nics if chosen is not None else math.nan,
                 "compute_nic_gbps": chosen.compute_nic_gbps if chosen is not None else math.nan,
             }
@@ -207,6 +205,10 @@ def device_table(
 ) -> pd.DataFrame:
     """Every device, one row each, in rack-filling order.
 
+    ``nodes`` is the compute nodes a device holds (the 18 compute trays of a GB200 NVL72
+    rack; 1 otherwise): they power on one after another
+    (:func:`hubplan.facility.power.device_inrush_factor`).
+
     GPU servers are named ``<partition>-<nnnn>`` from 1 over the pool's total servers,
     storage nodes ``stor-<tier>-<role>-<nn>``, switches ``<plane>-<role>-<nn>`` from 01 per
     plane and role, management servers ``mgmt-<nn>``.
@@ -228,14 +230,16 @@ def device_table(
     """
     nan = math.nan
     # one entry per source row: its columns, how many devices it stands for, their names
-    rows: dict[str, list] = {c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale")}
+    rows: dict[str, list] = {c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale",
+                                             "nodes")}  # fmt: skip
     prefix: list[str] = []
     first: list[int] = []
     width: list[int] = []
     counts: list[int] = []
 
-    def add(n, device_type, kind, group, pool, scale, numbers, sources):
+    def add(n, device_type, kind, group, pool, scale, numbers, sources, nodes=1):
         counts.append(n)
+        rows["nodes"].append(int(nodes))
         rows["device_type"].append(device_type)
         rows["kind"].append(kind)
         rows["group"].append(group)
@@ -252,6 +256,8 @@ def device_table(
         read = ("pool", "partition", "servers", "rack_scale", *_NUMBER_COLUMNS, "model",
                 "power_source")  # fmt: skip
         columns = zip(*(servers[c].to_numpy() for c in read), strict=True)
+        per_system = (servers["nodes"].tolist() if "nodes" in servers.columns
+                      else [1] * len(servers))  # fmt: skip
         for i, (pool, part, n, scale, *numbers, model, power) in enumerate(columns):
             n = int(n)
             # named as the network stage cables and addresses them (server_names)
@@ -259,7 +265,8 @@ def device_table(
             first.append(0)
             width.append(max(4, len(str(n))))
             add(n, "gpu_server", "compute", "compute:" + part, pool, bool(scale), numbers,
-                (model, power, "catalog" if size is None else size.iloc[i], "ratio"))  # fmt: skip
+                (model, power, "catalog" if size is None else size.iloc[i], "ratio"),
+                per_system[i])  # fmt: skip
     if not storage_nodes.empty:
         rank = {t: i for i, t in enumerate(TIERS)}
         tiers = storage_nodes["tier"].to_numpy()
@@ -310,10 +317,11 @@ def device_table(
     mgmt = facility.management_servers
     if mgmt:
         f = facility
-        price = f.management_server_price_usd
+        price, kg = f.management_server_price_usd, f.management_server_weight_kg
         add(mgmt, "management_server", "network", "network:shared", "", False,
             (float(f.management_server_units), f.management_server_kw,
-             f.management_server_typical_kw, nan, nan if price is None else price),
+             f.management_server_typical_kw, nan if kg is None else kg,
+             nan if price is None else price),
             (f.management_server_model, "scenario", "scenario", "scenario"))  # fmt: skip
     if not counts:
         return pd.DataFrame(columns=DEVICE_COLUMNS)
@@ -333,11 +341,47 @@ def device_table(
     for col in DEVICE_COLUMNS[1:]:
         if col == "rack_scale":
             out[col] = np.repeat(np.array(rows[col], dtype=bool), repeat)
+        elif col == "nodes":
+            out[col] = np.repeat(np.array(rows[col], dtype=np.int64), repeat)
         elif col in _NUMBER_COLUMNS:
             out[col] = np.repeat(np.array(rows[col], dtype=float), repeat)
         else:
             out[col] = np.repeat(np.array(rows[col], dtype=object), repeat)
     return pd.DataFrame(out)
+
+
+#: Columns of ``data/weights.csv``: sourced weights of devices whose catalogue has no weight
+#: column (switches, storage nodes, appliances), by device kind and model.
+WEIGHT_COLUMNS = ["kind", "model", "weight_kg", "source", "as_of", "confidence", "notes"]
+
+
+def sheet_weights() -> pd.DataFrame:
+    """Device weights from their sheets (``data/weights.csv``): kind, model, kg, source.
+
+    >>> w = sheet_weights().set_index("model")
+    >>> float(w.loc["SN2201", "weight_kg"])
+    7.41
+    """
+    table = pd.read_csv(data_dir() / "weights.csv", dtype={"as_of": str}, keep_default_na=False)
+    return table.astype({"weight_kg": float})[WEIGHT_COLUMNS]
+
+
+def with_sheet_weights(devices: pd.DataFrame) -> pd.DataFrame:
+    """The device table with each switch's and storage node's weight from
+    :func:`sheet_weights` (matched by model, case-insensitive); GPU servers carry theirs
+    from the server catalogue. A device no sheet weighs stays NaN: the facility stage
+    names it (``weights_unknown``) and the floor check leaves it out."""
+    table = sheet_weights()
+    kinds = {"switch": "switch", "storage_node": "storage"}
+    rows = zip(table["kind"], table["model"], table["weight_kg"], strict=True)
+    known = {(k, str(m).lower()): w for k, m, w in rows}
+    kg = devices["weight_kg"].to_numpy(float).copy()
+    types, models = devices["device_type"].to_numpy(), devices["model"].to_numpy()
+    for i in np.flatnonzero(np.isnan(kg) & np.isin(types, list(kinds))):
+        kg[i] = known.get((kinds[types[i]], str(models[i]).lower()), math.nan)
+    out = devices.copy()
+    out["weight_kg"] = kg
+    return out
 
 
 def estimate_missing(rows: dict[str, list], facility: Facility) -> None:

@@ -40,6 +40,8 @@ EQUIPMENT_COLUMNS = [
     "driver_version",
     "unit_price_usd",
     "extended_price_usd",
+    "unit_weight_kg",
+    "total_weight_kg",
 ]
 
 
@@ -165,6 +167,11 @@ def equipment_list(
     priced = rows[~np.isnan(price[rows])]
     unit_price = np.full(n, math.nan)
     unit_price[code[priced[::-1]]] = price[priced[::-1]]
+    # unit weight: the first one given, as the price [kg]
+    kg = layout["weight_kg"].to_numpy(float)
+    weighed = rows[~np.isnan(kg[rows])]
+    unit_weight = np.full(n, math.nan)
+    unit_weight[code[weighed[::-1]]] = kg[weighed[::-1]]
     # location: first rack, and the last rack the group reaches (rack_range)
     first_pair_row = group_codes(code, rack)[1]  # row where each (group, rack) starts
     first_pair_row = first_pair_row[code[first_pair_row] >= 0]
@@ -201,6 +208,7 @@ def equipment_list(
     configuration = [config.get(k, "") for k in zip(types, models, strict=True)]
     quantity = quantity.tolist()
     unit_price = unit_price.tolist()
+    unit_weight = unit_weight.tolist()
     # compute NICs: one row per NIC speed, naming every server model that carries it
     where = {(t, m): loc for t, m, loc in zip(types, models, location, strict=True)}
     nic_total: dict[tuple, int] = {}  # per server model and NIC, in table order
@@ -222,11 +230,13 @@ def equipment_list(
         quantity.append(count)
         location.append(", ".join(locs))
         unit_price.append(math.nan)
+        unit_weight.append(math.nan)  # inside the servers' weight
     pins = {p.model.lower(): p for p in facility.versions}
     firmware = [pins[m.lower()].firmware if m.lower() in pins else "" for m in models]
     driver = [pins[m.lower()].driver if m.lower() in pins else "" for m in models]
     quantity_arr = np.array(quantity, dtype=np.int64)
     unit_price_arr = np.array(unit_price, dtype=float)
+    unit_weight_arr = np.array(unit_weight, dtype=float)
     return pd.DataFrame(
         {
             "type": types,
@@ -238,6 +248,8 @@ def equipment_list(
             "driver_version": driver,
             "unit_price_usd": unit_price_arr,
             "extended_price_usd": quantity_arr * unit_price_arr,
+            "unit_weight_kg": unit_weight_arr,
+            "total_weight_kg": quantity_arr * unit_weight_arr,
         },
         columns=EQUIPMENT_COLUMNS,
     )

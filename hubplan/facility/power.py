@@ -136,11 +136,12 @@ def power_allocation(racks: pd.DataFrame, layout: pd.DataFrame, facility: Facili
 
 
 def power_on_steps(
-    rack: np.ndarray, kw: np.ndarray, feed_kw: np.ndarray, inrush_factor: float
+    rack: np.ndarray, kw: np.ndarray, feed_kw: np.ndarray, inrush_factor: float | np.ndarray
 ) -> np.ndarray:
     """Power-on step (from 1) of each device: groups per rack, started in order, such that
     the devices already running plus the starting group at ``inrush_factor`` × nameplate
-    stay under the feed rating. All racks start their step k together.
+    stay under the feed rating. All racks start their step k together. ``inrush_factor``
+    is one figure or one per device (:func:`device_inrush_factor`).
 
     Devices are taken rack by rack in table order. The loop runs once per step, over all
     racks at once.
@@ -175,6 +176,7 @@ def power_on_steps(
     # rack by rack (stable), so each rack's devices are one run
     order = np.argsort(rack, kind="stable")
     r, run, bef, feed = rack[order], running[order], before[order], np.asarray(feed_kw)[order]
+    inrush_factor = np.broadcast_to(np.asarray(inrush_factor, dtype=float), (n,))[order]
     first = np.r_[True, r[1:] != r[:-1]]
     segment = np.cumsum(first) - 1  # run number of each device
     seg_start = np.flatnonzero(first)
@@ -202,6 +204,29 @@ def power_on_steps(
     return steps
 
 
+def device_inrush_factor(factor: float, nodes: np.ndarray | int) -> np.ndarray:
+    """Power-on draw of a device as a multiple of its nameplate, when its ``nodes`` compute
+    nodes start one after another.
+
+    Notes
+    -----
+    f_device = 1 + (f − 1) / nodes: while node k starts, k − 1 nodes run at nameplate and
+    one draws f × its 1/nodes share, so the device's peak is P × (1 + (f − 1) / nodes). A
+    rack-scale system's compute trays are started one by one through their BMCs, the
+    batching the planning guide asks for (v2.0 §6.1), inside the rack.
+
+    Examples
+    --------
+    A server (one node) keeps the 1.5 ×; a GB200 NVL72 rack of 18 trays peaks at
+    132 kW × (1 + 0.5 / 18) = 135.7 kW, under its 150 kW feed (not 198 kW).
+
+    >>> device_inrush_factor(1.5, np.array([1, 18])).round(4).tolist()
+    [1.5, 1.0278]
+    """
+    nodes = np.maximum(np.asarray(nodes, dtype=float), 1.0)
+    return 1.0 + (factor - 1.0) / nodes
+
+
 def power_on_sequence(
     layout: pd.DataFrame, allocation: pd.DataFrame, facility: Facility
 ) -> tuple[pd.Series, pd.DataFrame]:
@@ -214,6 +239,9 @@ def power_on_sequence(
     """
     f = facility
     rack = layout["rack"].to_numpy()
+    factor = device_inrush_factor(
+        f.inrush_factor, layout["nodes"].to_numpy() if "nodes" in layout.columns else 1
+    )
     supply = allocation["supply_kw"].to_numpy(float)
     at = pd.Index(allocation["rack"].to_numpy()).get_indexer(rack)
     feed = np.where(at >= 0, supply[at], np.nan)
@@ -222,7 +250,7 @@ def power_on_sequence(
     if f.inrush_policy == "sized":
         steps = np.ones(len(layout), dtype=np.int64)
     else:
-        steps = power_on_steps(codes, kw, feed, f.inrush_factor)
+        steps = power_on_steps(codes, kw, feed, factor)
     # one row per rack and step, in order of appearance
     pair, starts = pd.factorize(codes * (int(steps.max(initial=0)) + 1) + steps)
     n = len(starts)
@@ -230,6 +258,7 @@ def power_on_sequence(
     first_row = np.full(n, -1)
     first_row[pair[rows[::-1]]] = rows[::-1]
     starting = group_sums(pair, kw, n)
+    surge = group_sums(pair, kw * factor, n)  # Σ inrush factor × nameplate of the starters
     # the feed: the first one known (groupby's "first" skips missing values)
     known = rows[~np.isnan(feed[rows])]
     feed_kw = np.full(n, np.nan)
@@ -237,7 +266,7 @@ def power_on_sequence(
     pair_rack = codes[first_row]
     running = pd.Series(starting).groupby(pair_rack, sort=False).cumsum().to_numpy()
     running_before = running - starting
-    peak = running_before + f.inrush_factor * starting
+    peak = running_before + surge
     step = steps[first_row]
     by_step = np.argsort(step, kind="stable")
     seq = pd.DataFrame(

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import HubplanError
-from .section import Facility
+from .section import STANDARD_GRAVITY_M_S2, Facility
 
 RACK_COLUMNS = [
     "rack",
@@ -29,8 +29,32 @@ RACK_COLUMNS = [
     "u_used",
     "max_kg",
     "weight_kg",
+    "floor_load_kpa",
     "devices",
 ]
+
+
+def floor_load_kpa(weight_kg: np.ndarray | float, footprint_m2: float) -> np.ndarray | float:
+    """Load a rack puts on the floor under it [kPa = kN/m²]: its weight × g over its
+    footprint.
+
+    Notes
+    -----
+    q = m × g_n / A, g_n = 9.806 65 m/s². Compared with the room's rated live load
+    (TIA-942 Rated-3: 12 kPa). A caster carries about a third of a rack's weight (IBM site
+    planning): the tile's point load is a separate check for the structural engineer.
+
+    Examples
+    --------
+    A GB200 NVL72 rack, 1 360 kg (NVIDIA DGX GB200 user guide) on 0.6 × 1.2 m:
+    1 360 × 9.806 65 / 0.72 / 1 000 = 18.52 kPa, over a 12 kPa floor; three DGX H100
+    (3 × 130.45 kg) load 5.33 kPa.
+
+    >>> round(floor_load_kpa(1360, 0.72), 2), round(floor_load_kpa(3 * 130.45, 0.72), 2)
+    (18.52, 5.33)
+    """
+    load = np.asarray(weight_kg, dtype=float) * STANDARD_GRAVITY_M_S2 / footprint_m2 / 1000
+    return load if load.ndim else float(load)
 
 
 def rack_power_cap_kw(supply_kw: float, headroom: float, inrush_factor: float = 1.0) -> float:
@@ -164,7 +188,7 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
     valid = np.flatnonzero(codes >= 0)
     by_group = valid[np.argsort(codes[valid], kind="stable")]
     ends = np.cumsum(np.bincount(codes[valid], minlength=len(found)))
-    per_group: list[tuple] = []  # (count, kind, group, budget, cap, u_usable)
+    per_group: list[tuple] = []  # (count, kind, group, budget, cap, u_usable, rack_scale)
     next_rack = 0
     for g in sorted(range(len(found)), key=lambda g: _group_order(found[g])):
         group = found[g]
@@ -182,19 +206,25 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
                 kg[rows],
                 rack_power_cap_kw(budget, f.power_headroom, inrush),
                 usable,
-                f.rack_max_kg,
+                f.rack_weight_limit_kg,
                 f.max_servers_per_rack if kind == "compute" else None,
             )
         rack_of[rows] = local + next_rack
         count = int(local.max()) + 1 if len(local) else 0
         cap = rack_power_cap_kw(budget, f.power_headroom, inrush)
-        per_group.append((count, kind, group, budget, cap, f.rack_units if rack_scale else usable))
+        per_group.append((count, kind, group, budget, cap, f.rack_units if rack_scale else usable,
+                          rack_scale))  # fmt: skip
         next_rack += count
     n_racks = next_rack
     if not per_group:
         raise HubplanError("facility: no devices to rack (no servers, storage nodes, switches "
                            "or management servers in the plan)")  # fmt: skip
-    count, kind, group, budget, cap, u_usable = (np.array(c) for c in zip(*per_group, strict=True))
+    count, kind, group, budget, cap, u_usable, own_rack = (
+        np.array(c) for c in zip(*per_group, strict=True)
+    )
+    # a rack-scale system's weight includes its own rack; other racks add the empty cabinet
+    own_rack = np.repeat(own_rack.astype(bool), count)
+    cabinet = np.where(own_rack, 0.0, f.rack_cabinet_kg)
     kind = np.repeat(kind.astype(object), count)
     group = np.repeat(group.astype(object), count)
     row_index, position = rack_rows(kind, group, f)
@@ -226,7 +256,8 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
             "u_used": used[by_place],
             "weight_kg": weight[by_place],
             "devices": np.bincount(rack_of, minlength=n_racks)[by_place],
-            "max_kg": np.full(n_racks, float(f.rack_max_kg)),
+            "max_kg": np.where(own_rack, f.floor_limit_kg, f.rack_weight_limit_kg)[by_place],
+            "floor_load_kpa": floor_load_kpa((weight + cabinet)[by_place], f.rack_footprint_m2),
         }
     )
     # devices rack by rack in row order, bottom up

@@ -18,6 +18,8 @@ from ..core.section import Section
 CoolingMode = Literal["air", "rear_door", "liquid"]
 #: From the least to the most capable; a rack takes the first mode that holds its heat.
 COOLING_MODES: tuple[str, ...] = ("air", "rear_door", "liquid")
+#: Standard gravity, g_n = 9.806 65 m/s² (CGPM 1901; NIST SP 330): kg → N for floor loads.
+STANDARD_GRAVITY_M_S2 = 9.80665
 
 
 class VersionPin(Section):
@@ -101,12 +103,44 @@ class Facility(Section):
         description="Units per rack kept free for the patch panel and cable management "
         "[U] (a layout choice).",
     )
-    rack_max_kg: float = Field(
-        880.0,
+    floor_rating_kpa: float = Field(
+        12.0,
         gt=0,
-        description="Equipment weight per rack [kg]: the TIA-942 Rated-3 live load of "
-        "12 kPa over a 600 × 1200 mm footprint is 8.64 kN ≈ 880 kg; raise it for a slab "
-        "rated higher.",
+        le=100,
+        description="Live load the room's floor is rated for [kPa = kN/m²]: TIA-942 Rated-3 "
+        "asks 12 kPa (250 lbf/ft²) and EIA/TIA-569 12.0 kPa distributed for equipment "
+        "rooms; a typical office floor carries about 3.3 kPa (340 kg/m², IBM site "
+        "planning). Take the structural engineer's rating of the room.",
+    )
+    rack_width_mm: float = Field(
+        600.0,
+        gt=0,
+        le=1500,
+        description="Rack footprint width [mm]: 600 mm is the common AI rack width (19-inch "
+        "rails; 800 mm for cable-heavy network racks).",
+    )
+    rack_depth_mm: float = Field(
+        1200.0,
+        gt=0,
+        le=2000,
+        description="Rack footprint depth [mm]: 1 200 mm, deep enough for 8U GPU servers "
+        "with rear cabling; the floor check spreads a rack's weight over width × depth.",
+    )
+    rack_cabinet_kg: float = Field(
+        134.09,
+        ge=0,
+        le=1000,
+        description="Weight of an empty rack cabinet [kg], on the floor with its equipment: "
+        "APC NetShelter SX AR3300 (42U, 600 × 1 200 mm), 134.09 kg (NetBox device-type "
+        "library, rack-types/APC/AR3300.yaml). A rack-scale system's weight includes its "
+        "own rack.",
+    )
+    rack_max_kg: float | None = Field(
+        None,
+        gt=0,
+        description="Equipment weight a rack may carry [kg]; empty = what the floor rating "
+        "allows on the rack's footprint less the cabinet (floor_rating_kpa × width × depth "
+        "÷ g − rack_cabinet_kg: 12 kPa × 0.72 m² = 8.64 kN ≈ 881 kg, − 134 kg = 747 kg).",
     )
     max_servers_per_rack: int | None = Field(
         None,
@@ -211,29 +245,43 @@ class Facility(Section):
     management_server_price_usd: float | None = Field(
         None, gt=0, description="Unit price [USD]; empty = not quoted."
     )
+    management_server_weight_kg: float | None = Field(
+        None,
+        gt=0,
+        le=200,
+        description="Weight from its sheet [kg]; empty = not known (named "
+        "in a finding; the floor check leaves it out).",
+    )
     cooling_modes: tuple[CoolingMode, ...] = Field(
-        ("air", "rear_door"),
+        ("air", "rear_door", "liquid"),
         min_length=1,
         description="Cooling the room has: air, rear-door heat exchangers, direct liquid "
-        "cooling. A rack whose heat needs a mode not listed is an error finding.",
+        "cooling. A rack whose heat needs a mode not listed is an error finding. The default "
+        "has all three: an AI hall is plumbed for liquid (rack-scale systems such as GB200 "
+        "NVL72 are built for direct liquid cooling only); a room without it drops 'liquid'.",
     )
     air_max_kw: float = Field(
         15.0,
         gt=0,
         description="Heat an air-cooled rack removes [kW]: mainstream air-cooled rooms run "
-        "10-15 kW a rack, raised-floor air struggles above 15-20 kW.",
+        "10-15 kW a rack, raised-floor air struggles above 15-20 kW (data/cooling.csv); 15 is "
+        "the top of the mainstream range.",
     )
     rear_door_max_kw: float = Field(
-        80.0,
+        40.0,
         gt=0,
-        description="Heat a rear-door heat exchanger removes [kW]: up to about 80 kW a rack "
-        "(vendor figures); take the rating of the chosen door.",
+        description="Heat a rear-door heat exchanger removes [kW]: passive doors 14-35 kW, "
+        "fan-assisted doors 35-55 and 55-75 kW (HPE/Motivair ChilledDoor families; "
+        "data/cooling.csv). 40 kW is a fan-assisted door of the 35-55 kW family, the "
+        "compute rack's 40 kW supply (rack_budget_kw), so power and cooling close alike; "
+        "take the rating of the chosen door at the room's water temperature.",
     )
     liquid_max_kw: float = Field(
         150.0,
         gt=0,
-        description="Heat a direct-liquid-cooled rack removes [kW]: 120-150 kW a rack and "
-        "beyond; GB200 NVL72 racks are ~132 kW.",
+        description="Heat a direct-liquid-cooled rack removes [kW]: NVIDIA's DGX SuperPOD "
+        "GB200 RA budgets 1.2 MW per scalable unit of 8 NVL72 racks, 150 kW a rack, for "
+        "racks of ~120-132 kW (data/cooling.csv: 80-150 kW).",
     )
     cooling_headroom: float = Field(
         0.15,
@@ -267,6 +315,25 @@ class Facility(Section):
         "bandwidth, planning guide §4.2 and §5.2).",
     )
 
+    @property
+    def rack_footprint_m2(self) -> float:
+        """Floor area one rack stands on [m²]: width × depth."""
+        return self.rack_width_mm * self.rack_depth_mm / 1e6
+
+    @property
+    def rack_weight_limit_kg(self) -> float:
+        """Equipment weight one rack may carry [kg]: ``rack_max_kg``, or what the floor rating
+        allows on the rack's footprint (the inverse of
+        :func:`hubplan.facility.racks.floor_load_kpa`) less the empty cabinet."""
+        if self.rack_max_kg is not None:
+            return self.rack_max_kg
+        return self.floor_limit_kg - self.rack_cabinet_kg
+
+    @property
+    def floor_limit_kg(self) -> float:
+        """Weight the floor carries on one rack's footprint [kg]: rating × area ÷ g."""
+        return self.floor_rating_kpa * 1000 * self.rack_footprint_m2 / STANDARD_GRAVITY_M_S2
+
     @model_validator(mode="after")
     def _ordered_modes(self) -> Facility:
         if not self.air_max_kw < self.rear_door_max_kw < self.liquid_max_kw:
@@ -274,6 +341,13 @@ class Facility(Section):
                 f"facility: air_max_kw ({self.air_max_kw:g}) < rear_door_max_kw "
                 f"({self.rear_door_max_kw:g}) < liquid_max_kw ({self.liquid_max_kw:g}) "
                 "is required"
+            )
+        if self.rack_max_kg is None and self.rack_weight_limit_kg <= 0:
+            raise ValueError(
+                f"facility: the floor carries {self.floor_limit_kg:,.0f} kg on a rack's "
+                f"footprint (floor_rating_kpa {self.floor_rating_kpa:g} × rack_width_mm × "
+                f"rack_depth_mm), no more than the empty cabinet (rack_cabinet_kg "
+                f"{self.rack_cabinet_kg:g}); raise the rating or the footprint"
             )
         if self.reserved_units >= self.rack_units:
             raise ValueError(

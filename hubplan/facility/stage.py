@@ -12,7 +12,7 @@ from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .cooling import cooling_table
-from .devices import device_table, server_types
+from .devices import device_table, server_types, with_sheet_weights
 from .equipment import compute_inventory, equipment_list, group_codes
 from .power import facility_power, power_allocation, power_on_sequence
 from .racks import RACK_COLUMNS, place_devices
@@ -46,7 +46,7 @@ def facility_tables(
     facility: Facility,
 ) -> dict[str, pd.DataFrame]:
     """Every facility table from the server types, storage nodes and switches."""
-    devices = device_table(servers, storage_nodes, switches, facility)
+    devices = with_sheet_weights(device_table(servers, storage_nodes, switches, facility))
     racks, layout = place_devices(devices, facility)
     allocation = power_allocation(racks, layout, facility)
     steps, sequence = power_on_sequence(layout, allocation, facility)
@@ -167,9 +167,26 @@ def facility_findings(
             heat=float(np.nanmax(heat[beyond])),
             capacity=facility.liquid_max_kw,
         )
+    thin = np.flatnonzero(at_rack & (cool_status == "low_headroom"))
+    if len(thin):
+        share = cool["cooling_headroom_pct"].to_numpy(float)
+        worst = thin[np.nanargmin(share[thin])]
+        add(
+            "warning",
+            str(cool["rack"].iloc[worst]),
+            "cooling_headroom",
+            racks=len(thin),
+            rack=str(cool["rack"].iloc[worst]),
+            mode=str(cool_mode[worst]),
+            heat=float(heat[worst]),
+            capacity=float(cool["cooling_kw"].iloc[worst]),
+            headroom=float(share[worst]),
+            required=facility.cooling_headroom,
+        )
     racks = t["racks"]
     weight, limit = racks["weight_kg"].to_numpy(float), racks["max_kg"].to_numpy(float)
-    heavy = np.flatnonzero(weight > limit + 1e-9)
+    load = racks["floor_load_kpa"].to_numpy(float)
+    heavy = np.flatnonzero((weight > limit + 1e-9) | (load > facility.floor_rating_kpa + 1e-9))
     if len(heavy):
         worst = heavy[np.argmax(weight[heavy])]
         rack = str(racks["rack"].iloc[worst])
@@ -181,6 +198,8 @@ def facility_findings(
             rack=rack,
             weight=float(weight[worst]),
             limit=float(limit[worst]),
+            load=float(racks["floor_load_kpa"].iloc[worst]),
+            rating=facility.floor_rating_kpa,
         )
     used, usable = racks["u_used"].to_numpy(float), racks["u_usable"].to_numpy(float)
     tall = np.flatnonzero(used > usable)
@@ -195,6 +214,17 @@ def facility_findings(
             rack=rack,
             used=float(used[worst]),
             usable=float(usable[worst]),
+        )
+    unweighed = np.flatnonzero(np.isnan(layout["weight_kg"].to_numpy(float)))
+    if len(unweighed):
+        models = dict.fromkeys(layout["model"].to_numpy()[unweighed].tolist())
+        add(
+            "info",
+            "rack_layout",
+            "weights_unknown",
+            devices=len(unweighed),
+            count=len(models),
+            models=", ".join(str(m) for m in models),
         )
     eq = t["equipment_list"]
     blank = (eq["firmware_version"].to_numpy() == "") | (eq["driver_version"].to_numpy() == "")

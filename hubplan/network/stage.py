@@ -14,6 +14,7 @@ from ..core.errors import HubplanError
 from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
+from ..server import resolve_server
 from .addressing import (
     IP_COLUMNS,
     check_no_overlap,
@@ -84,12 +85,23 @@ def _server_nics(spec, catalog: Catalog) -> dict[str, float]:
         "inband_nics",
         "bmc_nics",
     )
-    if spec.custom_server is not None:
-        return {f: _num(getattr(spec.custom_server, f)) for f in fields}
-    if spec.server is not None:
-        row = catalog.server(spec.server)
-        return {f: _num(row[f]) for f in fields}
-    return dict.fromkeys(fields, math.nan)
+    server = resolve_server(spec, catalog)  # the one resolver (hubplan.server)
+    if server is None:
+        return dict.fromkeys(fields, math.nan) | {"nodes": 1}
+    return {f: getattr(server, f) for f in fields} | {"nodes": server.nodes}
+
+
+def rack_node_names(racks: np.ndarray, nodes: int) -> np.ndarray:
+    """The compute nodes of rack-scale systems, ``<rack>-t<nn>`` from 01, rack after rack.
+
+    A GB200 NVL72 rack's 18 compute trays are its nodes: each has its own NICs, BMC and
+    operating system (NVIDIA DGX GB200 user guide, 'Hardware').
+
+    >>> rack_node_names(np.array(["train-0001", "train-0002"], dtype=object), 2).tolist()
+    ['train-0001-t01', 'train-0001-t02', 'train-0002-t01', 'train-0002-t02']
+    """
+    trays = np.array([f"-t{t:02d}" for t in range(1, nodes + 1)], dtype=object)
+    return np.repeat(racks.astype(object), nodes) + np.tile(trays, len(racks))
 
 
 def _count(v: float, default: int = 0) -> int:
@@ -152,10 +164,14 @@ def run_network(
         n = int(total)
         if n == 0:
             continue
+        names, per = server_name_array(str(partition), n), int(nics.pop("nodes"))
+        if per > 1:  # a rack-scale system is cabled by its compute trays: <rack>-t01 …
+            names, gpus = rack_node_names(names, per), int(gpus) // per
+            nics |= {f: nics[f] / per for f in nics if not f.endswith("_gbps")}
         servers.append(
             {
                 "pool": pool,
-                "names": server_name_array(str(partition), n),
+                "names": names,
                 "gpus_per_server": int(gpus),
                 **nics,
             }

@@ -29,12 +29,25 @@ class ServerSpec(Section):
     compute_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
     storage_nics: int = Field(0, ge=0, description="Storage-network NIC ports.")
     storage_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
+    storage_usable_gbps: float | None = Field(
+        None,
+        gt=0,
+        description="Storage bandwidth the node can actually move: the storage ports' line "
+        "rate capped by the PCIe links they sit on (data/README.md). Empty = not known; the "
+        "storage stage then sizes no client bandwidth for the pool. [Gb/s]",
+    )
     inband_nics: int = Field(0, ge=0, description="In-band management / frontend ports.")
     inband_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
     bmc_nics: int = Field(0, ge=0, description="Out-of-band BMC ports.")
     bmc_nic_gbps: float | None = Field(None, gt=0, description="Speed of each. [Gb/s]")
     pcie_gen: int | None = Field(None, ge=3, le=7, description="Host PCIe generation.")
     max_power_kw: float | None = Field(None, gt=0, description="Maximum system power. [kW]")
+    rack_units: float | None = Field(
+        None, gt=0, le=60, description="Height; empty = the facility's unknown_server_units. [U]"
+    )
+    weight_kg: float | None = Field(
+        None, gt=0, description="Weight from its sheet; empty = not checked on the floor. [kg]"
+    )
     price_usd: float | None = Field(None, gt=0, description="Indicative price. [USD]")
 
 

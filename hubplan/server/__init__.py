@@ -11,16 +11,16 @@ from .balance import (
     CHECK_COLUMNS,
     PCIE_X16_GB_S,
     STATUSES,
-    Server,
     balance_checks,
     pcie_supports_nic,
     ram_check,
-    resolve_server,
     spare_servers,
 )
+from .resolve import Server, catalog_server, pool_server, resolve_server
 from .section import ServerPolicy
 
 __all__ = [
     "CHECK_COLUMNS", "PCIE_X16_GB_S", "STATUSES", "Server", "ServerPolicy", "balance_checks",
-    "pcie_supports_nic", "ram_check", "resolve_server", "spare_servers",
+    "catalog_server", "pcie_supports_nic", "pool_server", "ram_check", "resolve_server",
+    "spare_servers",
 ]  # fmt: skip

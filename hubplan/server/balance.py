@@ -10,12 +10,10 @@ servers from GPU counts, spares, scheduler partitions and quotas.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pandas as pd
 
-from ..core.catalog import Catalog
-from ..pools import PoolSpec, ServerSpec
+from .resolve import Server
 from .section import ServerPolicy
 
 #: Usable bandwidth of a PCIe x16 link, per direction, by generation [GB/s]:
@@ -28,48 +26,6 @@ STATUSES = ("fail", "warn", "unknown", "pass")
 #: A check row is data: the check code, its status and the numbers it compared. Views
 #: render the reason and the fix in a language (``hubplan.views.render.render_checks``).
 CHECK_COLUMNS = ["pool", "server", "check", "status", "value", "required", "gpus", "ram_ratio"]
-
-
-@dataclass(frozen=True)
-class Server:
-    """A server's configuration, from the catalogue or typed by the user."""
-
-    name: str
-    accelerator: str
-    gpus: int
-    cpu_cores_total: float = math.nan
-    cpu_base_ghz: float = math.nan
-    ram_gb: float = math.nan
-    compute_nics: float = math.nan
-    compute_nic_gbps: float = math.nan
-    storage_nics: float = math.nan
-    inband_nics: float = math.nan
-    bmc_nics: float = math.nan
-    pcie_gen: float = math.nan
-    max_power_kw: float = math.nan
-    price_usd: float = math.nan
-    custom: bool = False
-
-
-def _nan(v: object) -> float:
-    return math.nan if v is None or v == "" else float(v)
-
-
-def resolve_server(spec: PoolSpec, catalog: Catalog) -> Server | None:
-    """The pool's server (catalogue row or custom spec), or None when none is chosen."""
-    fields = ("cpu_cores_total", "cpu_base_ghz", "ram_gb", "compute_nics", "compute_nic_gbps",
-              "storage_nics", "inband_nics", "bmc_nics", "pcie_gen", "max_power_kw",
-              "price_usd")  # fmt: skip
-    if spec.custom_server is not None:
-        c: ServerSpec = spec.custom_server
-        acc = catalog.accelerator(c.accelerator)["name"]
-        values = {f: _nan(getattr(c, f)) for f in fields}
-        return Server(c.name, acc, c.gpus, **values, custom=True)
-    if spec.server is not None:
-        row = catalog.server(spec.server)
-        acc = catalog.accelerator(row["accelerator"])["name"]
-        return Server(str(row["name"]), acc, int(row["gpus"]), **{f: _nan(row[f]) for f in fields})
-    return None
 
 
 def ram_check(server: Server, vram_gb: float, ratio: float) -> tuple[str, float, float]:

@@ -22,7 +22,8 @@ from ..pools import (
     fleet_shares,
     peak_servers,
 )
-from .balance import CHECK_COLUMNS, balance_checks, resolve_server, spare_servers
+from .balance import CHECK_COLUMNS, balance_checks, spare_servers
+from .resolve import resolve_server
 from .section import ServerPolicy
 
 POOL_COLUMNS = ["level", "pool", "policy", "partition", "accelerator", "generation", "server",

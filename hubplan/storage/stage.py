@@ -10,11 +10,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..core.errors import CatalogError, HubplanError
+from ..core.errors import HubplanError
 from ..core.findings import Finding
 from ..core.frames import frame as _frame
 from ..core.frames import records as _records
 from ..core.stage import Stage, StageResult
+from ..pools import Pools
+from ..server import pool_server
 from ..workload.section import Workload
 from .bandwidth import (
     SUPERPOD_NODE_READ_GB_S,
@@ -47,15 +49,12 @@ def _num(v: object) -> float:
     return math.nan if v is None else float(v)
 
 
-def _server_storage(name: str, catalog: Catalog) -> tuple[float, float]:
+def _server_storage(pool: str, specs: Pools, catalog: Catalog) -> tuple[float, float]:
     """(storage NIC ports, usable storage Gb/s) of a pool's server; NaN when unknown."""
-    if not name:
+    server = pool_server(specs, pool, catalog) if pool else None  # the one resolver
+    if server is None:
         return math.nan, math.nan
-    try:
-        row = catalog.server(name)
-    except CatalogError:  # a custom server: the server stage checks it
-        return math.nan, math.nan
-    return _num(row["storage_nics"]), _num(row["storage_usable_gbps"])
+    return server.storage_nics, server.storage_usable_gbps
 
 
 def _service_params(service, catalog: Catalog) -> float:
@@ -121,10 +120,16 @@ def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storag
 
 
 def run_storage(
-    *, catalog: Catalog, tables: dict[str, pd.DataFrame], storage: Storage, workload: Workload
+    *,
+    catalog: Catalog,
+    tables: dict[str, pd.DataFrame],
+    storage: Storage,
+    workload: Workload,
+    pools: Pools,
 ) -> StageResult:
     """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
     the hot-tier fill projection and the off-site copy."""
+    specs = pools  # the scenario's pools section (its servers); `pools` below: the table rows
     findings: list[Finding] = []
     all_pools = tables["pools"]
     pools = _records(all_pools, ["pool", "server", "total_gpus", "total_servers"],
@@ -134,7 +139,7 @@ def run_storage(
 
     train_pool = [p for p in pools if p["pool"] == "training"]
     train_server = str(train_pool[0]["server"]) if train_pool else ""
-    _, train_usable_gbps = _server_storage(train_server, catalog)
+    _, train_usable_gbps = _server_storage("training" if train_server else "", specs, catalog)
 
     # -- checkpoints and datasets per job ------------------------------------------------
     jobs: list[dict] = []
@@ -192,7 +197,7 @@ def run_storage(
     # -- read demand per pool ------------------------------------------------------------
     bw_rows = []
     for p in pools:
-        _, usable_gbps = _server_storage(str(p["server"]), catalog)
+        _, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
         gpus, servers = int(p["total_gpus"]), int(p["total_servers"])
         token = (sum(token_read_gb_s(j["tokens_per_s"], storage.processed_bytes_per_token,
                                      storage.read_amplification) for j in jobs)
@@ -337,7 +342,7 @@ def run_storage(
     for p in pools:
         if p["pool"] == "development":
             continue
-        nics, usable_gbps = _server_storage(str(p["server"]), catalog)
+        nics, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
         if nics == 0 or usable_gbps == 0:
             findings.append(Finding("warning", "storage", p["pool"], "storage_on_compute_fabric",
                                     {"pool": p["pool"], "server": p["server"]}))  # fmt: skip
@@ -401,7 +406,7 @@ def run_storage(
 
 STAGE = Stage(
     name="storage",
-    sections=("storage", "workload"),
+    sections=("storage", "workload", "pools"),
     needs=("pools", "training"),
     provides=(
         "storage_content",
