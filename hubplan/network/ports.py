@@ -213,7 +213,8 @@ def tree_links(
 
     ``ends`` = (device names, device ports, leaf index, leaf port) per endpoint link.
     Leaf uplink j goes to spine j mod S of its pod (each spine gets up / S links from
-    every leaf of the pod); spine uplink m goes to core m mod c of the spine's group.
+    every leaf of the pod); spine uplink m of pod p goes to core (p·up + m) mod c of the
+    spine's group (round-robin, so c need not divide the uplinks).
     """
     dev, dport, leaf, lport = ends
     leaves = name_table(f"{plane}-leaf-", fabric.leaves, width(fabric.leaves))
@@ -267,8 +268,9 @@ def tree_links(
         su, c = fabric.spine_up, fabric.cores_per_group
         gg = np.repeat(g, su)
         m = np.tile(np.arange(su), len(g))
-        core = np.repeat(local, su) * c + m % c
-        cport = np.repeat(pod_of, su) * (su // c) + m // c + 1
+        t = np.repeat(pod_of, su) * su + m  # the group's links, pod by pod, round-robin
+        core = np.repeat(local, su) * c + t % c
+        cport = t // c + 1
         groups.append(
             _group(
                 plane,
