@@ -51,6 +51,17 @@ class Network(Section):
         description="Servers per scalable unit; empty = one leaf's downlinks at the "
         "oversubscription (32 on a 64-port switch at 1:1, the SuperPOD SU of 32 DGX).",
     )
+    spare_cabling: Literal["free_slots", "extra_units"] = Field(
+        "free_slots",
+        description="Where the compute pools' spare servers go. 'free_slots': the fabric is "
+        "sized for the working servers; spares take the free server slots of the last "
+        "scalable unit (the SuperPOD builds leaves and leaf-spine cables for the full SU "
+        "and leaves unused slots empty, RA-11333-001 'Network Fabrics') and the rest wait in "
+        "a cold pool: racked, on the storage, in-band and BMC planes, but off the compute "
+        "fabric (a spare that replaces a failed server takes over its compute cables). "
+        "'extra_units': every spare is cabled, adding units. Either way a finding states "
+        "the spares past the SU boundary and the leaves, spines and cores they would cost.",
+    )
     storage_plane: Literal["separate", "compute"] = Field(
         "separate",
         description="'separate': storage traffic on its own switches (SuperPOD storage "

@@ -95,11 +95,18 @@ def pool_servers(pool_rows: pd.DataFrame, pools: Pools, catalog: Catalog) -> lis
     and the NIC counts and speeds of the pool's server).
 
     Reads the server stage's ``pools`` rows at level ``pool``; ``total_servers`` counts
-    the spares.
+    the spares, ``spare_servers`` (0 when the column is absent) says how many of them
+    are spares: the last ``spares`` names of the pool (``spares`` in the dict).
     """
     servers = []
     columns = ("pool", "partition", "total_servers", "gpus_per_server")
-    for pool, partition, total, gpus in zip(*(pool_rows[c].tolist() for c in columns), strict=True):
+    spare_counts = (
+        pool_rows["spare_servers"].fillna(0).astype(int).tolist()
+        if "spare_servers" in pool_rows.columns
+        else [0] * len(pool_rows)
+    )
+    rows = zip(*(pool_rows[c].tolist() for c in columns), spare_counts, strict=True)
+    for pool, partition, total, gpus, spares in rows:
         spec = getattr(pools, pool)
         nics = _server_nics(spec, catalog)
         n = int(total)
@@ -110,6 +117,7 @@ def pool_servers(pool_rows: pd.DataFrame, pools: Pools, catalog: Catalog) -> lis
                 "pool": pool,
                 "names": server_name_array(str(partition), n),
                 "gpus_per_server": int(gpus),
+                "spares": min(int(spares), n),
                 **nics,
             }
         )
@@ -156,6 +164,77 @@ class Planes:
     findings: list[Finding] = field(default_factory=list)
 
 
+def spare_placement(
+    working: int, spares: int, rails: int, radix: int, network: Network
+) -> dict[str, int]:
+    """Where a compute fabric's spare servers go, and what cabling all of them would cost.
+
+    The fabric is sized for the ``working`` servers (:func:`size_fabric`); its last unit
+    has ``units × SU − working`` free server slots. Spares fill them; the rest (``cold``)
+    sit in a cold pool under ``network.spare_cabling = "free_slots"`` or get units of
+    their own under ``"extra_units"``. ``extra_*`` are the leaves, spines and cores that
+    cabling every spare adds to the fabric of the working servers (0 when they fit).
+
+    Examples
+    --------
+    4 SUs of DGX H100 (128 working) with 5 % spares (7, :func:`hubplan.server.spare_servers`):
+    the four SUs are full, so all 7 go to the cold pool; cabling them would add a fifth SU
+    (8 leaves; 40 leaves need ⌈40 × 32 / 64⌉ = 20 → 32 spines, 16 more):
+
+    >>> from hubplan.network import Network
+    >>> p = spare_placement(128, 7, 8, 64, Network())
+    >>> p["in_slots"], p["cold"], p["extra_units"], p["extra_leaves"], p["extra_spines"]
+    (0, 7, 1, 8, 16)
+
+    120 working servers leave 8 free slots in the fourth SU: 7 spares fit, nothing extra:
+
+    >>> p = spare_placement(120, 7, 8, 64, Network())
+    >>> p["in_slots"], p["cold"], p["extra_leaves"]
+    (7, 0, 0)
+    """
+    o, spu = network.oversubscription, network.servers_per_unit
+    base = size_fabric(max(working, 1), rails, radix, o, spu)
+    free = base.units * base.servers_per_unit - working
+    in_slots = min(spares, free)
+    every = size_fabric(max(working + spares, 1), rails, radix, o, spu)
+    return {
+        "working": working,
+        "spares": spares,
+        "free_slots": free,
+        "in_slots": in_slots,
+        "cold": spares - in_slots,
+        "units": base.units,
+        "extra_units": every.units - base.units,
+        "extra_leaves": every.leaves - base.leaves,
+        "extra_spines": every.spines - base.spines,
+        "extra_cores": every.cores - base.cores,
+    }
+
+
+def _place_spares(fab_servers, network, comp_sw, rails, nic_gbps, findings) -> np.ndarray:
+    """The compute fabric's cabled servers: every pool's working servers, then the spares
+    :func:`spare_placement` cables; a finding when spares pass the SU boundary."""
+    radix = ports_at(comp_sw["ports"], comp_sw["port_gbps"], comp_sw["max_breakout"], nic_gbps)
+    working = [s["names"][: len(s["names"]) - s["spares"]] for s in fab_servers]
+    spares = [s["names"][len(s["names"]) - s["spares"] :] for s in fab_servers]
+    n_work, n_spare = sum(map(len, working)), sum(map(len, spares))
+    if radix == 0 or n_spare == 0 or n_work < 1:
+        return np.concatenate([s["names"] for s in fab_servers])
+    p = spare_placement(n_work, n_spare, rails, radix, network)
+    if p["cold"]:
+        findings.append(
+            Finding(
+                "info" if network.spare_cabling == "free_slots" else "warning",
+                "network",
+                "compute",
+                "spares_past_su" if network.spare_cabling == "free_slots" else "spares_cabled",
+                p,
+            )
+        )
+    cabled = n_spare if network.spare_cabling == "extra_units" else p["in_slots"]
+    return np.concatenate([*working, np.concatenate(spares)[:cabled]])
+
+
 def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> ComputeFabric:
     """Step 2, compute fabric: the rail-optimised fabric of the ``network.compute_pools``
     servers (:func:`~hubplan.network.fabric.size_fabric`), its links, switches and the
@@ -195,7 +274,10 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
                     f"{s['compute_nic_gbps']:g} Gb/s); give one fabric one kind of server"
                 )
         compute_names = np.concatenate([s["names"] for s in fab_servers])
-    out.names, out.rails, out.nic_gbps = compute_names, rails, nic_gbps
+    out.rails, out.nic_gbps = rails, nic_gbps
+    if len(compute_names) > 1 and not math.isnan(nic_gbps):
+        compute_names = _place_spares(fab_servers, network, comp_sw, rails, nic_gbps, findings)
+    out.names = compute_names
     if len(compute_names) == 1:
         findings.append(
             Finding(
