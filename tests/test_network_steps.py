@@ -37,7 +37,7 @@ def _rows(servers, partition="train"):
 def _one_su():
     servers = pool_servers(_rows(32), DGX, CATALOG)
     compute = compute_fabric(servers, Network(), CATALOG)
-    planes = management_planes(servers, NO_NODES, Network(), CATALOG, compute.fabric)
+    planes = management_planes(servers, NO_NODES, Network(), CATALOG, compute)
     return servers, compute, planes
 
 
@@ -58,7 +58,27 @@ def test_compute_step_builds_one_su():
     assert (c.rails, c.nic_gbps, c.radix) == (8, 400, 64)
     links = {g.segment: len(g) for g in c.groups}
     assert links == {"server-leaf": 256, "leaf-spine": 256}
-    assert sum(r["count"] for r in c.switch_rows) == 12
+    roles = {}
+    for r in c.switch_rows:
+        roles[r["role"]] = roles.get(r["role"], 0) + r["count"]
+    # and the fabric's UFM pair (RA-11333-001 Table 7: 4 UFM for two fabrics)
+    assert roles == {"leaf": 8, "spine": 4, "ufm": 2}
+    # 32 servers fill the SU: no slot for the UFM appliances (the RA's SU holds 31 DGX)
+    assert [f.code for f in c.findings] == ["ufm_without_slot"]
+    assert c.ufm.tolist() == ["compute-ufm-01", "compute-ufm-02"]
+
+
+def test_ufm_takes_the_free_slot_of_a_31_server_su():
+    # RA-11333-001 Table 4, 1 SU: 31 DGX, 8 leaves, 4 spines, 252 "Compute and UFM"
+    # cables = 31 × 8 + 4 (two appliances × 2 ports, on the 32nd slot's rail 1-4 leaves)
+    servers = pool_servers(_rows(31), DGX, CATALOG)
+    c = compute_fabric(servers, Network(), CATALOG)
+    assert (c.fabric.leaves, c.fabric.spines) == (8, 4)
+    node_links = sum(len(g) for g in c.groups if g.segment == "server-leaf")
+    assert node_links == 252
+    (ufm,) = [g for g in c.groups if isinstance(g.purpose, str) and "UFM" in g.purpose]
+    assert ufm.device_b.tolist() == [f"compute-leaf-0{k}" for k in (1, 2, 3, 4)]
+    assert set(ufm.port_b) == {"p32"}
     assert c.findings == []
 
 
@@ -72,24 +92,30 @@ def test_compute_step_refuses_mixed_nics():
 
 def test_planes_step_counts_each_planes_ports():
     _, _, p = _one_su()
-    # storage: 32 × 2 ports = 64 = one 64-port QM9700; in-band: 32 × 2 bonded 100 GbE =
-    # 64 = one SN4600C; BMC: 32 BMCs + mgmt0 of 12 compute, 1 storage, 1 in-band switch
-    # = 46 ≤ 48 = one SN2201.
-    assert len(p.ends["storage"]["device"]) == 64
-    assert len(p.ends["inband"]["device"]) == 64
-    assert len(p.ends["bmc"]["device"]) == 46
-    assert [p.fabrics[k].leaves for k in ("storage", "inband", "bmc")] == [1, 1, 1]
-    assert [p.fabrics[k].spines for k in ("storage", "inband", "bmc")] == [0, 0, 0]
-    assert len(p.mgmt_devices) == 14
+    # storage: 32 × 2 ports + 2 storage UFM × 2 = 68 > 64: 3 QM9700 leaves of 32 down
+    # and ⌈3 × 32 / 64⌉ = 2 spines. BMC: 32 BMCs + 4 UFM + ⌈0.85 × 32⌉ = 28 PDU ports +
+    # mgmt0 of 12 compute, 5 storage and the in-band switches; in-band: 32 × 2 bonded
+    # 100 GbE + 4 UFM + 2 uplinks per OOB leaf. One OOB leaf: 68 + 2 + 4 = 74 > 64 ports,
+    # so in-band is 2 leaves (u = ⌈64/5⌉ = 13, d = 51) + 2 spines = 4 switches; OOB =
+    # 32 + 4 + 28 + 12 + 5 + 4 = 85 ports = 2 SN2201, whose 4 uplinks make in-band
+    # 64 + 4 + 4 = 72 ports, still 2 leaves.
+    assert len(p.ends["storage"]["device"]) == 68
+    assert len(p.ends["inband"]["device"]) == 72
+    assert len(p.ends["bmc"]["device"]) == 32 + 4 + 12 + 5 + 4
+    assert p.fabrics["bmc"].servers == 85
+    assert [p.fabrics[k].leaves for k in ("storage", "inband", "bmc")] == [3, 2, 2]
+    assert [p.fabrics[k].spines for k in ("storage", "inband", "bmc")] == [2, 2, 0]
+    assert len(p.mgmt_devices) == 12 + 5 + 4
 
 
 def test_address_step_gives_every_interface_one_address():
     _, c, p = _one_su()
     findings = []
     ips = ip_plan(Network(), c, p, findings)
-    # 256 rails + 64 storage + 64 in-band + 46 BMC-plane ports + 1 SN2201 mgmt0
-    # + 15 loopbacks (12 compute, storage, in-band, BMC switch)
-    assert len(ips) == 256 + 64 + 64 + 46 + 1 + 15
+    # 256 rails + 68 storage + 72 in-band + 57 BMC-plane ports (the counts of
+    # test_planes_step_counts_each_planes_ports) + mgmt0 of the 2 SN2201 + 23 loopbacks
+    # (12 compute, 5 storage, 4 in-band, 2 BMC switches)
+    assert len(ips) == 256 + 68 + 72 + 57 + 2 + 23
     assert not ips["address"].duplicated().any()
     assert findings == []
 
@@ -100,6 +126,8 @@ def test_port_step_uses_no_port_twice_and_none_beyond_capacity():
     # 1 SU at 1:1: every compute leaf 32 down + 32 up, every spine 8 leaves × 8 links
     assert (use.loc[use["plane"] == "compute", "used"] == 64).all()
     assert len(use[use["plane"] == "compute"]) == 12
-    # the one SN2201 carries the 46 BMC-plane ports of test_planes_step_counts_each_planes_ports
-    assert (use.loc["bmc-leaf-01", "ports"], use.loc["bmc-leaf-01", "used"]) == (48, 46)
+    # the 57 cabled BMC-plane ports: 48 on the first SN2201, 9 on the second (whose other
+    # ports are kept for the 28 rack PDUs); their 100 GbE uplinks count on the in-band side
+    assert (use.loc["bmc-leaf-01", "ports"], use.loc["bmc-leaf-01", "used"]) == (48, 48)
+    assert use.loc["bmc-leaf-02", "used"] == 9
     assert (use["used"] <= use["ports"]).all()

@@ -82,7 +82,7 @@ def run_network(
         tables["storage_nodes"],
         network,
         catalog,
-        compute.fabric,
+        compute,
         facility_management_servers,
     )
     findings = [*compute.findings, *planes.findings]

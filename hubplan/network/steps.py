@@ -26,12 +26,20 @@ from .addressing import (
     subnet_prefix,
 )
 from .fabric import Fabric, max_two_tier_servers, size_fabric
-from .planes import endpoint_columns, management_server_names, size_plane, storage_node_names
+from .planes import (
+    endpoint_columns,
+    management_plane,
+    management_server_names,
+    oob_leaves,
+    size_plane,
+    storage_node_names,
+)
 from .ports import (
     LinkGroup,
     as_column,
     compute_links,
     frame,
+    link_media,
     name_table,
     plane_links,
     port_use,
@@ -137,6 +145,7 @@ class ComputeFabric:
     rails: int = 0
     nic_gbps: float = math.nan
     radix: int = 0
+    ufm: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
     groups: list[LinkGroup] = field(default_factory=list)
     switch_rows: list[dict] = field(default_factory=list)
     fabric_rows: list[dict] = field(default_factory=list)
@@ -165,12 +174,14 @@ class Planes:
 
 
 def spare_placement(
-    working: int, spares: int, rails: int, radix: int, network: Network
+    working: int, spares: int, rails: int, radix: int, network: Network, reserved: int = 0
 ) -> dict[str, int]:
     """Where a compute fabric's spare servers go, and what cabling all of them would cost.
 
     The fabric is sized for the ``working`` servers (:func:`size_fabric`); its last unit
-    has ``units × SU − working`` free server slots. Spares fill them; the rest (``cold``)
+    has ``units × SU − working`` free server slots; ``reserved`` of them go to the UFM
+    appliances first (the RA's SU holds 31 DGX for that). Spares fill the others; the
+    rest (``cold``)
     sit in a cold pool under ``network.spare_cabling = "free_slots"`` or get units of
     their own under ``"extra_units"``. ``extra_*`` are the leaves, spines and cores that
     cabling every spare adds to the fabric of the working servers (0 when they fit).
@@ -195,7 +206,7 @@ def spare_placement(
     o, spu = network.oversubscription, network.servers_per_unit
     base = size_fabric(max(working, 1), rails, radix, o, spu)
     free = base.units * base.servers_per_unit - working
-    in_slots = min(spares, free)
+    in_slots = min(spares, max(free - reserved, 0))
     every = size_fabric(max(working + spares, 1), rails, radix, o, spu)
     return {
         "working": working,
@@ -213,14 +224,16 @@ def spare_placement(
 
 def _place_spares(fab_servers, network, comp_sw, rails, nic_gbps, findings) -> np.ndarray:
     """The compute fabric's cabled servers: every pool's working servers, then the spares
-    :func:`spare_placement` cables; a finding when spares pass the SU boundary."""
+    :func:`spare_placement` cables (after the UFM appliances' slots on an InfiniBand
+    fabric); a finding when spares pass the SU boundary."""
     radix = ports_at(comp_sw["ports"], comp_sw["port_gbps"], comp_sw["max_breakout"], nic_gbps)
     working = [s["names"][: len(s["names"]) - s["spares"]] for s in fab_servers]
     spares = [s["names"][len(s["names"]) - s["spares"] :] for s in fab_servers]
     n_work, n_spare = sum(map(len, working)), sum(map(len, spares))
     if radix == 0 or n_spare == 0 or n_work < 1:
         return np.concatenate([s["names"] for s in fab_servers])
-    p = spare_placement(n_work, n_spare, rails, radix, network)
+    reserved = _ufm_slots(network, rails) if comp_sw["technology"] == "infiniband" else 0
+    p = spare_placement(n_work, n_spare, rails, radix, network, reserved)
     if p["cold"]:
         findings.append(
             Finding(
@@ -233,6 +246,71 @@ def _place_spares(fab_servers, network, comp_sw, rails, nic_gbps, findings) -> n
         )
     cabled = n_spare if network.spare_cabling == "extra_units" else p["in_slots"]
     return np.concatenate([*working, np.concatenate(spares)[:cabled]])
+
+
+def _ufm_slots(network: Network, rails: int) -> int:
+    """Server slots the compute fabric's UFM appliances take (one port per rail leaf)."""
+    return -(-network.ufm_per_fabric * network.ufm_fabric_ports // rails) if rails else 0
+
+
+def ufm_names(plane: str, count: int) -> np.ndarray:
+    """UFM appliance names ``<plane>-ufm-<nn>``, as the facility stage names the
+    switches table's rows (plane, role ``ufm``).
+
+    >>> ufm_names("compute", 2).tolist()
+    ['compute-ufm-01', 'compute-ufm-02']
+    """
+    return name_table(f"{plane}-ufm-", count, width(count))
+
+
+def _ufm_row(plane: str, network: Network, count: int, port_gbps: float) -> list[dict]:
+    """The switches-table row of a fabric's UFM appliances (role ``ufm``); height, power
+    and price unknown (the facility stage's stand-ins, with a warning)."""
+    if count <= 0:
+        return []
+    return [{"plane": plane, "role": "ufm", "model": network.ufm_model, "count": count,
+             "ports": network.ufm_fabric_ports, "port_gbps": float(port_gbps),
+             "rack_units": math.nan, "max_power_kw": math.nan, "typical_power_kw": math.nan,
+             "price_usd": math.nan, "unit": ""}]  # fmt: skip
+
+
+def _compute_ufm(out: ComputeFabric, network: Network) -> None:
+    """Cable the compute fabric's UFM appliances into the free server slots after the
+    cabled servers: port q of appliance i is the slot's rail-(k mod R) leaf port, k =
+    i × ports + q (RA-11333-001 Table 4: 4 UFM cables on one SU's leaves)."""
+    f, n = out.fabric, network.ufm_per_fabric
+    if f is None or out.transport != "infiniband" or n == 0:
+        return
+    names = ufm_names("compute", n)
+    out.ufm = names
+    out.switch_rows += _ufm_row("compute", network, n, out.nic_gbps)
+    per = network.ufm_fabric_ports
+    free = f.units * f.servers_per_unit - len(out.names)
+    need = _ufm_slots(network, out.rails)
+    if free < need:
+        out.findings.append(
+            Finding(
+                "warning",
+                "network",
+                "compute",
+                "ufm_without_slot",
+                {"ufm": n, "units": f.units, "per_unit": f.servers_per_unit,
+                 "servers": len(out.names), "slots": need},
+            )
+        )  # fmt: skip
+        return
+    k = np.arange(n * per)
+    slot = len(out.names) + k // out.rails
+    leaf = (slot // f.servers_per_unit) * out.rails + k % out.rails
+    leaves = name_table("compute-leaf-", f.leaves, width(f.leaves))
+    reach = network.server_leaf_reach_m
+    out.groups.append(
+        LinkGroup("compute", "server-leaf", float(reach), float(out.nic_gbps),
+                  link_media(out.nic_gbps, reach), names[k // per],
+                  np.array([f"ib{q}" for q in range(1, per + 1)], dtype=object)[k % per],
+                  leaves[leaf], name_table("p", f.servers_per_unit, 1)[slot % f.servers_per_unit],
+                  0, "subnet manager (UFM)")
+    )  # fmt: skip
 
 
 def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> ComputeFabric:
@@ -376,6 +454,7 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
                 "port_gbps": nic_gbps,
             }
         )
+    _compute_ufm(out, network)
     if transport == "ethernet" and out.fabric is not None and not (network.pfc and network.ecn):
         findings.append(
             Finding(
@@ -394,13 +473,30 @@ def management_planes(
     storage_nodes: pd.DataFrame,
     network: Network,
     catalog: Catalog,
-    fabric: Fabric | None,
+    compute: ComputeFabric,
     facility_management_servers: int = 0,
 ) -> Planes:
     """Step 3, planes: the endpoints, switches and links of the storage, in-band and BMC
-    planes (:func:`~hubplan.network.planes.size_plane`). Every GPU server, storage node
-    and management server gets its ports; every switch's management port (compute,
-    storage, in-band) joins the BMC plane."""
+    planes. Every GPU server, storage node, management server and UFM appliance gets its
+    ports; every switch's management port joins the out-of-band (BMC) plane.
+
+    Notes
+    -----
+    - Storage: :func:`~hubplan.network.planes.size_plane` at
+      ``network.storage_oversubscription``; an InfiniBand storage plane gets its own
+      ``network.ufm_per_fabric`` UFM appliances (RA-11333-001 Table 7: 4 UFM for the
+      compute and storage fabrics), ``ufm_fabric_ports`` ports each.
+    - In-band: :func:`~hubplan.network.planes.management_plane` over the servers' bonded
+      ports, storage nodes, management servers, UFM appliances and the out-of-band
+      leaves' uplinks.
+    - Out-of-band: :func:`~hubplan.network.planes.oob_leaves` over the BMC ports, the
+      switches' mgmt0 ports (compute, storage, in-band), the UFM appliances and
+      ⌈``pdu_oob_ports_per_server`` × GPU servers⌉ ports kept for rack PDUs; each leaf
+      sends ``network.oob_uplinks`` links to the in-band plane. In-band and out-of-band
+      depend on each other (mgmt0 of the in-band switches, uplinks of the OOB leaves):
+      both are sized again until the counts hold still.
+    """
+    fabric = compute.fabric
     findings: list[Finding] = []
     nodes = storage_node_names(storage_nodes)
     plane_ends: dict[str, dict[str, np.ndarray]] = {}
@@ -433,24 +529,16 @@ def management_planes(
         one = np.ones(len(mgmt), int)
         inb_parts.append(endpoint_columns(mgmt, one, "mgmt", "management_server"))
         bmc_parts.append(endpoint_columns(mgmt, one, "bmc", "management_server"))
-    plane_ends["storage"] = _stack(stor_parts)
-    plane_ends["inband"] = _stack(inb_parts)
 
     stor_speeds = [s["storage_nic_gbps"] for s in servers if not math.isnan(s["storage_nic_gbps"])]
     stor_speeds += nodes["nic_gbps"].astype(float).tolist() if len(nodes) else []
     stor_gbps = max(stor_speeds) if stor_speeds else 400.0
-    planes: dict[str, Fabric] = {}
     models = {
         "storage": network.storage_switch,
         "inband": network.inband_switch,
         "bmc": network.bmc_switch,
     }
     speeds = {"storage": stor_gbps, "inband": network.inband_gbps, "bmc": 1.0}
-    oversub = {
-        "storage": network.storage_oversubscription,
-        "inband": network.management_oversubscription,
-        "bmc": 1.0,
-    }
     vlans = {
         "storage": network.storage_vlan,
         "inband": network.inband_vlan,
@@ -466,10 +554,57 @@ def management_planes(
                 f"network.{p}_switch = {models[p]!r}: its ports run at {sw['port_gbps']:g} "
                 f"Gb/s, below the plane's {speeds[p]:g} Gb/s links"
             )
-    for p in ("storage", "inband"):
-        planes[p] = size_plane(p, len(plane_ends[p]["device"]), radix[p], oversub[p])
-    # Every switch's management port joins the BMC plane.
-    mgmt_devices = _switch_names(fabric, planes)
+
+    # the storage fabric's subnet managers, when it is InfiniBand and has endpoints
+    stor_ufm = np.array([], dtype=object)
+    ufm_rows: list[dict] = []
+    if (
+        stor_parts
+        and sum(len(p["device"]) for p in stor_parts)
+        and sws["storage"]["technology"] == "infiniband"
+        and network.ufm_per_fabric
+    ):
+        stor_ufm = ufm_names("storage", network.ufm_per_fabric)
+        ports = np.full(len(stor_ufm), network.ufm_fabric_ports)
+        stor_parts.append(endpoint_columns(stor_ufm, ports, "ib", "ufm"))
+        ufm_rows = _ufm_row("storage", network, len(stor_ufm), stor_gbps)
+    ufm = np.concatenate([compute.ufm, stor_ufm])
+    if len(ufm):
+        one = np.ones(len(ufm), int)
+        inb_parts.append(endpoint_columns(ufm, one, "mgmt", "ufm"))
+        bmc_parts.append(endpoint_columns(ufm, one, "bmc", "ufm"))
+    plane_ends["storage"] = _stack(stor_parts)
+    planes: dict[str, Fabric] = {
+        "storage": size_plane(
+            "storage", len(plane_ends["storage"]["device"]), radix["storage"],
+            network.storage_oversubscription,
+        )
+    }  # fmt: skip
+
+    # in-band and out-of-band, sized together until their counts hold still
+    bsw = sws["bmc"]
+    up_ports = _count(_num(bsw["uplink_ports"]))
+    gpu_servers = sum(len(s["names"]) for s in servers)
+    pdu_ports = math.ceil(round(network.pdu_oob_ports_per_server * gpu_servers, 9))
+    n_inband = sum(len(p["device"]) for p in inb_parts)
+    n_bmc = sum(len(p["device"]) for p in bmc_parts)
+    oob_leaves_n, b = 0, network.oob_uplinks
+    for _ in range(20):
+        planes["inband"] = management_plane(
+            n_inband + oob_leaves_n * b, radix["inband"], network.management_oversubscription
+        )
+        mgmt_devices = _switch_names(fabric, planes)
+        planes["bmc"] = oob_leaves(n_bmc + len(mgmt_devices) + pdu_ports, radix["bmc"], b,
+                                   up_ports)  # fmt: skip
+        if planes["bmc"].leaves == oob_leaves_n:
+            break
+        oob_leaves_n = planes["bmc"].leaves
+    bmc = planes["bmc"]
+    oob_names = name_table("bmc-leaf-", bmc.leaves, width(bmc.leaves))
+    if bmc.leaves and planes["inband"].servers:
+        ports = np.full(bmc.leaves, bmc.leaf_up)
+        inb_parts.append(endpoint_columns(oob_names, ports, "uplink", "switch"))
+    plane_ends["inband"] = _stack(inb_parts)
     n = len(mgmt_devices)
     bmc_parts.append(
         {
@@ -479,33 +614,13 @@ def management_planes(
         }
     )
     plane_ends["bmc"] = _stack(bmc_parts)
-    bsw = sws["bmc"]
-    up_ports = _count(_num(bsw["uplink_ports"]))
-    spine_radix = (
-        ports_at(
-            sws["inband"]["ports"],
-            sws["inband"]["port_gbps"],
-            sws["inband"]["max_breakout"],
-            _num(bsw["uplink_gbps"]) or 1.0,
-        )
-        if up_ports
-        else None
-    )
-    planes["bmc"] = size_plane(
-        "bmc",
-        len(plane_ends["bmc"]["device"]),
-        radix["bmc"],
-        1.0,
-        uplink_ports=up_ports,
-        spine_radix=spine_radix,
-    )
     out = Planes(
-        planes, plane_ends, sws, speeds, vlans, radix, spine_radix, mgmt_devices,
-        findings=findings,
+        planes, plane_ends, sws, speeds, vlans, radix, None, mgmt_devices,
+        findings=findings, switch_rows=ufm_rows,
     )  # fmt: skip
+    uplink_gbps = _num(bsw["uplink_gbps"]) if up_ports else speeds["bmc"]
     for p in PLANES:
         pl = planes[p]
-        uplink = _num(bsw["uplink_gbps"]) if p == "bmc" and up_ports else None
         out.groups += plane_links(
             p,
             pl,
@@ -513,13 +628,15 @@ def management_planes(
             speeds[p],
             vlans[p],
             (network.rack_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
-            uplink_gbps=uplink,
         )
         out.switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
-        spine_sw = sws["inband"] if p == "bmc" else sws[p]
-        out.switch_rows += _switch_rows(p, "spine", spine_sw, pl.spines, speeds[p])
-        out.switch_rows += _switch_rows(p, "core", spine_sw, pl.cores, speeds[p])
+        out.switch_rows += _switch_rows(p, "spine", sws[p], pl.spines, speeds[p])
+        out.switch_rows += _switch_rows(p, "core", sws[p], pl.cores, speeds[p])
         if pl.servers:
+            if p == "bmc":  # 1 GbE down against 100 GbE up: the bandwidth ratio
+                ratio = pl.leaf_down * speeds[p] / (pl.leaf_up * uplink_gbps)
+            else:
+                ratio = pl.leaf_down / pl.leaf_up if pl.leaf_up else np.nan
             out.fabric_rows.append(
                 {
                     "plane": p,
@@ -531,7 +648,7 @@ def management_planes(
                     "leaves": pl.leaves,
                     "spines": pl.spines,
                     "cores": pl.cores,
-                    "oversubscription": pl.leaf_down / pl.leaf_up if pl.leaf_up else np.nan,
+                    "oversubscription": ratio,
                     "port_gbps": speeds[p],
                 }
             )
@@ -665,7 +782,9 @@ def switch_port_use(
     spine_radix = planes.spine_radix
     for p in PLANES:
         pl = planes.fabrics[p]
-        cap[(p, "leaf")] = pl.leaf_down + pl.leaf_up
+        # an out-of-band leaf's uplinks are cabled as in-band endpoints: its ports here
+        # are the 1 GbE downlinks
+        cap[(p, "leaf")] = pl.leaf_down + (pl.leaf_up if p != "bmc" else 0)
         cap[(p, "spine")] = cap[(p, "core")] = (
             spine_radix if p == "bmc" and spine_radix else planes.radix[p]
         )
