@@ -127,7 +127,7 @@ def test_port_step_uses_no_port_twice_and_none_beyond_capacity():
     assert (use.loc[use["plane"] == "compute", "used"] == 64).all()
     assert len(use[use["plane"] == "compute"]) == 12
     # the 57 cabled BMC-plane ports: 48 on the first SN2201, 9 on the second (whose other
-    # ports are kept for the 28 rack PDUs); their 100 GbE uplinks count on the in-band side
-    assert (use.loc["bmc-leaf-01", "ports"], use.loc["bmc-leaf-01", "used"]) == (48, 48)
-    assert use.loc["bmc-leaf-02", "used"] == 9
+    # ports are kept for the 28 rack PDUs), each + its 2 uplinks p49, p50 to in-band
+    assert (use.loc["bmc-leaf-01", "ports"], use.loc["bmc-leaf-01", "used"]) == (50, 50)
+    assert use.loc["bmc-leaf-02", "used"] == 9 + 2
     assert (use["used"] <= use["ports"]).all()

@@ -602,8 +602,18 @@ def management_planes(
     bmc = planes["bmc"]
     oob_names = name_table("bmc-leaf-", bmc.leaves, width(bmc.leaves))
     if bmc.leaves and planes["inband"].servers:
-        ports = np.full(bmc.leaves, bmc.leaf_up)
-        inb_parts.append(endpoint_columns(oob_names, ports, "uplink", "switch"))
+        # data ports p<down+1> … after the leaf's downlinks (SN2201: p49, p50 of its four
+        # 100 GbE uplinks)
+        up = np.arange(bmc.leaves * bmc.leaf_up)
+        inb_parts.append(
+            {
+                "device": oob_names[up // bmc.leaf_up],
+                "device_role": as_column("switch", len(up)),
+                "interface": name_table("p", bmc.leaf_down + bmc.leaf_up, 1)[
+                    bmc.leaf_down + up % bmc.leaf_up
+                ],
+            }
+        )
     plane_ends["inband"] = _stack(inb_parts)
     n = len(mgmt_devices)
     bmc_parts.append(
@@ -621,7 +631,7 @@ def management_planes(
     uplink_gbps = _num(bsw["uplink_gbps"]) if up_ports else speeds["bmc"]
     for p in PLANES:
         pl = planes[p]
-        out.groups += plane_links(
+        groups = plane_links(
             p,
             pl,
             plane_ends[p],
@@ -629,6 +639,7 @@ def management_planes(
             vlans[p],
             (network.rack_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
         )
+        out.groups += _split_oob_uplinks(groups, oob_names, network) if p == "inband" else groups
         out.switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
         out.switch_rows += _switch_rows(p, "spine", sws[p], pl.spines, speeds[p])
         out.switch_rows += _switch_rows(p, "core", sws[p], pl.cores, speeds[p])
@@ -653,6 +664,32 @@ def management_planes(
                 }
             )
     return out
+
+
+def _split_oob_uplinks(
+    groups: list[LinkGroup], oob_names: np.ndarray, network: Network
+) -> list[LinkGroup]:
+    """The in-band plane's links with the out-of-band leaves' uplinks moved out of the
+    endpoint links into a switch-to-switch group (segment ``leaf-spine``, purpose
+    ``oob uplink``), so both of their ends count as switch data ports."""
+    if not len(oob_names) or not groups:
+        return groups
+    first, rest = groups[0], groups[1:]
+    up = np.isin(first.device_a, oob_names)
+    if not up.any():
+        return groups
+
+    def take(mask, segment, reach, purpose):
+        return LinkGroup(first.plane, segment, float(reach), first.speed_gbps,
+                         link_media(first.speed_gbps, reach), first.device_a[mask],
+                         first.port_a[mask], first.device_b[mask], first.port_b[mask],
+                         first.vlan, purpose)  # fmt: skip
+
+    return [
+        take(~up, first.segment, first.reach_m, first.purpose),
+        take(up, "leaf-spine", network.leaf_spine_reach_m, "oob uplink"),
+        *rest,
+    ]
 
 
 def ip_plan(
@@ -782,9 +819,7 @@ def switch_port_use(
     spine_radix = planes.spine_radix
     for p in PLANES:
         pl = planes.fabrics[p]
-        # an out-of-band leaf's uplinks are cabled as in-band endpoints: its ports here
-        # are the 1 GbE downlinks
-        cap[(p, "leaf")] = pl.leaf_down + (pl.leaf_up if p != "bmc" else 0)
+        cap[(p, "leaf")] = pl.leaf_down + pl.leaf_up
         cap[(p, "spine")] = cap[(p, "core")] = (
             spine_radix if p == "bmc" and spine_radix else planes.radix[p]
         )
