@@ -54,22 +54,24 @@ FACILITY = SimpleNamespace(pue=1.25, electricity_usd_per_kwh=0.088)
 #     0.8 × that = 167.2727 kW (facility.server_typical_ratio);
 #   storage: 6 nodes on the 2.0 kW stand-in (facility.unknown_storage_kw) = 12 kW; 9.6 typ.;
 #   switches: 13 QM9700 × 1.72 kW (max) / 0.747 kW (typical) (NVIDIA QM97x0 manual), one
-#     SN4600C (0.466 kW typical, maximum 0.466 ÷ 0.8 = 0.5825) and one SN2201 (0.098 kW,
-#     maximum 0.1225) = 22.36 + 0.5825 + 0.1225 = 23.065 kW; 9.711 + 0.466 + 0.098 =
-#     10.275 kW typical;
+#     SN4600C (0.466 kW typical, maximum 0.466 ÷ 0.8 = 0.5825) and two SN2201 (0.098 kW,
+#     maximum 0.1225; the second for the ports kept for rack PDUs) and 4 UFM appliances
+#     (a pair per InfiniBand fabric; unrated, on the 0.8 kW management-server stand-in,
+#     0.64 typical) = 22.36 + 0.5825 + 0.245 + 3.2 = 26.3875 kW; 9.711 + 0.466 + 0.196
+#     + 2.56 = 12.933 kW typical;
 #   management: 3 × 0.8 kW nameplate, 3 × 0.4 kW typical = 2.4 / 1.2 kW.
-# IT nameplate 209.0909 + 12 + 23.065 + 2.4 = 246.5559 kW;
-# IT typical 167.2727 + 9.6 + 10.275 + 1.2 = 188.3477 kW.
-IT_NAMEPLATE_KW = 246.5559
-IT_TYPICAL_KW = 188.3477
-# fit-out: 246.5559 kW × $11 700 (Cushman & Wakefield 2025) = $2 884 704.1
-FITOUT_USD = 2_884_704.1
-# capex: servers 4 860 000 + 540 000 + 88 400 = 5 488 400, + fit-out = 8 373 104.1
-CAPEX_USD = 8_373_104.1
-# energy: 188.3477 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 062 407.6 kWh × $0.088
-ENERGY_USD = 181_491.87
-# owning a year: 8 373 104.1 / 5 years = 1 674 620.8 depreciation + 181 491.87 energy
-OWN_USD = 1_856_112.7
+# IT nameplate 209.0909 + 12 + 26.3875 + 2.4 = 249.8784 kW;
+# IT typical 167.2727 + 9.6 + 12.933 + 1.2 = 191.0057 kW.
+IT_NAMEPLATE_KW = 249.8784
+IT_TYPICAL_KW = 191.0057
+# fit-out: 249.8784 kW × $11 700 (Cushman & Wakefield 2025) = $2 923 577.4
+FITOUT_USD = 2_923_577.4
+# capex: servers 4 860 000 + 540 000 + 88 400 = 5 488 400, + fit-out = 8 411 977.4
+CAPEX_USD = 8_411_977.4
+# energy: 191.0057 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 091 512.7 kWh × $0.088
+ENERGY_USD = 184_053.12
+# owning a year: 8 411 977.4 / 5 years = 1 682 395.5 depreciation + 184 053.12 energy
+OWN_USD = 1_866_448.6
 
 
 def test_useful_gpu_hours_issue_example():
@@ -87,11 +89,11 @@ def test_default_capex_prices_servers_from_the_catalogue(plan, summary):
     assert servers.loc["training: DGX H100", "capex_usd"] == 18 * 270_000
     assert servers.loc["inference: DGX H100", "capex_usd"] == 2 * 270_000
     assert servers["price_source"].str.len().gt(10).all()
-    # fit-out on the critical (nameplate) IT load, worked above: 246.5559 kW × $11 700
+    # fit-out on the critical (nameplate) IT load, worked above: 249.8784 kW × $11 700
     fit = capex.set_index("category").loc["facility_fitout"]
     assert fit["line_quantity"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
     assert fit["capex_usd"] == pytest.approx(FITOUT_USD, abs=1)
-    # 4 860 000 + 540 000 + 88 400 + 2 884 704.1
+    # 4 860 000 + 540 000 + 88 400 + 2 923 577.4
     assert summary["capex_usd"] == pytest.approx(CAPEX_USD, abs=1)
 
 
@@ -125,13 +127,14 @@ def test_capex_total_is_not_flagged_when_everything_is_priced(plan):
     codes = {f.code for f in r.findings}
     assert "capex_excludes_unpriced" not in codes and "capex_unpriced" not in codes
     lines = r.tables["cost_capex"].set_index("category")
-    # network: 8 + 4 + 1 + 1 + 1 = 15 switches × $20 000 = $300 000; spares 5 % = $15 000
-    assert lines.loc["network_spares", "capex_usd"] == pytest.approx(15_000)
+    # network: 8 + 4 + 1 + 1 + 2 switches and 4 UFM appliances (rows of the switches
+    # table) = 20 × $20 000 = $400 000; spares 5 % = $20 000
+    assert lines.loc["network_spares", "capex_usd"] == pytest.approx(20_000)
     # storage 6 nodes × $10 000; fit-out for the 250 kW critical (nameplate) load ×
     # $11 700 = $2.925 M
     assert lines.loc["facility_fitout", "capex_usd"] == pytest.approx(2_925_000)
-    # installation 5 % of hardware: (5 488 400 + 60 000 + 300 000) × 0.05 = 292 420
-    assert lines.loc["installation", "capex_usd"] == pytest.approx(292_420)
+    # installation 5 % of hardware: (5 488 400 + 60 000 + 400 000) × 0.05 = 297 420
+    assert lines.loc["installation", "capex_usd"] == pytest.approx(297_420)
 
 
 def test_default_cost_per_useful_gpu_hour(summary):
@@ -139,31 +142,31 @@ def test_default_cost_per_useful_gpu_hour(summary):
     assert summary["gpus"] == 152
     # 152 × 8 760 × 0.7 × 0.9 (the fine-tune's goodput) = 838 857.6 useful GPU-hours
     assert summary["useful_gpu_hours"] == pytest.approx(838_857.6)
-    # depreciation $8 373 104.1 / 5 years = $1 674 620.8 a year; priced opex: energy
-    # $181 491.87 (licences $0); staff and maintenance unpriced
-    assert summary["depreciation_usd_per_year"] == pytest.approx(1_674_620.8, abs=1)
+    # depreciation $8 411 977.4 / 5 years = $1 682 395.5 a year; priced opex: energy
+    # $184 053.12 (licences $0); staff and maintenance unpriced
+    assert summary["depreciation_usd_per_year"] == pytest.approx(1_682_395.5, abs=1)
     assert summary["opex_usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
     assert summary["own_usd_per_year"] == pytest.approx(OWN_USD, abs=1)
-    # 1 856 112.7 / 838 857.6 = 2.2127 USD per useful GPU-hour
-    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2127, abs=1e-4)
+    # 1 866 448.6 / 838 857.6 = 2.2250 USD per useful GPU-hour
+    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2250, abs=1e-4)
 
 
 def test_energy_is_priced_from_the_facility_power(plan, summary):
-    # The facility stage's total: 188.3477 kW typical, 246.5559 kW nameplate (worked above)
+    # The facility stage's total: 191.0057 kW typical, 249.8784 kW nameplate (worked above)
     power = plan["facility_power"].set_index("scope").loc["total"]
     assert power["it_typical_kw"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)
     assert power["it_nameplate_kw"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
-    # 188.3477 kW × 1.0 duty × 8 760 h × 1.25 PUE = 2 062 407.6 kWh = 2 062.41 MWh;
-    # × $0.088 a kWh (facility.electricity_usd_per_kwh) = $181 491.87 a year
+    # 191.0057 kW × 1.0 duty × 8 760 h × 1.25 PUE = 2 091 512.7 kWh = 2 091.51 MWh;
+    # × $0.088 a kWh (facility.electricity_usd_per_kwh) = $184 053.12 a year
     opex = plan["cost_opex"].set_index("category")
     assert opex.loc["energy", "priced"] and opex.loc["energy", "cost_basis"] == "facility_power"
     assert opex.loc["energy", "line_quantity"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)
     assert opex.loc["energy", "usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
-    assert summary["energy_mwh_per_year"] == pytest.approx(2062.4076, abs=1e-3)
-    # the facility stage's annual energy at the tariff: 2 062.41 MWh × $88 a MWh
+    assert summary["energy_mwh_per_year"] == pytest.approx(2091.5127, abs=1e-3)
+    # the facility stage's annual energy at the tariff: 2 091.51 MWh × $88 a MWh
     assert power["annual_mwh"] * 88 == pytest.approx(ENERGY_USD, abs=0.01)
-    # 2 062.41 MWh on China's 2022 grid (0.5366 kg/kWh, MEE/NBS) = 1 106.69 t CO2
-    assert summary["co2_t_per_year"] == pytest.approx(1106.688, abs=1e-3)
+    # 2 091.51 MWh on China's 2022 grid (0.5366 kg/kWh, MEE/NBS) = 1 122.31 t CO2
+    assert summary["co2_t_per_year"] == pytest.approx(1122.306, abs=1e-3)
     f = plan.findings
     unpriced = f[f["code"] == "opex_unpriced"]
     assert "energy" not in set(unpriced["subject"])
@@ -200,12 +203,12 @@ def test_breakeven_against_the_cheapest_h100_offer(summary):
     # Lambda H100 on demand $2.99: renting 152 GPUs at 70 % = 152 × 8 760 × 0.7 × 2.99
     assert summary["cloud_offer"] == "Lambda H100 SXM on-demand"
     assert summary["cloud_usd_per_year"] == pytest.approx(2_786_871.36)
-    # rent saves 2 786 871.36 − 181 491.87 energy = 2 605 379.49 a year over owning's opex:
-    # break-even at 12 × 8 373 104.1 / 2 605 379.49 = 38.565 months
-    assert summary["breakeven_month"] == pytest.approx(38.565, abs=1e-3)
-    # owning costs 1 856 112.7 a year = renting at u: 152 × 8 760 × 2.99 × u
-    # = 3 981 244.8 u → u = 0.46621
-    assert summary["breakeven_utilisation"] == pytest.approx(0.46621, abs=1e-5)
+    # rent saves 2 786 871.36 − 184 053.12 energy = 2 602 818.24 a year over owning's opex:
+    # break-even at 12 × 8 411 977.4 / 2 602 818.24 = 38.782 months
+    assert summary["breakeven_month"] == pytest.approx(38.782, abs=1e-3)
+    # owning costs 1 866 448.6 a year = renting at u: 152 × 8 760 × 2.99 × u
+    # = 3 981 244.8 u → u = 0.46881
+    assert summary["breakeven_utilisation"] == pytest.approx(0.46881, abs=1e-5)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
     assert summary["npv_cloud_usd"] == pytest.approx(2_786_871.36 * 3.99271, rel=1e-5)
 
@@ -220,15 +223,15 @@ def test_cheap_cloud_finding(default):
     s = default.with_changes({"cost.cloud_usd_per_gpu_hour": 0.5})
     plan = hubplan.build_plan(s)
     f = plan.findings[plan.findings["code"] == "cloud_cheaper_over_horizon"]
-    # 1 856 112.7 / (152 × 8 760 × 0.5) = 1 856 112.7 / 665 760 = 2.7880: renting is
+    # 1 866 448.6 / (152 × 8 760 × 0.5) = 1 866 448.6 / 665 760 = 2.8035: renting is
     # cheaper at any use
     assert len(f) == 1 and f.iloc[0]["data"]["breakeven_utilisation"] == pytest.approx(
-        2.7880, abs=1e-4
+        2.8035, abs=1e-4
     )
-    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year, less the 181 491.87 energy
-    # owning pays, saves 284 540.13 a year: it repays 8 373 104.1 only after
-    # 12 × 8 373 104.1 / 284 540.13 = 353.12 months, beyond the 60-month horizon
-    assert plan["cost_summary"].iloc[0]["breakeven_month"] == pytest.approx(353.12, abs=0.01)
+    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year, less the 184 053.12 energy
+    # owning pays, saves 281 978.88 a year: it repays 8 411 977.4 only after
+    # 12 × 8 411 977.4 / 281 978.88 = 357.98 months, beyond the 60-month horizon
+    assert plan["cost_summary"].iloc[0]["breakeven_month"] == pytest.approx(357.98, abs=0.01)
 
 
 def test_no_cheap_cloud_finding_by_default(plan):
@@ -240,10 +243,10 @@ def test_manual_allocation_finding(default, plan):
     low = hubplan.build_plan(default.with_changes({"cost.utilisation": 0.4}))
     assert "manual_allocation_utilisation" in set(low.findings["code"])
     # cost per useful GPU-hour scales with 0.7 / 0.4 (energy is billed on the typical
-    # draw all year, whatever the allocation): 1 856 112.7 / (152 × 8 760 × 0.4 × 0.9)
-    # = 1 856 112.7 / 479 347.2 = 3.8722
+    # draw all year, whatever the allocation): 1 866 448.6 / (152 × 8 760 × 0.4 × 0.9)
+    # = 1 866 448.6 / 479 347.2 = 3.8937
     assert low["cost_summary"].iloc[0]["cost_per_useful_gpu_hour_usd"] == pytest.approx(
-        3.8722, abs=1e-4
+        3.8937, abs=1e-4
     )
 
 
@@ -258,10 +261,10 @@ def test_no_cloud_offer_finding(plan):
 def test_tornado_utilisation_and_mfu(plan):
     t = plan["cost_tornado"]
     head = t[t["metric"] == "cost_per_useful_gpu_hour_usd"]
-    # utilisation swings it most: at 0.30, 1 856 112.7 / (152 × 8 760 × 0.3 × 0.9)
-    # = 1 856 112.7 / 359 510.4 = 5.1629
+    # utilisation swings it most: at 0.30, 1 866 448.6 / (152 × 8 760 × 0.3 × 0.9)
+    # = 1 866 448.6 / 359 510.4 = 5.1916
     assert head.iloc[0]["assumption"] == "utilisation"
-    assert head.iloc[0]["at_low"] == pytest.approx(5.1629, abs=1e-4)
+    assert head.iloc[0]["at_low"] == pytest.approx(5.1916, abs=1e-4)
     # MFU does not change the price of a GPU-hour, only how many the run takes:
     # training cost at MFU 0.35 = base × 0.45 / 0.35
     mfu = t[t["assumption"] == "mfu"].set_index("metric")
@@ -269,8 +272,8 @@ def test_tornado_utilisation_and_mfu(plan):
     run = mfu.loc["training_cost_usd"]
     assert run["at_low"] == pytest.approx(run["base"] * 0.45 / 0.35)
     # the run's cost: 1 516.2637 GPU-days × 24 h = 36 390.33 GPU-hours at
-    # 1 856 112.7 / (152 × 8 760 × 0.7) = $1.99140 an allocated GPU-hour = $72 468
-    assert run["base"] == pytest.approx(72_468, abs=1)
+    # 1 866 448.6 / (152 × 8 760 × 0.7) = $2.00249 an allocated GPU-hour = $72 871
+    assert run["base"] == pytest.approx(72_871, abs=1)
 
 
 def test_monte_carlo_quantiles(plan):
@@ -279,7 +282,7 @@ def test_monte_carlo_quantiles(plan):
     assert row["samples"] == 10_000 and row["p10"] < row["p50"] < row["p90"]
     # Only utilisation varying, triangular(0.3, 0.7, 0.8): the median of u is
     # 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623, and cost falls with u, so P50 of cost is the
-    # cost at that u: 1 856 112.7 / (152 × 8 760 × 0.61623 × 0.9) = 2.5135.
+    # cost at that u: 1 866 448.6 / (152 × 8 760 × 0.61623 × 0.9) = 2.5275.
     from hubplan.cost import Assumption
 
     only_u = (Assumption(name="utilisation", low=0.3, high=0.8),)
@@ -289,17 +292,17 @@ def test_monte_carlo_quantiles(plan):
         .set_index("metric")
         .loc["cost_per_useful_gpu_hour_usd", "p50"]
     )
-    assert p50 == pytest.approx(2.5135, rel=0.01)
+    assert p50 == pytest.approx(2.5275, rel=0.01)
 
 
 def test_phasing_default(plan):
     ph = plan["cost_phasing"]
     totals = ph.groupby("strategy")["capex_usd"].sum()
-    # all now: 2 × 152 GPUs at 8 373 104.1 / 152 per GPU (fit-out included) = $16.75 M
-    assert totals["all_now"] == pytest.approx(16_746_208, abs=1)
+    # all now: 2 × 152 GPUs at 8 411 977.4 / 152 per GPU (fit-out included) = $16.82 M
+    assert totals["all_now"] == pytest.approx(16_823_955, abs=1)
     # phased: 1.3 × now + 0.7 × in year 2 at (1 − 0.285)² = 0.511225:
-    # 8 373 104.1 × (1.3 + 0.3578575) = 8 373 104.1 × 1.6578575 = $13 881 413
-    assert totals["phased"] == pytest.approx(13_881_413, abs=1)
+    # 8 411 977.4 × (1.3 + 0.3578575) = 8 411 977.4 × 1.6578575 = $13 945 860
+    assert totals["phased"] == pytest.approx(13_945_860, abs=1)
 
 
 def test_pretrain_16k_headline():
@@ -308,19 +311,21 @@ def test_pretrain_16k_headline():
     # 2 048 DGX H100 + 103 spares (5 %, rounded up) = 2 151 × $270 000 = $580.77 M.
     # IT load (same sources as the default plan above):
     #   2 151 DGX H100 × 10.2 / 8.16 kW                            = 21 940.2 / 17 552.16
-    #   2 013 QM9700 × 1.72 / 0.747 kW                             =  3 462.36 / 1 503.711
-    #   172 SN4600C × 0.5825 / 0.466 kW, 92 SN2201 × 0.1225 / 0.098 =  111.46 / 89.168
+    #   1 661 QM9700 × 1.72 / 0.747 kW (compute 512 + 512 + 256 for the 64 working SUs,
+    #   the 103 spares in the cold pool; storage 141 + 144 + 96) =  2 856.92 / 1 240.767
+    #   157 SN4600C × 0.5825 / 0.466 kW, 123 SN2201 × 0.1225 / 0.098 = 106.52 / 85.216
+    #   4 UFM appliances × 0.8 / 0.64 kW (management-server stand-in) =   3.2 / 2.56
     #   91 storage nodes × 2.0 / 1.6 kW (stand-in)                 =    182 / 145.6
     #   3 management servers × 0.8 / 0.4 kW                        =    2.4 / 1.2
-    #   IT nameplate 25 698.42 kW, typical 19 291.839 kW.
-    # fit-out 25 698.42 × $11 700 = $300 671 514; capex 580 770 000 + 300 671 514
-    assert row["capex_usd"] == pytest.approx(881_441_514, abs=1)
-    # energy 19 291.839 kW × 8 760 × 1.25 × $0.088 = $18 589 616.06 a year
-    assert row["opex_usd_per_year"] == pytest.approx(18_589_616.06, abs=0.1)
+    #   IT nameplate 25 091.24 kW, typical 19 027.503 kW.
+    # fit-out 25 091.24 × $11 700 = $293 567 508; capex 580 770 000 + 293 567 508
+    assert row["capex_usd"] == pytest.approx(874_337_508, abs=1)
+    # energy 19 027.503 kW × 8 760 × 1.25 × $0.088 = $18 334 901.89 a year
+    assert row["opex_usd_per_year"] == pytest.approx(18_334_901.89, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
-    # 881.44 M / 5 = 176 288 302.8 + 18 589 616.06 = 194 877 918.9 a year → $2.1553
+    # 874.34 M / 5 = 174 867 501.6 + 18 334 901.89 = 193 202 403.5 a year → $2.1367
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1553, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1367, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():
@@ -361,13 +366,14 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 1 856 112.7 / 838 857.6 = 2.21 USD per useful GPU-hour; 18 unpriced capex lines
-    # (4 storage, 5 switch, 7 optics, spares, installation; the fit-out is now priced)
-    assert "2.21 USD per useful GPU-hour" in p.summary.value
-    assert "excluding 18 unpriced lines" in p.summary.value
-    # manual allocation at 40 %: 2.2127 × 0.7 / 0.4 = 3.87, and the finding shows
+    # 1 866 448.6 / 838 857.6 = 2.22 USD per useful GPU-hour; 22 unpriced capex lines
+    # (4 storage, 7 switch and UFM rows, 9 optics, spares, installation; the fit-out is
+    # now priced)
+    assert "2.22 USD per useful GPU-hour" in p.summary.value
+    assert "excluding 22 unpriced lines" in p.summary.value
+    # manual allocation at 40 %: 2.2250 × 0.7 / 0.4 = 3.89, and the finding shows
     p.controls["utilisation"].value = 0.4
-    assert "3.87 USD per useful GPU-hour" in p.summary.value
+    assert "3.89 USD per useful GPU-hour" in p.summary.value
     assert "manual-allocation range" in p.findings.value
     p.controls["cloud_offer"].value = "AWS p5 capacity block"
     assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"

@@ -71,12 +71,15 @@ def test_no_buffer_shortens_to_the_raw_lead_times():
 
 
 def test_fabric_links_count_every_tier_of_every_plane(plan, big):
-    # Default: compute 144 × 2 tiers at 1:1 = 288, storage 52, in-band 50, BMC 44 = 434.
-    assert fabric_links(plan["fabric"]) == 434
-    # 16K (network stage's fabric table): compute 17 208 × 3 = 51 624; storage 4 484 × 3 =
-    # 13 452; in-band 4 396 × (1 + 2 × 26/102) = 6 637.1 (3 tiers at 102:26); BMC
-    # 4 410 × (1 + 2/12) = 5 145; total 76 858.1 cables.
-    assert fabric_links(big["fabric"]) == pytest.approx(76_858.1, abs=0.1)
+    # Default: compute 144 × 2 tiers at 1:1 = 288; storage 52 + 4 UFM ports = 56; in-band
+    # 50 + 4 UFM + 2 OOB switches × 2 uplinks = 58; BMC 44 + 4 UFM + 18 PDU ports
+    # (⌈0.85 × 21 servers⌉) = 66; 288 + 56 + 58 + 66 = 468.
+    assert fabric_links(plan["fabric"]) == 468
+    # 16K (network stage's fabric table): compute 16 384 × 3 = 49 152 (the 103 spares wait
+    # off the compute fabric); storage 4 488 × 3 = 13 464; in-band 4 646 × (1 + 2 × 13/51)
+    # = 7 014.55 (3 tiers at 51:13); BMC 5 896 on one tier (its uplinks are in-band
+    # endpoints); total 75 526.55 cables.
+    assert fabric_links(big["fabric"]) == pytest.approx(75_526.55, abs=0.1)
 
 
 def test_16k_schedule_is_phased_and_grows_with_size(big, one_k):
@@ -427,12 +430,13 @@ def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
     train = got["partition"][got["partition"].index("PartitionName=train") :]
     assert "OverSubscribe=EXCLUSIVE" in train.split("\n\n")[0]  # the exclusive pool
     if scenario == "pretrain-16k":
-        # 2 151 DGX in 68 scalable units of 32 (the last one 7): 68 leaves, one per unit
-        # (the network stage's 544 rail leaves / 8 rails), under 17 pods of 4 units (544
-        # spines / 32 per pod) and one core level above them.
-        assert len(names) == 2151 and len(leaves) == 68
+        # 2 151 DGX: the 2 048 working in 64 scalable units of 32 (the network stage's 512
+        # rail leaves / 8 rails), under 16 pods of 4 units (512 spines / 32 per pod) and one
+        # core level; the 103 spares wait off the compute fabric and hang off the 7 in-band
+        # leaves that carry them: 64 + 7 = 71 level-0 switches.
+        assert len(names) == 2151 and len(leaves) == 71
         levels = re.findall(r"^SwitchName=\S+ Level=(\d)", got["topology"], re.M)
-        assert levels.count("1") == 17 and levels.count("2") == 1
+        assert levels.count("1") == 16 and levels.count("2") == 1
 
 
 def test_cluster_name_is_valid_for_any_scenario_name(plan):
@@ -491,14 +495,16 @@ def test_topology_follows_the_port_map(plan, big):
     text = topology_conf(plan["slurm_topology"])
     assert "SwitchName=compute-su-01 Nodes=train-[0001-0018]\n" in text
     assert "SwitchName=compute-spines Switches=compute-su-01\n" in text
-    # 16K: 2 151 DGX, 32 a unit → 68 units (67 × 32 + 7); 4 units a pod (a pod's 32 leaves
-    # reach its 32 spines: 544 spines / 32 = 17 pods); every pod reaches the core.
+    # 16K: 2 048 working DGX, 32 a unit → 64 units; 4 units a pod (a pod's 32 leaves
+    # reach its 32 spines: 512 spines / 32 = 16 pods); every pod reaches the core. The 103
+    # spares (train-2049 … -2151) wait off the compute fabric, under 7 in-band leaves.
     b = big["slurm_topology"]
-    assert list(b.groupby("switch_level").size()) == [68, 17, 1]
+    assert list(b.groupby("switch_level").size()) == [71, 16, 1]
     units = b[b["switch_level"] == 0].set_index("name")["child_nodes"]
     assert units["compute-su-01"] == "train-[0001-0032]"
-    assert units["compute-su-68"] == "train-[2145-2151]"
-    assert b.set_index("name").loc["compute-pod-17", "child_switches"] == "compute-su-[65-68]"
+    assert units["compute-su-64"] == "train-[2017-2048]"
+    assert units["inband-leaf-85"] == "train-[2143-2151]"
+    assert b.set_index("name").loc["compute-pod-16", "child_switches"] == "compute-su-[61-64]"
 
 
 def test_nvlink_domains_make_blocks():

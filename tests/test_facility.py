@@ -72,13 +72,15 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     # + 1 cold capacity node = 6 nodes on the 2U / 2 kW stand-ins = 12 kW, 12U: 1 rack.
     # Network: unit 1's 8 QM9700 compute leaves (1U, 1.72 kW) = 13.76 kW: 1 rack; the
     # shared rack holds 4 QM9700 spines + 1 QM9700 storage leaf (5 × 1.72 = 8.6 kW), the
-    # SN4600C (2U, 0.466 kW typical ÷ 0.8 = 0.5825 kW), the SN2201 (0.098 ÷ 0.8 = 0.1225 kW)
-    # and 3 management servers (3 × 0.8 kW) = 11.705 kW, 10 devices in 11U.
+    # SN4600C (2U, 0.466 kW typical ÷ 0.8 = 0.5825 kW), 2 SN2201 (2 × 0.098 ÷ 0.8 = 0.245
+    # kW; the OOB ports include 18 kept for rack PDUs), 4 UFM appliances (a pair per
+    # InfiniBand fabric, unrated: the 1U / 0.8 kW management-server stand-in) and 3
+    # management servers (3 × 0.8 kW) = 15.0275 kW, 15 devices in 16U.
     # 8 compute + 1 storage = 9 racks of row A's 10; the 2 network racks join its end: A01-A11.
     assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 12)]
     assert racks["kind"].tolist() == ["compute"] * 8 + ["storage", "network", "network"]
-    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 6, 8, 10]
-    assert racks["u_used"].iloc[-3:].tolist() == [12, 8, 11]
+    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 6, 8, 15]
+    assert racks["u_used"].iloc[-3:].tolist() == [12, 8, 16]
     # every device sits in exactly one rack at a unique position; 8U servers at U1, 9, 17
     assert layout["device"].is_unique and layout["rack"].notna().all()
     assert not layout.duplicated(["rack", "u_position"]).any()
@@ -87,8 +89,8 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     alloc = plan["power_allocation"]
     assert (alloc["status"] == "ok").all()
     assert alloc.loc[0, "allocated_kw"] == pytest.approx(30.6)
-    # storage 12 kW, compute leaves 13.76 kW, shared 11.705 kW, each of 22 kW
-    assert alloc["allocated_kw"].iloc[-3:].tolist() == pytest.approx([12.0, 13.76, 11.705])
+    # storage 12 kW, compute leaves 13.76 kW, shared 15.0275 kW, each of 22 kW
+    assert alloc["allocated_kw"].iloc[-3:].tolist() == pytest.approx([12.0, 13.76, 15.0275])
     assert {
         "rack_power_over",
         "rack_power_headroom",
@@ -117,6 +119,8 @@ def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
     f = plan.findings
     est = f[f["code"] == "device_figures_estimated"].set_index("subject")["data"]
     # three storage models (the HDD node serves warm and cold: 2 devices), two switches
+    # and the UFM appliances (4, a pair per InfiniBand fabric: the 1U / 0.8 kW
+    # management-server stand-in, network.ufm_model)
     assert est["HDD capacity node 60x24TB 2x100G"] == {
         "model": "HDD capacity node 60x24TB 2x100G",
         "count": 2,
@@ -124,7 +128,10 @@ def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
         "units": 2,
     }
     assert est["SN4600C"]["kw"] == 0.58 and est["SN2201"]["kw"] == 0.12  # 0.098 ÷ 0.8
-    assert len(est) == 5 and "QM9700" not in est
+    assert est["UFM Enterprise Appliance 3.1"] == {
+        "model": "UFM Enterprise Appliance 3.1", "count": 4, "kw": 0.8, "units": 1,
+    }  # fmt: skip
+    assert len(est) == 6 and "QM9700" not in est
     # the stand-in is a setting: 1.5 kW storage nodes make a 6 × 1.5 = 9 kW storage rack
     s = default.with_changes({"facility.unknown_storage_kw": 1.5})
     alloc = hubplan.build_plan(s)["power_allocation"]
@@ -249,14 +256,15 @@ def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
     cool = plan["cooling"]
     # Air cools up to 15 × 0.85 = 12.75 kW a rack. Over it, needing rear doors: 6 training
     # racks (30.6 kW), the inference rack (2 × 10.2 = 20.4 kW) and unit 1's compute-leaf
-    # rack (8 QM9700 × 1.72 = 13.76 kW): 8 racks. Under it: the L40S rack (5.09 kW), the
-    # storage rack (6 × 2 kW stand-ins = 12 kW) and the shared network rack (11.705 kW).
+    # rack (8 QM9700 × 1.72 = 13.76 kW) and the shared network rack (15.0275 kW, its 4
+    # UFM appliances and 2 SN2201 included; test_default_packs_three_dgx_per_40_kw_rack):
+    # 9 racks. Under it: the L40S rack (5.09 kW) and the storage rack (6 × 2 kW = 12 kW).
     missing = cool[(cool["level"] == "rack") & (cool["status"] == "missing")]
-    assert len(missing) == 8
+    assert len(missing) == 9
     assert "cooling_missing" in codes(plan)
     row = cool[cool["level"] == "row"].iloc[0]
-    # row A: 6 × 30.6 + 20.4 + 5.0909 + 12 + 13.76 + 11.705 = 246.556 kW
-    assert row["heat_kw"] == pytest.approx(246.556, abs=0.001)
+    # row A: 6 × 30.6 + 20.4 + 5.0909 + 12 + 13.76 + 15.0275 = 249.878 kW
+    assert row["heat_kw"] == pytest.approx(249.878, abs=0.001)
 
 
 def test_rack_scale_systems_get_their_own_racks(default):
@@ -355,8 +363,8 @@ def test_versions_pinned_or_flagged(default):
                     "compute NIC 400 Gb/s")  # fmt: skip
     # the storage nodes (storage stage) and switches (network stage) are equipment too
     storage_and_network = ("Lustre OSS NVMe 24x30.72TB 2x400G", "Lustre MDS NVMe mirrored "
-                           "2x400G", "HDD capacity node 60x24TB 2x100G", "QM9700", "SN4600C",
-                           "SN2201")  # fmt: skip
+                           "2x400G", "HDD capacity node 60x24TB 2x100G", "QM9700",
+                           "UFM Enterprise Appliance 3.1", "SN4600C", "SN2201")  # fmt: skip
 
     def pinned(models):
         pins = [{"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in models]
@@ -364,7 +372,7 @@ def test_versions_pinned_or_flagged(default):
 
     f = pinned(servers_only).findings
     left = f.loc[f["code"] == "versions_unpinned", "data"].iloc[0]
-    assert left["count"] == 6 and left["models"].split(", ") == list(storage_and_network)
+    assert left["count"] == 7 and left["models"].split(", ") == list(storage_and_network)
     plan = pinned(servers_only + storage_and_network)
     assert "versions_unpinned" not in codes(plan)
     eq = plan["equipment_list"].set_index("model")
@@ -380,14 +388,15 @@ def test_compute_inventory_and_facility_power(default):
     assert inv.loc["training", "total_pflops"] == pytest.approx(142.488)
     assert inv.loc["total", "gpus"] == 168
     by_scope = plan["facility_power"].set_index("scope")
-    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + SN2201 0.098 ÷ 0.8
-    #         = 22.36 + 0.5825 + 0.1225 = 23.065 kW; storage: 6 nodes × 2 kW stand-in = 12 kW
-    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(23.065)
+    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + 2 SN2201 × 0.098 ÷ 0.8 + 4 UFM
+    # appliances × 0.8 (management-server stand-in) = 22.36 + 0.5825 + 0.245 + 3.2
+    # = 26.3875 kW; storage: 6 nodes × 2 kW stand-in = 12 kW
+    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(26.3875)
     assert by_scope.loc["storage_node", "it_nameplate_kw"] == pytest.approx(12.0)
     fp = by_scope.loc["total"]
-    # 20 × 10.2 + 5.0909 + 12 + 23.065 + 3 × 0.8 = 246.556 kW nameplate; × 1.25 = 308.195 kW
-    assert fp["it_nameplate_kw"] == pytest.approx(246.556, abs=1e-3)
-    assert fp["facility_kw"] == pytest.approx(308.195, abs=1e-3)
+    # 20 × 10.2 + 5.0909 + 12 + 26.3875 + 3 × 0.8 = 249.878 kW nameplate; × 1.25 = 312.348
+    assert fp["it_nameplate_kw"] == pytest.approx(249.878, abs=1e-3)
+    assert fp["facility_kw"] == pytest.approx(312.348, abs=1e-3)
 
 
 def test_16k_gpu_plan_closes():
@@ -403,35 +412,39 @@ def test_16k_gpu_plan_closes():
     assert gpu.iloc[0] == "train-0001" and gpu.iloc[-1] == "train-2151"
     # Storage stage: 87 hot OSS + 2 MDS + 1 warm + 1 cold node = 91 on the 2 kW stand-in,
     # 9 a rack (9 × 2 = 18 ≤ 22 × 0.85 = 18.7 kW) → ⌈91 ÷ 9⌉ = 11 racks.
-    # Network stage: 2 013 QM9700, 172 SN4600C, 92 SN2201. 68 units' 8 compute leaves
-    # (13.76 kW) take a rack each = 68. Shared: 1 469 QM9700 at 10 a rack (17.2 kW) = 146
-    # racks + 9; that rack takes 5 SN4600C (0.5825 kW each, 18.39 kW); the other 147 SN4600C
-    # of the in-band plane go 20 a rack (40U) = 7 racks + 7, topped with 26 SN2201 (1U);
-    # 40 SN2201; 26 SN2201 + 7 BMC-spine SN4600C; 13 SN4600C + 3 management servers:
-    # 146 + 1 + 7 + 4 = 158. Network racks: 68 + 158 = 226.
+    # Network stage: the compute fabric is sized for the 64 working SUs (the 103 spares
+    # wait in the cold pool): 512 leaves, 512 spines, 256 cores; storage 141 + 144 + 96
+    # QM9700 (1 661 in all), 157 SN4600C, 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
+    # 64 units' 8 compute leaves (13.76 kW) take a rack each = 64. Shared, in table
+    # order: 768 spines and cores at 10 a rack (17.2 kW ≤ 18.7) = 76 racks + 8; that rack
+    # takes the 4 UFM (16.96 kW) and one storage QM9700 (18.68 kW); the other 380 storage
+    # QM9700 = 38 racks, the last topped with 2 SN4600C (18.365 kW); 155 SN4600C at 20 a
+    # rack (40U) = 7 racks + 15, topped with 10 SN2201; 113 SN2201 at 40 a rack = 2 + 33,
+    # with the 3 management servers: 76 + 1 + 38 + 7 + 1 + 2 + 1 = 126. Network racks:
+    # 64 + 126 = 190.
     racks = plan["racks"]
     assert racks["kind"].value_counts()[["compute", "storage", "network"]].tolist() == [
-        717, 11, 226]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
+        717, 11, 190]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
     # 717 compute + 11 storage racks fill ⌈728 ÷ 10⌉ = 73 rows, each unit's leaf rack joins
-    # its row; the 158 shared network racks (spines, cores, storage, in-band, BMC) are more
-    # than half a row, so they fill ⌈158 ÷ 10⌉ = 16 rows of their own: 89 rows, none longer
+    # its row; the 126 shared network racks (spines, cores, storage, in-band, BMC) are more
+    # than half a row, so they fill ⌈126 ÷ 10⌉ = 13 rows of their own: 86 rows, none longer
     # than 10 floor racks + 1 unit network rack.
-    assert racks["row"].nunique() == 89
+    assert racks["row"].nunique() == 86
     assert racks.groupby("row").size().max() == 11
     counts = plan["switches"].groupby("model")["count"].sum()
-    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [2013, 172, 92]
+    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1661, 157, 123]
     assert (plan["power_allocation"]["status"] == "ok").all()
     assert (plan["cooling"]["status"] == "ok").all()
     fp = plan["facility_power"].set_index("scope").loc["total"]
-    # typical: 2 151 × 8.16 = 17 552.16; switches 2 013 × 0.747 + 172 × 0.466 + 92 × 0.098
-    # = 1 592.879; storage 91 × 2 × 0.8 = 145.6; management 3 × 0.4 = 1.2: 19 291.839 kW;
-    # × 1.25 PUE × 8 760 h = 211 245.64 MWh; × US$88 per MWh = US$18.590 M a year, which
-    # the cost stage prices (the facility stage reports energy, not money)
-    assert fp["it_typical_kw"] == pytest.approx(19291.839)
-    assert fp["annual_mwh"] == pytest.approx(211245.64, abs=0.01)
+    # typical: 2 151 × 8.16 = 17 552.16; switches 1 661 × 0.747 + 157 × 0.466 + 123 ×
+    # 0.098 + 4 UFM × 0.64 = 1 328.543; storage 91 × 2 × 0.8 = 145.6; management 3 × 0.4 =
+    # 1.2: 19 027.503 kW; × 1.25 PUE × 8 760 h = 208 351.16 MWh; × US$88 per MWh =
+    # US$18.335 M a year, which the cost stage prices (the facility stage reports energy)
+    assert fp["it_typical_kw"] == pytest.approx(19027.503)
+    assert fp["annual_mwh"] == pytest.approx(208351.16, abs=0.01)
     assert "annual_cost_usd" not in fp.index
     energy = plan["cost_opex"].set_index("category").loc["energy", "usd_per_year"]
-    assert energy == pytest.approx(18.58962e6, rel=1e-6)
+    assert energy == pytest.approx(18.33490e6, rel=1e-6)
     assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
         pytest.approx(17208 * 989.5 / 1000)
     )

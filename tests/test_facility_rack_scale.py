@@ -61,12 +61,20 @@ def test_nvl72_is_cabled_by_its_18_trays(nvl72_plan):
     ports = nvl72_plan["port_map"]
     compute = ports[(ports["plane"] == "compute") & ports["device_a"].str.startswith("train-")]
     trays = sorted(set(compute["device_a"]))
-    assert len(trays) == 2 * 18
-    assert trays[0] == "train-0001-t01" and trays[-1] == "train-0002-t18"
+    # The working rack's 18 trays; the spare rack is spare whole (one NVLink domain): the
+    # SU's 32 slots less 1 for the UFM pair (2 × 2 ports on 4 rails) leave 13 after 18 trays,
+    # too few for its 18, so
+    # it waits in the cold pool, on the in-band and BMC planes only.
+    assert len(trays) == 18
+    assert trays[0] == "train-0001-t01" and trays[-1] == "train-0001-t18"
     assert compute.groupby("device_a").size().unique().tolist() == [4]  # rails per tray
     assert set(compute["speed_gbps"]) == {400.0}
     fabric = nvl72_plan["fabric"].set_index("plane").loc["compute"]
-    assert fabric["endpoints"] == 2 * 72
+    assert fabric["endpoints"] == 72
+    spare = ports[ports["device_a"] == "train-0002-t18"]
+    assert "compute" not in set(spare["plane"]) and "bmc" in set(spare["plane"])
+    past = nvl72_plan.findings[nvl72_plan.findings["code"] == "spares_past_su"]
+    assert past["data"].iloc[0]["cold"] == 18
 
 
 def test_nvl72_rack_cooling_and_power_on(nvl72_plan):

@@ -190,10 +190,11 @@ def test_rack_power_in_netbox_reads_the_plans_allocation(default_plan, default_f
 def test_every_device_supply_has_a_pdu_outlet_and_cable(default_plan, default_files):
     layout = default_plan["rack_layout"]
     ports = [r for r in _read(default_files["power_ports"]) if r["name"].startswith("PSU")]
-    assert len(ports) == 2 * len(layout) == 90  # 45 devices on A+B feeds
+    # 50 devices on A+B feeds (45, the 4 UFM appliances and a second SN2201)
+    assert len(ports) == 2 * len(layout) == 100
     outlets = _read(default_files["power_outlets"])
     cables = _read(default_files["power_cables"])
-    assert len(outlets) == 90 and len(cables) == 90 + 2 * 11  # + a PDU input per feed
+    assert len(outlets) == 100 and len(cables) == 100 + 2 * 11  # + a PDU input per feed
     devices = _read(default_files["devices"])
     pdus = [d for d in devices if d["role"] == "pdu"]
     assert len(pdus) == 22 and {d["position"] for d in pdus} == {""}  # 0 U, at the side

@@ -94,6 +94,12 @@ def _check_port_map(r):
     # every switch in the bill appears in the port map, and no other
     named = ends["d"][ends["d"].str.match(r"^(compute|storage|inband|bmc)-(leaf|spine|core)-")]
     per_role = named.drop_duplicates().str.rsplit("-", n=1).str[0].value_counts()
+    # UFM appliances (role "ufm") sit in the bill to be racked and powered; they are
+    # cabled as endpoints, each named <plane>-ufm-<nn> in the port map
+    ufm = sw[sw["role"] == "ufm"]
+    for plane, count in zip(ufm["plane"], ufm["count"], strict=True):
+        assert ends["d"].str.match(f"^{plane}-ufm-").sum() > 0 or count == 0
+    sw = sw[sw["role"] != "ufm"]
     bill = sw.groupby(sw["plane"] + "-" + sw["role"])["count"].sum()
     assert per_role.sort_index().to_dict() == bill.sort_index().to_dict()
     assert pm["link_id"].is_unique
@@ -141,9 +147,11 @@ def test_storage_nodes_join_the_storage_plane():
     r = _run(32, storage_nodes=nodes)
     pm = r.tables["port_map"]
     st = pm[(pm["plane"] == "storage") & (pm["purpose"] == "storage")]
-    # 32 DGX × 2 storage ports + 4 nodes × 2 = 72 ports: more than one 64-port QM9700, so
-    # 3 leaves of 32 down (1:1), 3 × 32 uplinks over ⌈96 / 64⌉ = 2 spines (2 divides 32).
-    assert len(st) == 72
+    # 32 DGX × 2 storage ports + 4 nodes × 2 + the storage fabric's 2 UFM appliances × 2
+    # (RA-11333-001 Table 7) = 76 ports: more than one 64-port QM9700, so 3 leaves of 32
+    # down (1:1), 3 × 32 uplinks over ⌈96 / 64⌉ = 2 spines (2 divides 32).
+    assert len(st) == 76
+    assert (st["device_a"].str.startswith("storage-ufm-")).sum() == 4
     assert set(st["device_a"]) >= {"stor-hot-data-01", "stor-hot-data-04"}
     fab = r.tables["fabric"].set_index("plane")
     assert (fab.loc["storage", "leaves"], fab.loc["storage", "spines"]) == (3, 2)

@@ -530,15 +530,16 @@ def test_random_section_values_raise_only_scenario_error(value, section):
 def test_switch_names_agree_past_99_switches_of_a_role():
     # A one-day deadline at 25 % MFU: 6 × 70e9 params × 125e9 tokens (500 GB at 4 B/token)
     # = 5.25e22 FLOP over 86 400 s / 1.3 margin at 989.5 TFLOPS × 0.25 × 0.9 goodput
-    # = 3 548 GPUs → 444 DGX, 467 with 5 % spares → ⌈467 / 32⌉ = 15 SUs × 8 rails = 120
-    # compute leaves. The rack layout named them compute-leaf-01 … -120 while the port map
-    # and IP plan wrote compute-leaf-001 … -120: the cabled leaves stood in no rack.
+    # = 3 548 GPUs → 444 DGX (+ 23 spares, in the free slots or the cold pool) →
+    # ⌈444 / 32⌉ = 14 SUs × 8 rails = 112 compute leaves. The rack layout named them
+    # compute-leaf-01 … -112 while the port map and IP plan wrote compute-leaf-001 …: the
+    # cabled leaves stood in no rack.
     s = BASES["default"].with_changes(
         {"workload.training.0.days": 1.0, "workload.training.0.mfu": 0.25}
     )
     plan = hubplan.build_plan(s)
     leaves = int(plan["fabric"].set_index("plane").loc["compute", "leaves"])
-    assert leaves == 120
+    assert leaves == 112
     lay = plan["rack_layout"]
     racked = set(lay.loc[lay["device_type"] == "switch", "device"])
     assert f"compute-leaf-{leaves:03d}" in racked and "compute-leaf-001" in racked

@@ -257,11 +257,12 @@ def test_network_panel_large_fabric_draws_one_unit():
     p = NetworkPanel(hubplan.load_scenario(templates_dir() / "scenarios/pretrain-16k.yaml"),
                      lang="zh")  # fmt: skip
     comp = p.result["fabric"].set_index("plane").loc["compute"]
-    # 2 151 DGX (2 048 + 5 % spares) in SUs of 32: ceil(2151 / 32) = 68 SUs, 3 tiers
-    assert (comp["units"], comp["tiers"], comp["leaves"]) == (68, 3, 68 * 8)
+    # 2 151 DGX (2 048 + 5 % spares): the fabric is sized for the 2 048 working servers,
+    # 2 048 / 32 = 64 SUs, 3 tiers (the spares wait in a cold pool)
+    assert (comp["units"], comp["tiers"], comp["leaves"]) == (64, 3, 64 * 8)
     d = p.diagram.chart.to_dict()
-    assert d["title"]["subtitle"][0].startswith("图示一个可扩展单元；共 68 个单元")
-    # one unit drawn: 32 servers, 8 leaves, 544 / 68 = 8 spines, cores capped at 32
+    assert d["title"]["subtitle"][0].startswith("图示一个可扩展单元；共 64 个单元")
+    # one unit drawn: 32 servers, 8 leaves, 512 / 64 = 8 spines, cores capped at 32
     nodes = pd.DataFrame(d["datasets"][d["layer"][1]["data"]["name"]])
     assert nodes.groupby("tier").size().to_dict() == {
         "服务器": 32,

@@ -310,10 +310,16 @@ def device_table(
             seen[(plane, role)] = first[-1] + n
             width.append(switch_number_width(total[(plane, role)]))
             group = "network:" + (unit if unit != "" else "shared")
+            units, kw, sources = float(cols["rack_units"][j]), cols["max_power_kw"][j], (
+                cols["model"][j], "switches", nan, "switches")  # fmt: skip
+            if role == "ufm" and _missing(units) and _missing(kw):
+                # A UFM appliance is a server running the subnet manager: unrated, it
+                # takes the management server's height and power, marked as estimates.
+                units, kw = float(facility.management_server_units), facility.management_server_kw
+                sources = (cols["model"][j], "estimate", "estimate", "switches")
             add(n, "switch", "network", group, "", False,
-                (float(cols["rack_units"][j]), cols["max_power_kw"][j],
-                 cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
-                (cols["model"][j], "switches", nan, "switches"))  # fmt: skip
+                (units, kw, cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
+                sources)  # fmt: skip
     mgmt = facility.management_servers
     if mgmt:
         f = facility

@@ -20,6 +20,7 @@ from .planes import management_server_names, size_plane, storage_node_names
 from .ports import MEDIA_BY_REACH, link_media, server_names
 from .ports import width as switch_number_width
 from .rdma import ib_timeout_s, rdma_settings
+from .reference import superpod_comparison, superpod_counts, superpod_reference
 from .section import Network
 from .stage import SWITCH_COLUMNS
 from .switches import SWITCH_SCHEMA, find_switch, load_switches, ports_at
@@ -31,5 +32,6 @@ __all__ = [
     "fit_supernet", "ib_timeout_s", "interface_addresses", "latency_budget", "leaf_ports",
     "link_media", "load_switches", "management_server_names", "max_two_tier_servers",
     "ports_at", "rdma_settings", "server_names", "service_radius_km", "size_fabric", "size_plane",
-    "storage_node_names", "subnet_prefix", "switch_number_width", "two_tier_spines",
+    "storage_node_names", "subnet_prefix", "superpod_comparison", "superpod_counts",
+    "superpod_reference", "switch_number_width", "two_tier_spines",
 ]  # fmt: skip

@@ -147,11 +147,40 @@ def size_fabric(
 
     Notes
     -----
-    units = ⌈servers / SU⌉, leaves = units × rails (full units). Two tiers when
-    :func:`two_tier_spines` finds a spine count. Else pods of ⌊spine_down / rails⌋ units
-    (spines 1:1, half their ports down); spines per pod by the same divisor rule; cores
-    per spine group c = the smallest divisor of spine_up ≥ ⌈pods × spine_up / radix⌉, and
-    cores = spines per full pod × c.
+    The fat-tree arithmetic (Leiserson 1985; Al-Fares, Loukissas & Vahdat, "A Scalable,
+    Commodity Data Center Network Architecture", SIGCOMM 2008, §3.1): with k-port
+    switches at 1:1, a leaf gives k/2 ports down and k/2 up, a middle switch k/2 down and
+    k/2 up, the top switch all k down. So
+
+    - two tiers reach k · k/2 = k²/2 endpoints (k leaves of k/2 under k/2 spines);
+    - three tiers reach k · (k/2)² = k³/4 (k pods of k/2 leaves and k/2 spines, under
+      (k/2)² cores).
+
+    Here an endpoint is one server port (one rail); a server with R rails takes R
+    endpoints. At a leaf ratio o:1 the leaf has d = ⌊k·o/(1+o)⌋ down and u = ⌈d/o⌉ up
+    (:func:`leaf_ports`) and the tiers above stay 1:1.
+
+    The counts, as the DGX SuperPOD builds them (rail-optimised scalable units, fabric
+    for full units so growth needs no re-cabling):
+
+    - units = ⌈servers / SU⌉, leaves L = units × R.
+    - Two tiers while L ≤ k (:func:`two_tier_spines`): spines = the smallest divisor of
+      u that is ≥ ⌈L·u / k⌉, so each leaf sends the same number of links to every spine.
+    - Else three tiers. A pod is ⌊(k/2) / R⌋ units (at most k/2 leaves under spines of
+      k/2 down, k/2 up); pods P = ⌈units / units per pod⌉; spines per pod by the same
+      divisor rule against k/2 spine downlinks. Spine j of every pod feeds core group j;
+      a group needs c = ⌈P · (k/2) / k⌉ = ⌈P/2⌉ cores (its k-port cores take the k/2
+      uplinks of P spines), so cores = (spines of a full pod) × c. Three tiers while
+      c ≤ k/2, i.e. P ≤ k: k³/4 endpoints at 1:1. A spine's k/2 uplinks go round-robin
+      over its group's c cores, so c need not divide k/2 (17 pods: 9 cores per group, not
+      the 16 a divisor would force).
+    - Beyond three tiers: an error naming the reach, not a silently wrong plan.
+
+    Worked by hand (k = 64, R = 8, 1:1; the tests carry these): 16 384 GPUs = 2 048
+    servers = 16 384 endpoints; k²/2 = 2 048 < 16 384 ≤ k³/4 = 65 536, three tiers;
+    L = 64 units × 8 = 512 leaves, 16 pods of 4 units, 32 spines each = 512 spines,
+    c = ⌈16/2⌉ = 8 per group × 32 groups = 256 cores (as the B200 RA's 64-SU row).
+    131 072 GPUs = 131 072 endpoints > 65 536: more than three tiers of 64 ports.
 
     References
     ----------
@@ -197,13 +226,14 @@ def size_fabric(
     for n in pod_units:
         s = divisor_at_least(up, math.ceil(n * rails * up / spine_down))
         pod_spines.append(s)
-    c = divisor_at_least(spine_up, math.ceil(pods * spine_up / radix))
-    if c > spine_up or pods * (spine_up // c) > radix:
+    c = math.ceil(pods * spine_up / radix)
+    if c > spine_up:
         reach = radix * per_pod * spu  # pods ≤ radix
         raise HubplanError(
-            f"{servers} servers need more than three tiers of {radix}-port switches (three "
-            f"tiers reach {reach} servers at {oversubscription:g}:1); choose a switch "
-            "with more ports or raise network.oversubscription"
+            f"{servers:,} servers × {rails} rails need more than three tiers of {radix}-port "
+            f"switches (three tiers reach {radix} pods × {per_pod} units × {spu} servers = "
+            f"{reach:,} servers, {reach * rails:,} endpoints, at {oversubscription:g}:1); "
+            "choose a switch with more ports or raise network.oversubscription"
         )
     return Fabric(servers, rails, spu, units, 3, radix, down, up, leaves, per_pod,
                   tuple(pod_spines), spine_down, spine_up, c, pod_spines[0] * c)  # fmt: skip

@@ -8,6 +8,8 @@ tiers at the plane's oversubscription.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -126,3 +128,96 @@ def endpoint_columns(
         "device_role": as_column(role, len(k)),
         "interface": np.array(interfaces, dtype=object)[k],
     }
+
+
+#: Spines of a management plane past one switch: a pair, so one can fail or be upgraded
+#: while every leaf keeps a path (RA-11333-001 Table 8: the 4-SU in-band network's 24
+#: leaf-to-core cables land on two SN4600C cores; 6 leaves + 2 = its 8 in-band switches).
+MANAGEMENT_SPINES = 2
+
+
+def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fabric:
+    """In-band management plane: leaves and spines from the ports actually needed.
+
+    Parameters
+    ----------
+    endpoints : int
+        Ports to cable: servers' bonded in-band ports, storage nodes, management servers,
+        UFM appliances, and the out-of-band leaves' uplinks (RA-11333-001: "the OOB
+        network is connected to the in-band network").
+    radix : int
+        Switch ports at the plane's speed (SN4600C: 64 × 100 GbE).
+    oversubscription : float
+        Leaf downlink : uplink (``network.management_oversubscription``).
+
+    Notes
+    -----
+    - One switch while endpoints ≤ radix.
+    - Else each leaf has u = ⌈radix / (1 + o)⌉ uplinks and d = radix − u downlinks;
+      leaves L = ⌈endpoints / d⌉; spines S = max(2, ⌈L·u / radix⌉): the ports the
+      spines must take, and at least a pair. A leaf's uplinks go round-robin over the
+      spines, so S need not divide u (the divisor rule this replaces turned a prime
+      u = 13 into 13 spines where the ports need 2).
+    - Two tiers while S ≤ u (every leaf reaches every spine); beyond that the plane is
+      sized as a three-tier tree (:func:`size_plane`).
+
+    Examples
+    --------
+    RA-11333-001 Table 8, 4 SUs: 127 DGX × 2 bonded ports + 4 management servers × 2 + 8
+    NFS ports + 4 UFM + 8 OOB switches × 2 uplinks = 290 ports. At 4:1 on SN4600C:
+    u = ⌈64 / 5⌉ = 13, d = 51, L = ⌈290 / 51⌉ = 6, S = max(2, ⌈78 / 64⌉) = 2: 8
+    switches, the RA's Table 7 count.
+
+    >>> f = management_plane(290, 64, 4.0)
+    >>> f.leaves, f.leaf_down, f.leaf_up, f.spines
+    (6, 51, 13, 2)
+    >>> management_plane(64, 64, 4.0).leaves, management_plane(64, 64, 4.0).spines
+    (1, 0)
+    """
+    if endpoints <= radix:
+        return size_plane("inband", endpoints, radix, oversubscription)
+    up = math.ceil(round(radix / (1 + oversubscription), 9))
+    down = radix - up
+    leaves = math.ceil(endpoints / down)
+    spines = max(MANAGEMENT_SPINES, math.ceil(leaves * up / radix))
+    while -(-leaves * up // spines) > radix:  # round-robin: ⌈L·u / S⌉ on the busiest
+        spines += 1
+    if spines > up:
+        return size_plane("inband", endpoints, radix, oversubscription)
+    return Fabric(endpoints, 1, down, leaves, 2, radix, down, up, leaves, leaves,
+                  (spines,), radix, 0, 0, 0)  # fmt: skip
+
+
+def oob_leaves(endpoints: int, radix: int, uplinks: int, dedicated_uplinks: int) -> Fabric:
+    """Out-of-band (BMC) plane: leaves only, each with ``uplinks`` links to the in-band
+    plane's spines (RA-11333-001 Table 8: "Two uplinks per OOB to in-band", 16 × 100 Gb/s
+    for 8 SN2201; no OOB spines).
+
+    Notes
+    -----
+    A switch with dedicated uplink ports (SN2201: 48 × 1 GbE + 4 × 100 GbE) gives all
+    ``radix`` ports to endpoints; one without gives radix − uplinks. Leaves =
+    ⌈endpoints / down⌉.
+
+    Examples
+    --------
+    RA-11333-001 Table 8, 4 SUs: 127 DGX + 64 InfiniBand switches + 8 management / UFM
+    nodes + 8 in-band switches + 108 rack PDUs = 315 ports; ⌈315 / 48⌉ = 7 SN2201
+    (the RA lists 8).
+
+    >>> f = oob_leaves(315, 48, 2, 4)
+    >>> f.leaves, f.leaf_down, f.leaf_up, f.spines
+    (7, 48, 2, 0)
+    """
+    if endpoints <= 0:
+        return Fabric(0, 1, 0, 0, 0, radix, 0, 0, 0, 0, (0,), 0, 0, 0, 0)
+    up = min(uplinks, dedicated_uplinks) if dedicated_uplinks else uplinks
+    down = radix if dedicated_uplinks else radix - up
+    if down < 1:
+        raise HubplanError(
+            f"network.oob_uplinks = {uplinks}: a {radix}-port out-of-band switch keeps no "
+            "port for endpoints; use fewer uplinks"
+        )
+    leaves = math.ceil(endpoints / down)
+    return Fabric(endpoints, 1, down, leaves, 1, radix, down, up, leaves, leaves, (0,),
+                  0, 0, 0, 0)  # fmt: skip

@@ -212,8 +212,9 @@ def tree_links(
     """Endpoint–leaf, leaf–spine and spine–core links of one leaf/spine(/core) tree.
 
     ``ends`` = (device names, device ports, leaf index, leaf port) per endpoint link.
-    Leaf uplink j goes to spine j mod S of its pod (each spine gets up / S links from
-    every leaf of the pod); spine uplink m goes to core m mod c of the spine's group.
+    Leaf uplink j of the pod's leaf l goes to spine (l·up + j) mod S of its pod (up / S
+    links from every leaf when S divides up, round-robin otherwise); spine uplink m of
+    pod p goes to core (p·up + m) mod c of the spine's group (round-robin likewise).
     """
     dev, dport, leaf, lport = ends
     leaves = name_table(f"{plane}-leaf-", fabric.leaves, width(fabric.leaves))
@@ -243,8 +244,9 @@ def tree_links(
     sp = np.asarray(fabric.pod_spines)
     offset = np.concatenate([[0], np.cumsum(sp)[:-1]])
     S_p = sp[pod]
-    spine = offset[pod] + j % S_p
-    sport = (lf % pod_leaves) * (up // S_p) + j // S_p + 1
+    t = (lf % pod_leaves) * up + j  # the pod's uplinks, leaf by leaf, round-robin
+    spine = offset[pod] + t % S_p
+    sport = t // S_p + 1
     vlan0 = vlan if np.isscalar(vlan) else int(np.min(vlan))
     groups.append(
         _group(
@@ -267,8 +269,9 @@ def tree_links(
         su, c = fabric.spine_up, fabric.cores_per_group
         gg = np.repeat(g, su)
         m = np.tile(np.arange(su), len(g))
-        core = np.repeat(local, su) * c + m % c
-        cport = np.repeat(pod_of, su) * (su // c) + m // c + 1
+        t = np.repeat(pod_of, su) * su + m  # the group's links, pod by pod, round-robin
+        core = np.repeat(local, su) * c + t % c
+        cport = t // c + 1
         groups.append(
             _group(
                 plane,

@@ -51,6 +51,58 @@ class Network(Section):
         description="Servers per scalable unit; empty = one leaf's downlinks at the "
         "oversubscription (32 on a 64-port switch at 1:1, the SuperPOD SU of 32 DGX).",
     )
+    spare_cabling: Literal["free_slots", "extra_units"] = Field(
+        "free_slots",
+        description="Where the compute pools' spare servers go. 'free_slots': the fabric is "
+        "sized for the working servers; spares take the free server slots of the last "
+        "scalable unit (the SuperPOD builds leaves and leaf-spine cables for the full SU "
+        "and leaves unused slots empty, RA-11333-001 'Network Fabrics') and the rest wait in "
+        "a cold pool: racked, on the storage, in-band and BMC planes, but off the compute "
+        "fabric (a spare that replaces a failed server takes over its compute cables). "
+        "'extra_units': every spare is cabled, adding units. Either way a finding states "
+        "the spares past the SU boundary and the leaves, spines and cores they would cost.",
+    )
+    ufm_per_fabric: int = Field(
+        2,
+        ge=0,
+        le=8,
+        description="UFM appliances (InfiniBand subnet managers) per InfiniBand fabric: an "
+        "active / standby pair (UFM Enterprise high availability). RA-11333-001 Table 7 "
+        "lists 4 'NVIDIA Unified Fabric Manager Appliance 3.1' for the 4-SU SuperPOD's two "
+        "InfiniBand fabrics, compute and storage. 0 = subnet managers run elsewhere.",
+    )
+    ufm_fabric_ports: int = Field(
+        2,
+        ge=1,
+        le=8,
+        description="InfiniBand ports of one UFM appliance cabled to its fabric's leaves: "
+        "RA-11333-001 Table 4 counts 8 × nodes + 4 'Compute and UFM' cables (two "
+        "appliances × 2). The appliances take a server slot of the compute fabric, which "
+        "is why the RA's SU holds 31 DGX.",
+    )
+    ufm_model: str = Field(
+        "UFM Enterprise Appliance 3.1",
+        min_length=1,
+        description="Shown in the equipment list (RA-11333-001 Table 7). Its height and "
+        "power are not published in the RA: the facility stage uses its stated stand-ins "
+        "for an unrated device and names the model in a warning.",
+    )
+    oob_uplinks: int = Field(
+        2,
+        ge=1,
+        le=8,
+        description="Uplinks of each out-of-band switch to the in-band network: 'Two "
+        "uplinks per OOB to in-band' (RA-11333-001 Table 8, 16 × 100 Gb/s for 8 SN2201).",
+    )
+    pdu_oob_ports_per_server: float = Field(
+        0.85,
+        ge=0,
+        le=8,
+        description="Out-of-band ports kept for rack PDUs, per GPU server: RA-11333-001 "
+        "Table 8 cables 108 rack PDUs (Table 7: 96 in the DGX racks, 12 in the others) to "
+        "the OOB network for 127 DGX, 108 / 127 = 0.85. The racks are packed after the "
+        "network, so the ports are reserved on the OOB leaves, not cabled in the port map.",
+    )
     storage_plane: Literal["separate", "compute"] = Field(
         "separate",
         description="'separate': storage traffic on its own switches (SuperPOD storage "
