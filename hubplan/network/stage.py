@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,8 @@ from .addressing import (
 )
 from .fabric import Fabric, max_two_tier_servers, size_fabric
 from .latency import latency_budget
+from .media import choose_media, segment_reach_m
+from .nics import DEFAULT_PKEY, nic_extras, nic_findings, server_nic_table
 from .planes import endpoint_columns, management_server_names, size_plane, storage_node_names
 from .ports import (
     LinkGroup,
@@ -149,6 +152,7 @@ def run_network(
     for pool, partition, total, gpus in zip(*(pool_rows[c].tolist() for c in columns), strict=True):
         spec = getattr(pools, pool)
         nics = _server_nics(spec, catalog)
+        nics |= nic_extras(spec, catalog)
         n = int(total)
         if n == 0:
             continue
@@ -163,6 +167,7 @@ def run_network(
 
     # -- compute fabric ------------------------------------------------------------------
     comp_sw = catalog.switch(network.compute_switch, "network.compute_switch")
+    media_of = partial(choose_media, catalog.optics)
     transport = comp_sw["technology"]
     fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
     groups: list[LinkGroup] = []
@@ -266,7 +271,10 @@ def run_network(
             compute_names,
             nic_gbps,
             network.compute_vlan if transport == "ethernet" else None,
-            (network.server_leaf_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
+            segment_reach_m("compute", network),
+            media_of=media_of,
+            pkey=DEFAULT_PKEY if transport == "infiniband" else 0,
+            ports_per_cage=fab_servers[0]["compute_ports_per_cage"],
         )
         switch_rows += _switch_rows(
             "compute",
@@ -315,9 +323,11 @@ def run_network(
                 Finding("warning", "network", s["pool"], "storage_on_compute", {"pool": s["pool"]})
             )
         n = len(s["names"])
-        stor_parts.append(endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server"))
+        stor_parts.append(endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server")
+                          | {"gbps": np.full(n * k_st, s["storage_nic_gbps"])})  # fmt: skip
         k_in = min(network.inband_ports_per_server, _count(s["inband_nics"], 1))
-        inb_parts.append(endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server"))
+        inb_parts.append(endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server")
+                         | {"gbps": np.full(n * k_in, s["inband_nic_gbps"])})  # fmt: skip
         bmc_parts.append(endpoint_columns(s["names"], np.full(n, 1), "bmc", "gpu_server"))
     if network.storage_plane == "compute":
         findings.append(
@@ -328,13 +338,16 @@ def run_network(
         devices = nodes["device"].to_numpy(dtype=object)
         one = np.ones(len(nodes), int)
         ports = nodes["nic_ports"].astype(int).to_numpy()
-        stor_parts.append(endpoint_columns(devices, ports, "data", "storage_node"))
-        inb_parts.append(endpoint_columns(devices, one, "mgmt", "storage_node"))
+        gbps = np.repeat(nodes["nic_gbps"].astype(float).to_numpy(), ports)
+        stor_parts.append(endpoint_columns(devices, ports, "data", "storage_node") | {"gbps": gbps})
+        inb_parts.append(endpoint_columns(devices, one, "mgmt", "storage_node")
+                         | {"gbps": np.full(len(nodes), np.nan)})  # fmt: skip
         bmc_parts.append(endpoint_columns(devices, one, "bmc", "storage_node"))
     mgmt = management_server_names(facility_management_servers).to_numpy(dtype=object)
     if len(mgmt):
         one = np.ones(len(mgmt), int)
-        inb_parts.append(endpoint_columns(mgmt, one, "mgmt", "management_server"))
+        inb_parts.append(endpoint_columns(mgmt, one, "mgmt", "management_server")
+                         | {"gbps": np.full(len(mgmt), np.nan)})  # fmt: skip
         bmc_parts.append(endpoint_columns(mgmt, one, "bmc", "management_server"))
     plane_ends["storage"] = _stack(stor_parts)
     plane_ends["inband"] = _stack(inb_parts)
@@ -360,6 +373,12 @@ def run_network(
         "bmc": network.bmc_vlan,
     }
     sws = {p: catalog.switch(m, f"network.{p}_switch") for p, m in models.items()}
+    # An InfiniBand plane has partitions (P_Keys), not VLANs; Ethernet planes have VLANs.
+    pkeys = {"compute": DEFAULT_PKEY if transport == "infiniband" else 0}
+    for p in ("storage", "inband", "bmc"):
+        ib = sws[p]["technology"] == "infiniband"
+        pkeys[p] = (network.storage_pkey if p == "storage" else DEFAULT_PKEY) if ib else 0
+        vlans[p] = 0 if ib else vlans[p]
     radix = {}
     for p in ("storage", "inband", "bmc"):
         sw = sws[p]
@@ -411,8 +430,10 @@ def run_network(
             plane_ends[p],
             speeds[p],
             vlans[p],
-            (network.rack_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
+            segment_reach_m(p, network),
             uplink_gbps=uplink,
+            media_of=media_of,
+            pkey=pkeys[p],
         )
         switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
         spine_sw = sws["inband"] if p == "bmc" else sws[p]
@@ -540,7 +561,11 @@ def run_network(
                 0,
             )
         )
-    ip_plan = frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS)
+    ip_plan = frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS[:-1])
+    ip_plan["pkey"] = ip_plan["plane"].map(pkeys).fillna(0).astype(np.int64)
+    on_fabric = {s["pool"] for s in fab_servers} if fabric is not None else set()
+    nic_table = server_nic_table(servers, on_fabric, rails, plane_ends)
+    findings += nic_findings(servers, nic_table)
 
     # -- port use per switch -------------------------------------------------------------
     cap = (
@@ -579,6 +604,7 @@ def run_network(
             "port_map": pm,
             "ip_plan": ip_plan,
             "transceivers": optics,
+            "server_nics": nic_table,
             "fabric": pd.DataFrame(fabric_rows, columns=FABRIC_COLUMNS),
             "port_use": use,
             "rdma_settings": rdma,
@@ -669,6 +695,7 @@ STAGE = Stage(
         "port_map",
         "ip_plan",
         "transceivers",
+        "server_nics",
         "fabric",
         "port_use",
         "rdma_settings",
