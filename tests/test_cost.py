@@ -361,10 +361,13 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 1 856 112.7 / 838 857.6 = 2.21 USD per useful GPU-hour; 18 unpriced capex lines
-    # (4 storage, 5 switch, 7 optics, spares, installation; the fit-out is now priced)
+    # 1 856 112.7 / 838 857.6 = 2.21 USD per useful GPU-hour; 22 unpriced capex lines
+    # (4 storage, 5 switch, 11 optics, spares, installation; the fit-out is now priced).
+    # Optics: compute server-leaf and leaf-spine modules and cables (4); storage endpoint
+    # optics at 400G and, for the 2 × 100G HDD nodes, at 100G (4); in-band optics (2),
+    # since their leaves stand in another row, not on DAC in the rack; BMC RJ45 (1).
     assert "2.21 USD per useful GPU-hour" in p.summary.value
-    assert "excluding 18 unpriced lines" in p.summary.value
+    assert "excluding 22 unpriced lines" in p.summary.value
     # manual allocation at 40 %: 2.2127 × 0.7 / 0.4 = 3.87, and the finding shows
     p.controls["utilisation"].value = 0.4
     assert "3.87 USD per useful GPU-hour" in p.summary.value
