@@ -591,8 +591,8 @@ def test_compare_one_file_before_and_after_set(capsys, tmp_path):
     # Servers: 18 + 2 + 1 = 21 against 10 + 2 + 1 = 13.
     assert fig["gpus"] == [168, 104] and fig["servers"] == [21, 13]
     assert fig["errors"] == [0, 0]
-    # Capex of the priced lines only (the 18 unpriced lines are counted, not zeroed).
-    assert fig["capex_unpriced_lines"] == [18, 18]
+    # Capex of the priced lines only (22 unpriced lines, 11 of them optics, counted).
+    assert fig["capex_unpriced_lines"] == [22, 22]
     assert data["scenarios"][1]["set"] == {"workload.training.0.days": "30"}
     assert data["scenarios"][0]["name"] != data["scenarios"][1]["name"]
 
@@ -648,8 +648,8 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     spine = next(line for line in table if "compute spine QM9700" in line).split()
     assert spine[-2:] == ["unpriced", "unpriced"]  # not 0: the catalogue has no price
     # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 2 884 704 (fit-out)
-    # = 8 373 104 USD; the other 18 lines are left out and counted.
-    assert ("Capex of the priced lines: 8,373,104 USD; 18 line(s) unpriced, left out of the "
+    # = 8 373 104 USD; the other 22 lines are left out and counted.
+    assert ("Capex of the priced lines: 8,373,104 USD; 22 line(s) unpriced, left out of the "
             "total") in out  # fmt: skip
     zh = run(capsys, "plan", "--lang", "zh")
     assert "资本支出明细" in zh and "未定价" in zh

@@ -55,9 +55,11 @@ def _run(servers, server="DGX H100", network=None, nodes=None):
 
 
 def _optics(result):
-    return result.tables["transceivers"].groupby(["plane", "link_segment"])[
-        ["links", "cables", "modules"]
-    ].sum()
+    return (
+        result.tables["transceivers"]
+        .groupby(["plane", "link_segment"])[["links", "cables", "modules"]]
+        .sum()
+    )
 
 
 # -- optics per cage, cables per link ------------------------------------------------------
