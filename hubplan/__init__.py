@@ -13,7 +13,7 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
  'facility_power', 'hot_fill', 'inference', 'ip_plan', 'k8s_pools', 'latency_budget',
  'phase_acceptance', 'pool_demand', 'pools', 'port_map', 'port_use', 'power_allocation',
  'power_on_sequence', 'rack_layout', 'racks', 'rdma_settings', 'review_checklist',
- 'schedule', 'server_checks', 'slurm_nodes', 'slurm_partitions', 'slurm_topology',
+ 'schedule', 'server_checks', 'server_nics', 'slurm_nodes', 'slurm_partitions', 'slurm_topology',
  'storage_bandwidth', 'storage_content', 'storage_dr', 'storage_nodes', 'storage_tiers',
  'switches', 'training', 'training_curve', 'training_memory', 'transceivers']
 """

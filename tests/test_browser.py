@@ -181,8 +181,8 @@ def test_overview_dashboard_in_chromium(voila):
                     not in m.text and errors.append(m.text))  # fmt: skip
             page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
             opex = page.locator("#hubplan-fig-opex_usd_per_year")
-            # default scenario: 2 062.4 MWh a year × 0.088 USD/kWh = 181 492 USD
-            sync_api.expect(opex).to_have_text("181,492 USD", timeout=240_000)
+            # default scenario: 2 091.5 MWh a year × 0.088 USD/kWh = 184 053 USD (tests/test_cost.py)
+            sync_api.expect(opex).to_have_text("184,053 USD", timeout=240_000)
             page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
                                    f"return n === {expected_charts} && drawn === n; }})()",
                                    timeout=60_000)  # fmt: skip

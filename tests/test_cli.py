@@ -591,9 +591,10 @@ def test_compare_one_file_before_and_after_set(capsys, tmp_path):
     # Servers: 18 + 2 + 1 = 21 against 10 + 2 + 1 = 13.
     assert fig["gpus"] == [168, 104] and fig["servers"] == [21, 13]
     assert fig["errors"] == [0, 0]
-    # Capex of the priced lines only (the 22 unpriced lines are counted, not zeroed:
-    # 4 storage, 7 switch and UFM rows, 9 optics, network spares, installation).
-    assert fig["capex_unpriced_lines"] == [22, 22]
+    # Capex of the priced lines only (the 26 unpriced lines are counted, not zeroed:
+    # 4 storage, 7 switch and UFM rows, 13 optics (modules and cables per plane, segment
+    # and speed: compute 4, storage 4, in-band 4, BMC RJ45 1), network spares, installation).
+    assert fig["capex_unpriced_lines"] == [26, 26]
     assert data["scenarios"][1]["set"] == {"workload.training.0.days": "30"}
     assert data["scenarios"][0]["name"] != data["scenarios"][1]["name"]
 
@@ -649,9 +650,9 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     spine = next(line for line in table if "compute spine QM9700" in line).split()
     assert spine[-2:] == ["unpriced", "unpriced"]  # not 0: the catalogue has no price
     # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 2 923 577 (fit-out of
-    # 249.88 kW, tests/test_cost.py) = 8 411 977 USD; the other 22 lines are left out and
+    # 249.88 kW, tests/test_cost.py) = 8 411 977 USD; the other 26 lines are left out and
     # counted.
-    assert ("Capex of the priced lines: 8,411,977 USD; 22 line(s) unpriced, left out of the "
+    assert ("Capex of the priced lines: 8,411,977 USD; 26 line(s) unpriced, left out of the "
             "total") in out  # fmt: skip
     zh = run(capsys, "plan", "--lang", "zh")
     assert "资本支出明细" in zh and "未定价" in zh

@@ -366,11 +366,12 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 1 866 448.6 / 838 857.6 = 2.22 USD per useful GPU-hour; 22 unpriced capex lines
-    # (4 storage, 7 switch and UFM rows, 9 optics, spares, installation; the fit-out is
-    # now priced)
+    # 1 866 448.6 / 838 857.6 = 2.22 USD per useful GPU-hour; 26 unpriced capex lines
+    # (4 storage, 7 switch and UFM rows, 13 optics: modules and cables per plane, segment
+    # and speed, compute 4, storage 4, in-band 4, BMC RJ45 1; spares, installation; the
+    # fit-out is priced)
     assert "2.22 USD per useful GPU-hour" in p.summary.value
-    assert "excluding 22 unpriced lines" in p.summary.value
+    assert "excluding 26 unpriced lines" in p.summary.value
     # manual allocation at 40 %: 2.2250 × 0.7 / 0.4 = 3.89, and the finding shows
     p.controls["utilisation"].value = 0.4
     assert "3.89 USD per useful GPU-hour" in p.summary.value

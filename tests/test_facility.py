@@ -360,7 +360,8 @@ def test_rack_over_height_and_next_fit_caps(default):
 def test_versions_pinned_or_flagged(default):
     assert "versions_unpinned" in codes(hubplan.build_plan(default))
     servers_only = ("DGX H100", "Supermicro SYS-521GE-TNRT L40S", "1U management server",
-                    "compute NIC 400 Gb/s")  # fmt: skip
+                    "compute NIC 400 Gb/s", "storage NIC 400 Gb/s", "in-band NIC 100 Gb/s",
+                    "in-band NIC, speed unknown")  # fmt: skip
     # the storage nodes (storage stage) and switches (network stage) are equipment too
     storage_and_network = ("Lustre OSS NVMe 24x30.72TB 2x400G", "Lustre MDS NVMe mirrored "
                            "2x400G", "HDD capacity node 60x24TB 2x100G", "QM9700",
@@ -377,8 +378,12 @@ def test_versions_pinned_or_flagged(default):
     assert "versions_unpinned" not in codes(plan)
     eq = plan["equipment_list"].set_index("model")
     assert eq.loc["compute NIC 400 Gb/s", "firmware_version"] == "fw-1"
-    # 20 DGX H100 × 8 compute NICs
-    assert eq.loc["compute NIC 400 Gb/s", "quantity"] == 160
+    # the NIC ports the port map cables: 18 training DGX H100 × 8 rails (the 2 inference
+    # DGX are not on the compute fabric: their 8 compute NICs are a finding, not a line);
+    # 20 DGX × 2 storage ports (network.storage_ports_per_server) and × 2 in-band ports
+    assert eq.loc["compute NIC 400 Gb/s", "quantity"] == 144
+    assert eq.loc["storage NIC 400 Gb/s", "quantity"] == 40
+    assert eq.loc["in-band NIC 100 Gb/s", "quantity"] == 40
 
 
 def test_compute_inventory_and_facility_power(default):

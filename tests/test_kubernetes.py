@@ -15,6 +15,7 @@ from hubplan.delivery.kubernetes import (
     dns_label,
     k8s_findings,
     k8s_objects,
+    label_value,
     unique_labels,
 )
 
@@ -24,8 +25,9 @@ K8S_VERSIONS = ("1.37.0", "1.29.0")
 # DNS-1035 label (Kubernetes "Object Names and IDs"): Service names; stricter than the
 # DNS-1123 label that namespaces and Deployments need, so it checks both.
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
-CHINESE = {"name": "智算中心推理平台", "workload.inference.0.name": "行业大模型在线服务",
-           "pools.inference.partition": "推理"}  # fmt: skip
+# A partition is a hostname prefix (ASCII, tests/test_servers.py): the Chinese names a
+# client types are the scenario's and the services'.
+CHINESE = {"name": "智算中心推理平台", "workload.inference.0.name": "行业大模型在线服务"}
 AMD = {"pools.inference.accelerator": "MI300X 192GB",
        "pools.inference.server": "Supermicro AS-8125GS-TNMR2 MI300X"}  # fmt: skip
 # The 16K pre-training scenario serves nothing; add a 405B FP8 chat service (TP 8, one
@@ -155,7 +157,10 @@ def test_chinese_names_become_distinct_valid_labels(default):
     assert all(DNS_1035.match(n) and n.startswith("svc-") for n in names)
     # sha256("行业大模型在线服务")[:8], worked out with `printf … | sha256sum`.
     assert names[0] == "svc-9010e2cd"
-    assert k["node_label"].iloc[0] == "hubplan/pool=pool-132411ba"  # sha256("推理")[:8]
+    assert k["node_label"].iloc[0] == "hubplan/pool=infer"  # the default partition
+    # a label value from a Chinese name still gets its digest (the label_value rule):
+    # sha256("推理")[:8] = 132411ba (`printf 推理 | sha256sum`)
+    assert label_value("推理") == "pool-132411ba"
 
 
 def test_names_keep_ascii_words_and_stay_unique():

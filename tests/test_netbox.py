@@ -107,13 +107,16 @@ def test_the_snapshot_knows_netboxs_ipam_statuses():
 
 def test_prefixes_and_addresses_are_reserved_with_roles_and_vlans(default_files):
     prefixes = {r["prefix"]: r for r in _read(default_files["prefixes"])}
-    # The storage plane: 10.16.0.2/25 (ip_plan) -> 10.16.0.0/25 on VLAN 200
+    # The storage plane runs on QM9700 (InfiniBand): a partition (P_Key), no VLAN, so
+    # 10.16.0.0/25 has none; the in-band plane (SN4600C, Ethernet): 10.20.0.0/25 on VLAN 300
     storage = prefixes["10.16.0.0/25"]
-    assert (storage["status"], storage["role"], storage["vlan"]) == ("reserved", "storage", "200")
-    assert storage["vlan_site"] == "70B industry model — fine-tune, serve, develop"
+    assert (storage["status"], storage["role"], storage["vlan"]) == ("reserved", "storage", "")
+    inband = prefixes["10.20.0.0/25"]
+    assert (inband["status"], inband["role"], inband["vlan"]) == ("reserved", "inband", "300")
+    assert inband["vlan_site"] == "70B industry model — fine-tune, serve, develop"
     assert prefixes["10.0.0.0/26"]["vlan"] == ""  # the compute rails are untagged (vlan 0)
     vlans = {r["vid"]: r["name"] for r in _read(default_files["vlans"])}
-    assert vlans == {"200": "storage", "300": "inband", "400": "bmc"}
+    assert vlans == {"300": "inband", "400": "bmc"}
     roles = [r["name"] for r in _read(default_files["ipam_roles"])]
     assert roles == ["bmc", "compute", "inband", "loopback", "storage"]
     ips = {(r["device"], r["interface"]): r for r in _read(default_files["ip_addresses"])}

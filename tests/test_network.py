@@ -225,10 +225,12 @@ def test_overlapping_supernets_and_bad_cidr_are_refused():
 def test_optics_bill_counts_every_link():
     r = _run(32)
     optics = r.tables["transceivers"].set_index(["plane", "link_segment"])
-    # 32 DGX × 8 rails = 256 server-leaf links at 30 m: SR4 multimode; a module on each
-    # DGX port (256) and twin-port OSFP on the QM9700 side (128) = 384.
+    # 32 DGX × 8 rails = 256 server-leaf cables at 30 m: SR4 multimode ([H100-RA] counts
+    # node-leaf cables per link). A DGX H100 serves its 8 rails from 4 twin-port OSFP
+    # cages (DGX BasePOD RA, "4x OSFP ports serving 8x single-port ConnectX-7"): 32 × 4 =
+    # 128 modules; a QM9700 leaf's 32 downlinks fill 16 twin-port cages: 8 × 16 = 128.
     row = optics.loc[("compute", "server-leaf")]
-    assert (row["media"], row["links"], row["modules"]) == ("transceiver-SR4", 256, 384)
+    assert (row["media"], row["cables"], row["modules"]) == ("transceiver-SR4", 256, 256)
     # 8 leaves × 32 uplinks = 256 leaf-spine links at 100 m: DR4, 128 + 128 twin modules
     row = optics.loc[("compute", "leaf-spine")]
     assert (row["media"], row["links"], row["modules"]) == ("transceiver-DR4", 256, 256)

@@ -68,12 +68,10 @@ def test_four_su_components_beside_table_7(comparison, ratio):
 
 def test_compute_optics_beside_table_8(comparison):
     # Table 8: 1 536 switch + 508 DGX (127 × 4 twin-port cages) + 4 UFM = 2 048 OSFP
-    # modules. hubplan counts one module per DGX port (1 016, not 508): +508, less 4 for
-    # the UFM links it counts per link. Counting per cage is another change; this test
-    # records the gap so that change shows up here.
+    # modules; hubplan counts per cage (tests/test_links.py), so the two agree.
     row = comparison.loc[(4, 0.0, "compute_transceivers")]
     assert row["ra"] == 2048
-    assert row["hubplan"] - row["ra"] in (0, 504)
+    assert row["hubplan"] == 2048
 
 
 def test_full_sus_keep_the_fabric_and_say_so():

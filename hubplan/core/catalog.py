@@ -103,6 +103,29 @@ STORAGE_SCHEMA: dict[str, tuple[str, bool]] = {
     "confidence": (_STR, True), "notes": (_STR, False),
 }  # fmt: skip
 
+#: The cables and optics catalogue (``data/optics.csv``): one row per part or standard,
+#: cheapest first within a speed (the media choice takes the first row that reaches).
+OPTICS_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "media": (_STR, True),
+    "fibre": (_STR, True), "max_gbps": (_NUM, True), "max_reach_m": (_NUM, True),
+    "ports": (_INT, True), "source": (_STR, True), "as_of": (_STR, True),
+    "confidence": (_STR, True), "notes": (_STR, False),
+}  # fmt: skip
+
+#: Ports per transceiver cage of a server's NICs (``data/server_cages.csv``): a DGX H100
+#: serves its eight compute ports from four twin-port OSFP cages. A server and plane not
+#: listed has one port per cage (a single-port OSFP or QSFP112 adapter per port).
+SERVER_CAGE_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False), "compute_ports_per_cage": (_INT, False),
+    "storage_ports_per_cage": (_INT, False), "inband_ports_per_cage": (_INT, False),
+    "form_factor": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
+    "confidence": (_STR, True), "notes": (_STR, False),
+}  # fmt: skip
+
+#: Allowed values of ``fibre`` (optics); the NIC planes of a server's cages.
+OPTICS_FIBRES = ("copper", "MMF", "SMF")
+CAGE_PLANES = ("compute", "storage", "inband")
+
 #: Allowed values of ``technology`` (switches), ``role`` and each of ``tiers`` (storage).
 SWITCH_TECHNOLOGIES = ("infiniband", "ethernet")
 STORAGE_ROLES = ("oss", "mds", "appliance", "capacity", "object")
@@ -116,6 +139,7 @@ _CHOICES = {
     "architecture": {"dense", "moe"},
     "technology": set(SWITCH_TECHNOLOGIES),
     "role": set(STORAGE_ROLES),
+    "fibre": set(OPTICS_FIBRES),
 }
 
 #: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,
@@ -227,13 +251,16 @@ class Catalog:
     servers: pd.DataFrame
     switches: pd.DataFrame = field(default_factory=lambda: _empty(SWITCH_SCHEMA))
     storage: pd.DataFrame = field(default_factory=lambda: _empty(STORAGE_SCHEMA))
+    optics: pd.DataFrame = field(default_factory=lambda: _empty(OPTICS_SCHEMA))
+    server_cages: pd.DataFrame = field(default_factory=lambda: _empty(SERVER_CAGE_SCHEMA))
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         h = hashlib.blake2b(digest_size=16)
-        for df in (self.accelerators, self.models, self.servers, self.switches, self.storage):
+        for df in (self.accelerators, self.models, self.servers, self.switches, self.storage,
+                   self.optics, self.server_cages):  # fmt: skip
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
@@ -275,6 +302,25 @@ class Catalog:
         """
         return self._lookup("storage", name, "data/storage.csv", field)
 
+    def ports_per_cage(self, server: str | None, plane: str) -> int:
+        """Ports that share one transceiver cage on a catalogue server's ``plane`` NICs.
+
+        1 for a server or plane that ``data/server_cages.csv`` does not list (one
+        single-port OSFP or QSFP112 adapter per port) and for a custom server (None).
+
+        >>> cat = load_catalog()
+        >>> cat.ports_per_cage("DGX H100", "compute"), cat.ports_per_cage("DGX H100", "storage")
+        (2, 1)
+        """
+        if server is None:
+            return 1
+        if plane not in CAGE_PLANES:
+            raise CatalogError(f"plane = {plane!r}: use one of {', '.join(CAGE_PLANES)}")
+        name = str(self.server(server)["name"])
+        rows = self.server_cages
+        hit = rows.loc[rows["name"] == name, f"{plane}_ports_per_cage"]
+        return int(hit.iloc[0]) if len(hit) and hit.iloc[0] == hit.iloc[0] else 1
+
     def _lookup(self, what: str, name: str, where: str, field: str | None = None) -> pd.Series:
         keys, rows = self._index[what]
         idx = keys.get(str(name).strip().lower())
@@ -305,7 +351,33 @@ def _shipped() -> Catalog:
                                read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA)),
         switches=read_table(d / "switches.csv", SWITCH_SCHEMA),
         storage=_check_storage(read_table(d / "storage.csv", STORAGE_SCHEMA), d / "storage.csv"),
+        optics=_check_optics(read_table(d / "optics.csv", OPTICS_SCHEMA), d / "optics.csv"),
+        server_cages=read_table(d / "server_cages.csv", SERVER_CAGE_SCHEMA),
     )  # fmt: skip
+
+
+def _check_optics(optics: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Every optics row has a positive speed, reach and port count."""
+    for col in ("max_gbps", "max_reach_m", "ports"):
+        for line, v in enumerate(optics[col], start=2):
+            if not float(v) > 0:
+                raise CatalogError(f"{path}, line {line}, column {col}: {v!r} must be above 0")
+    return optics
+
+
+def _check_cages(cages: pd.DataFrame, path: Path, servers: pd.DataFrame) -> pd.DataFrame:
+    """Every cage row names a catalogue server (its exact name) and 1 or more ports."""
+    known = {str(n) for n in servers["name"]}
+    for line, server in enumerate(cages["name"], start=2):
+        if server not in known:
+            raise CatalogError(f"{path}, line {line}, column name: {server!r} is not in "
+                               "the server catalogue (its exact name)")  # fmt: skip
+        for plane in CAGE_PLANES:
+            ppc = cages[f"{plane}_ports_per_cage"].iloc[line - 2]
+            if ppc == ppc and not ppc >= 1:
+                raise CatalogError(f"{path}, line {line}, column {plane}_ports_per_cage: "
+                                   f"{ppc:g} must be 1 or more (or empty)")  # fmt: skip
+    return cages
 
 
 def _check_storage(storage: pd.DataFrame, path: Path) -> pd.DataFrame:
@@ -361,7 +433,9 @@ def load_catalog(
     if servers is not None:
         srv = _merge(srv, _check_servers(read_table(servers, SERVER_SCHEMA), Path(servers), acc))
     return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy(),
-                   switches=swi.copy(), storage=sto.copy())  # fmt: skip
+                   switches=swi.copy(), storage=sto.copy(), optics=base.optics.copy(),
+                   server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv",
+                                             srv))  # fmt: skip
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

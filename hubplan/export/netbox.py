@@ -140,10 +140,15 @@ def cable_type(media: str) -> str:
 
     >>> cable_type("DAC"), cable_type("transceiver-SR4"), cable_type("transceiver-DR4")
     ('dac-passive', 'mmf-om4', 'smf-os2')
+    >>> cable_type("ACC")
+    'dac-active'
+
     """
     m = str(media).upper()
     if "DAC" in m:
         return "dac-passive"
+    if m == "ACC":
+        return "dac-active"
     if "AOC" in m:
         return "aoc"
     if "RJ45" in m:

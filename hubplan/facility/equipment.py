@@ -147,12 +147,17 @@ def equipment_list(
     storage_nodes: pd.DataFrame,
     switches: pd.DataFrame,
     facility: Facility,
+    server_nics: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The equipment list: type, model, configuration, quantity, location (rack range),
     pinned firmware and driver versions (blank = not pinned), unit and extended price.
 
-    GPU servers' compute NICs get rows of their own (type ``nic``): their firmware and
-    driver are the versions that decide RDMA bandwidth.
+    GPU servers' NIC ports get rows of their own (type ``nic``), one per plane and speed
+    (``compute NIC 400 Gb/s``, ``storage NIC 400 Gb/s``, ``in-band NIC 100 Gb/s``): their
+    firmware and driver are the versions that decide RDMA bandwidth. They are the
+    network stage's ``server_nics``, the ports its port map cables, so every NIC port
+    listed is cabled and every cabled server port is listed; without that table (the
+    network stage not run) no NIC is listed.
     """
     device_type = layout["device_type"].to_numpy()
     model = layout["model"].to_numpy()
@@ -209,26 +214,15 @@ def equipment_list(
     quantity = quantity.tolist()
     unit_price = unit_price.tolist()
     unit_weight = unit_weight.tolist()
-    # compute NICs: one row per NIC speed, naming every server model that carries it
+    # NIC ports: one row per plane and speed, naming every server model that carries it
     where = {(t, m): loc for t, m, loc in zip(types, models, location, strict=True)}
-    nic_total: dict[tuple, int] = {}  # per server model and NIC, in table order
-    counts = servers["servers"].tolist()
-    for (name, _, _, nics, gbps), count in zip(server_rows, counts, strict=True):
-        if not nics > 0 or any(_missing(v) for v in (name, gbps)):
-            continue  # no compute NIC, or its speed is not known
-        nic_total[(name, nics, gbps)] = nic_total.get((name, nics, gbps), 0) + count
-    nic_rows: dict[str, list] = {}
-    for (name, nics, gbps), count in nic_total.items():
-        row = nic_rows.setdefault(f"compute NIC {gbps:g} Gb/s", [[], 0, []])
-        row[0].append(f"in {name}, {nics:g} per server")
-        row[1] += int(count * nics)
-        row[2].append(where.get(("gpu_server", name), math.nan))
+    nic_rows = nic_equipment_rows(servers, server_nics, where)
     for nic_model, (configs, count, locs) in nic_rows.items():
         types.append("nic")
         models.append(nic_model)
         configuration.append("; ".join(configs))
         quantity.append(count)
-        location.append(", ".join(locs))
+        location.append(", ".join(dict.fromkeys(locs)))
         unit_price.append(math.nan)
         unit_weight.append(math.nan)  # inside the servers' weight
     pins = {p.model.lower(): p for p in facility.versions}
@@ -253,6 +247,44 @@ def equipment_list(
         },
         columns=EQUIPMENT_COLUMNS,
     )
+
+
+#: A NIC plane's name in an equipment-list model.
+_NIC_PLANE = {"compute": "compute", "storage": "storage", "inband": "in-band"}
+
+
+def nic_equipment_rows(
+    servers: pd.DataFrame, server_nics: pd.DataFrame | None, where: dict
+) -> dict[str, list]:
+    """NIC rows of the equipment list from the network stage's cabled ports.
+
+    Returns ``{model: [configurations, quantity, locations]}``, model
+    ``<plane> NIC <gbps> Gb/s`` (``… NIC, speed unknown`` when the catalogue has no
+    speed), one configuration per server model (``in DGX H100, 8 per server``).
+
+    >>> s = pd.DataFrame({"pool": ["training"], "model": ["DGX H100"]})
+    >>> n = pd.DataFrame({"pool": ["training"], "plane": ["compute"], "nic_gbps": [400.0],
+    ...                   "ports_per_server": [8], "ports": [144]})
+    >>> nic_equipment_rows(s, n, {("gpu_server", "DGX H100"): "A01–A06"})
+    {'compute NIC 400 Gb/s': [['in DGX H100, 8 per server'], 144, ['A01–A06']]}
+    """
+    rows: dict[str, list] = {}
+    if server_nics is None or server_nics.empty:
+        return rows
+    model_of = dict(zip(servers["pool"], servers["model"], strict=True))
+    for pool, plane, gbps, per, ports in zip(
+        *(server_nics[c].tolist() for c in ("pool", "plane", "nic_gbps", "ports_per_server",
+                                             "ports")), strict=True):  # fmt: skip
+        name = _NIC_PLANE.get(plane, plane)
+        nic = f"{name} NIC, speed unknown" if _missing(gbps) else f"{name} NIC {gbps:g} Gb/s"
+        model = model_of.get(pool, pool)
+        row = rows.setdefault(nic, [[], 0, []])
+        text = f"in {model}, {per:g} per server"
+        if text not in row[0]:
+            row[0].append(text)
+        row[1] += int(ports)
+        row[2].append(where.get(("gpu_server", model), ""))
+    return rows
 
 
 def _missing(v: object) -> bool:

@@ -44,8 +44,10 @@ def facility_tables(
     switches: pd.DataFrame,
     catalog: Catalog,
     facility: Facility,
+    server_nics: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Every facility table from the server types, storage nodes and switches."""
+    """Every facility table from the server types, storage nodes, switches and the
+    network stage's cabled server NIC ports (``server_nics``)."""
     devices = with_sheet_weights(device_table(servers, storage_nodes, switches, facility))
     racks, layout = place_devices(devices, facility)
     allocation = power_allocation(racks, layout, facility)
@@ -60,7 +62,9 @@ def facility_tables(
         "cooling": cooling_table(racks, allocation, facility),
         "facility_power": facility_power(layout, facility),
         "compute_inventory": compute_inventory(servers, catalog, facility),
-        "equipment_list": equipment_list(layout, servers, storage_nodes, switches, facility),
+        "equipment_list": equipment_list(
+            layout, servers, storage_nodes, switches, facility, server_nics
+        ),
     }
 
 
@@ -248,7 +252,9 @@ def run_facility(
     storage_nodes = tables["storage_nodes"]
     switches = tables["switches"]
     servers = server_types(tables["pools"], pools, catalog, facility)
-    t = facility_tables(servers, storage_nodes, switches, catalog, facility)
+    t = facility_tables(
+        servers, storage_nodes, switches, catalog, facility, tables.get("server_nics")
+    )
     return StageResult(t, tuple(facility_findings(servers, t, facility)))
 
 
@@ -258,7 +264,7 @@ STAGE = Stage(
     # The tariff prices energy in the cost stage: a price change reruns cost, not racks.
     ignores=("facility.electricity_usd_per_kwh",),
     # At merge, with the storage and network stages: ("pools", "storage_nodes", "switches").
-    needs=("pools", "storage_nodes", "switches"),
+    needs=("pools", "storage_nodes", "switches", "server_nics"),
     provides=(
         "racks",
         "rack_layout",

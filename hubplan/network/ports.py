@@ -8,12 +8,12 @@ endpoint–leaf), never a Python loop per port.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..core.errors import HubplanError
 from .fabric import Fabric
 
 PORT_MAP_COLUMNS = [
@@ -25,6 +25,7 @@ PORT_MAP_COLUMNS = [
     "speed_gbps",
     "media",
     "vlan",
+    "pkey",
     "purpose",
     "plane",
 ]
@@ -39,38 +40,6 @@ TRANSCEIVER_COLUMNS = [
     "cables",
     "modules",
 ]
-
-#: Media by reach, shortest first: (max reach m, media). Passive DAC to 3 m (NVIDIA
-#: MCP7Y00 / MCP4Y10 product specifications: 0.5-3 m); multimode SR4 to 50 m (NVIDIA
-#: MMA4Z00-NS400, 50 m); single-mode DR4 to 100 m (MMS4X00-NS400) and 500 m (MMS4X00-NM);
-#: FR4 to 2 km (MMS4X50-NM); LR4 to 10 km (400GBASE-LR4). NVIDIA's parts are specified
-#: shorter than the IEEE reaches, so the parts' reaches are used.
-MEDIA_BY_REACH = (
-    (3.0, "DAC"),
-    (50.0, "transceiver-SR4"),
-    (100.0, "transceiver-DR4"),
-    (500.0, "transceiver-DR4-500m"),
-    (2000.0, "transceiver-FR4"),
-    (10000.0, "transceiver-LR4"),
-)
-
-
-def link_media(speed_gbps: float, reach_m: float) -> str:
-    """Cable or optic for a link of this speed and reach.
-
-    1 GbE runs on RJ45 copper (Cat 6, 100 m); faster links by :data:`MEDIA_BY_REACH`.
-
-    >>> link_media(400, 2), link_media(400, 30), link_media(400, 100), link_media(1, 3)
-    ('DAC', 'transceiver-SR4', 'transceiver-DR4', 'RJ45')
-    """
-    if speed_gbps <= 1:
-        if reach_m > 100:
-            raise HubplanError(f"a 1 GbE copper link of {reach_m:g} m exceeds 100 m")
-        return "RJ45"
-    for reach, media in MEDIA_BY_REACH:
-        if reach_m <= reach:
-            return media
-    raise HubplanError(f"no cable or optic in the plan reaches {reach_m:g} m (10 km at most)")
 
 
 def numbered(prefix: str, numbers: np.ndarray, width: int) -> np.ndarray:
@@ -160,8 +129,11 @@ def frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
 class LinkGroup:
     """One segment of one plane's links as columns (one row per link).
 
-    ``vlan`` and ``purpose`` are one value for the whole group or one per link; ``media``
-    follows from the speed and reach (:func:`link_media`).
+    ``vlan``, ``pkey`` and ``purpose`` are one value for the whole group or one per
+    link; ``media`` follows from the speed and the cable length ``reach_m``
+    (:func:`hubplan.network.media.choose_media`). ``cage_a`` is the number of ports that
+    share one transceiver cage at end A when end A is an endpoint (2 on a DGX H100's
+    compute side: four twin-port OSFP cages for eight rails).
     """
 
     plane: str
@@ -175,6 +147,8 @@ class LinkGroup:
     port_b: np.ndarray
     vlan: int | np.ndarray
     purpose: str | np.ndarray
+    pkey: int = 0
+    cage_a: int = 1
 
     def __len__(self) -> int:
         return len(self.device_a)
@@ -185,10 +159,15 @@ class LinkGroup:
         return self.segment in ("leaf-spine", "spine-core")
 
 
-def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose) -> LinkGroup:
-    return LinkGroup(plane, segment, float(reach), float(speed), link_media(speed, reach),
+#: A medium chooser: (speed Gb/s, cable length m) → media name.
+MediaOf = Callable[[float, float], str]
+
+
+def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose, media_of: MediaOf,
+           pkey: int = 0, cage_a: int = 1) -> LinkGroup:  # fmt: skip
+    return LinkGroup(plane, segment, float(reach), float(speed), media_of(speed, reach),
                      np.asarray(a), np.asarray(pa), np.asarray(b), np.asarray(pb), vlan,
-                     purpose)  # fmt: skip
+                     purpose, pkey, cage_a)  # fmt: skip
 
 
 def _ports(n: np.ndarray) -> np.ndarray:
@@ -208,6 +187,10 @@ def tree_links(
     *,
     uplink_gbps: float | None = None,
     segment: str = "server-leaf",
+    media_of: MediaOf,
+    endpoint_gbps: np.ndarray | None = None,
+    pkey: int = 0,
+    cage: int = 1,
 ) -> list[LinkGroup]:
     """Endpoint–leaf, leaf–spine and spine–core links of one leaf/spine(/core) tree.
 
@@ -215,25 +198,39 @@ def tree_links(
     Leaf uplink j of the pod's leaf l goes to spine (l·up + j) mod S of its pod (up / S
     links from every leaf when S divides up, round-robin otherwise); spine uplink m of
     pod p goes to core (p·up + m) mod c of the spine's group (round-robin likewise).
+
+    A link runs at the slower end's speed: an endpoint link at min(endpoint port,
+    ``speed_gbps``) when ``endpoint_gbps`` gives each endpoint port's speed (a 2 × 100G
+    HDD node on a 400G storage leaf is cabled at 100G); one group per speed.
     """
     dev, dport, leaf, lport = ends
     leaves = name_table(f"{plane}-leaf-", fabric.leaves, width(fabric.leaves))
     spines = name_table(f"{plane}-spine-", fabric.spines, width(max(fabric.spines, 1)))
     uplink = uplink_gbps or speed_gbps
-    groups = [
-        _group(
-            plane,
-            segment,
-            reach[0],
-            speed_gbps,
-            dev,
-            dport,
-            leaves[leaf],
-            _ports(lport),
-            vlan,
-            purpose,
+    groups = []
+    link_gbps = np.full(len(dev), float(speed_gbps))
+    if endpoint_gbps is not None:
+        known = ~np.isnan(np.asarray(endpoint_gbps, dtype=float))
+        link_gbps[known] = np.minimum(np.asarray(endpoint_gbps, dtype=float)[known], speed_gbps)
+    for g in dict.fromkeys(link_gbps.tolist()):
+        at = link_gbps == g if len(link_gbps) and not np.all(link_gbps == g) else slice(None)
+        groups.append(
+            _group(
+                plane,
+                segment,
+                reach[0],
+                g,
+                np.asarray(dev)[at],
+                np.asarray(dport)[at],
+                leaves[np.asarray(leaf)[at]],
+                _ports(np.asarray(lport)[at]),
+                vlan if np.isscalar(vlan) else np.asarray(vlan)[at],
+                purpose if isinstance(purpose, str) else np.asarray(purpose)[at],
+                media_of,
+                pkey,
+                cage,
+            )
         )
-    ]
     if fabric.spines == 0:
         return groups
     up, down, L = fabric.leaf_up, fabric.leaf_down, fabric.leaves
@@ -260,6 +257,8 @@ def tree_links(
             _ports(sport),
             vlan0,
             "leaf-spine",
+            media_of,
+            pkey,
         )
     )
     if fabric.tiers == 3:
@@ -284,6 +283,8 @@ def tree_links(
                 _ports(cport),
                 vlan0,
                 "spine-core",
+                media_of,
+                pkey,
             )
         )
     return groups
@@ -295,10 +296,16 @@ def compute_links(
     speed_gbps: float,
     vlan_base: int | None,
     reach: tuple[float, float, float],
+    *,
+    media_of: MediaOf,
+    pkey: int = 0,
+    ports_per_cage: int = 1,
 ) -> list[LinkGroup]:
     """Server–leaf, leaf–spine and spine–core links of the compute fabric.
 
-    Rail k of server s lands on leaf k of its unit, port (s mod SU) + 1.
+    Rail k of server s lands on leaf k of its unit, port (s mod SU) + 1. An InfiniBand
+    fabric (``vlan_base`` None) carries ``pkey``; ``ports_per_cage`` is the servers'
+    compute ports per transceiver cage (for the optics bill).
     """
     R, spu = fabric.rails, fabric.servers_per_unit
     n = len(servers)
@@ -308,7 +315,8 @@ def compute_links(
     interface = rail_interfaces(R)[r]
     purpose = np.array([f"compute rail {k}" for k in range(1, R + 1)], dtype=object)[r]
     ends = (np.asarray(servers, dtype=object)[s], interface, (s // spu) * R + r, s % spu + 1)
-    return tree_links(fabric, "compute", ends, purpose, speed_gbps, vlan, reach)
+    return tree_links(fabric, "compute", ends, purpose, speed_gbps, vlan, reach,
+                      media_of=media_of, pkey=pkey, cage=ports_per_cage)  # fmt: skip
 
 
 def rail_interfaces(rails: int) -> np.ndarray:
@@ -329,11 +337,14 @@ def plane_links(
     reach: tuple[float, float, float],
     *,
     uplink_gbps: float | None = None,
+    media_of: MediaOf,
+    pkey: int = 0,
 ) -> list[LinkGroup]:
     """Endpoint–leaf and uplinks of a storage, in-band or BMC plane.
 
     ``ends`` holds the plane's ``device`` and ``interface`` columns (one row per
-    endpoint). Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
+    endpoint) and, optionally, each endpoint port's ``gbps`` (the link runs at the
+    slower end). Endpoint i lands on leaf ⌊i / down⌋, port (i mod down) + 1.
     """
     if fabric.servers == 0:
         return []
@@ -349,6 +360,9 @@ def plane_links(
         reach,
         uplink_gbps=uplink_gbps,
         segment="node-leaf",
+        media_of=media_of,
+        endpoint_gbps=ends.get("gbps"),
+        pkey=pkey,
     )
 
 
@@ -363,33 +377,77 @@ def port_map(groups: list[LinkGroup]) -> pd.DataFrame:
     return frame({"link_id": np.arange(1, len(cols["plane"]) + 1), **cols})
 
 
+def modules_at(devices: np.ndarray, ports_per_cage: int) -> int:
+    """Transceiver modules at one end of a group of links: per device, ⌈its links ÷
+    ports per cage⌉ (a twin-port OSFP module serves two links of one device).
+
+    >>> modules_at(np.array(["a", "a", "a", "b"], dtype=object), 2)
+    3
+    >>> modules_at(np.array(["a", "a"], dtype=object), 1)
+    2
+    """
+    if ports_per_cage <= 1:
+        return len(devices)
+    counts = np.bincount(pd.factorize(devices)[0])
+    return int((-(-counts // ports_per_cage)).sum())
+
+
 def transceivers(groups: list[LinkGroup], ports_per_cage: dict[str, int]) -> pd.DataFrame:
     """The bill of cables and optics by plane, segment, media and speed.
 
-    One cable per link. An optical link has a module at each end; on a switch whose cages
-    carry two ports (QM9700 OSFP: twin-port modules) one module serves two links.
+    One cable per link. An optical link has a module in a cage at each end, and one module
+    serves every port of its cage: a twin-port OSFP (two 400G ports: the QM9700's 32
+    cages for 64 ports, a DGX H100's four compute cages for eight rails) is one module.
+
+    Parameters
+    ----------
+    groups : list of LinkGroup
+        The plan's links.
+    ports_per_cage : dict
+        Ports per cage of each plane's switches (``ports ÷ cages``); an endpoint's come
+        with its links (``LinkGroup.cage_a``).
 
     Notes
     -----
-    modules = links × (ends on devices) + ⌈links / ports per cage⌉ × (ends on switches).
+    modules = Σ over the devices at each end ⌈links at the device ÷ ports per cage⌉.
     Groups with the same plane, segment, media, speed and reach add up, in the order they
     first appear; a group whose speed or reach is unknown (NaN) has no row.
+
+    References
+    ----------
+    NVIDIA MMA4Z00-NS / MMS4X00-NS product specifications: one twin-port OSFP carries two
+    400G transceiver engines and two MPO fibre cables. NVIDIA DGX SuperPOD RA-11333-001,
+    "Compute fabric component count": cables counted per link (node–leaf, leaf–spine).
+
+    Examples
+    --------
+    One SU of 32 DGX H100 on QM9700 leaves: 256 server–leaf links, 32 × 4 = 128 modules
+    in the DGX cages and 8 leaves × 16 = 128 in the leaf cages.
     """
     rows: dict[tuple, list[int]] = {}
+    # a switch's cages are shared by every group that lands on it (a UFM link takes the
+    # free half of the twin-port cage whose other half holds a server's link)
+    switch_ends: dict[tuple, list[np.ndarray]] = {}
     for g in groups:
         links = len(g)
         if not links or g.speed_gbps != g.speed_gbps or g.reach_m != g.reach_m:
             continue
         modules = 0
-        if g.media.startswith("transceiver"):
-            for dev in (g.device_a, g.device_b):
-                ppc = ports_per_cage.get(str(dev[0]).rsplit("-", 2)[0], 0)
-                modules += -(-links // ppc) if ppc else links
         key = (g.plane, g.segment, g.media, g.speed_gbps, g.reach_m)
+        if g.media.startswith("transceiver"):
+            ends = switch_ends.setdefault(key, [])
+            ends.append(np.asarray(g.device_b, dtype=object))
+            if g.a_is_switch:
+                ends.append(np.asarray(g.device_a, dtype=object))
+            else:
+                modules += modules_at(g.device_a, g.cage_a)
         total = rows.setdefault(key, [0, 0, 0])
         total[0] += links
         total[1] += links
         total[2] += modules
+    for key, ends in switch_ends.items():
+        # a device at both ends of one key (never in a tree) would share its cages too
+        rows[key][2] += modules_at(np.concatenate(ends), ports_per_cage.get(key[0], 1))
     if not rows:
         return pd.DataFrame(columns=TRANSCEIVER_COLUMNS)
     return pd.DataFrame([(*k, *v) for k, v in rows.items()], columns=TRANSCEIVER_COLUMNS)

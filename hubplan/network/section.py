@@ -184,23 +184,47 @@ class Network(Section):
         30.0,
         gt=0,
         le=10000,
-        description="Cable reach from a GPU server to its compute leaf [m]: SuperPOD SU "
-        "layouts put the leaves in network racks beside the server racks, tens of metres.",
+        description="Cable length between two racks of one row [m] (placement 'same_row': "
+        "a GPU server to its compute leaf): SuperPOD SU layouts put the leaves in a network "
+        "rack of the unit's row, tens of metres of tray away (RA-11333-001).",
     )
     leaf_spine_reach_m: float = Field(
         100.0,
         gt=0,
         le=10000,
-        description="Leaf to spine reach [m]: spines in a central network row.",
+        description="Cable length from a rack to another row [m] (placement 'other_row': "
+        "leaf to spine, and storage, in-band and BMC endpoints to their leaves in the "
+        "shared network racks).",
     )
     spine_core_reach_m: float = Field(
-        500.0, gt=0, le=10000, description="Spine to core reach [m]: across the hall."
+        500.0,
+        gt=0,
+        le=10000,
+        description="Cable length across the hall [m] (placement 'other_hall': spine to core).",
     )
     rack_reach_m: float = Field(
         3.0,
         gt=0,
         le=100,
-        description="Storage, in-band and BMC links to a top-of-rack leaf [m].",
+        description="Cable length inside one rack [m] (placement 'same_rack'): 3 m, the "
+        "longest passive DAC (NVIDIA MCP7Y00-N003).",
+    )
+    adjacent_rack_reach_m: float = Field(
+        5.0,
+        gt=0,
+        le=100,
+        description="Cable length to the next rack [m] (placement 'adjacent_rack'): 5 m, "
+        "the longest active copper cable (NVIDIA LinkX ACC, 4 and 5 m).",
+    )
+    storage_pkey: int = Field(
+        0x0002,
+        ge=0x0001,
+        le=0x7FFE,
+        description="InfiniBand partition key of the storage plane (15 bits; full "
+        "members get bit 15 set, 0x8002 for 0x0002). An InfiniBand plane has partitions, "
+        "not VLANs (InfiniBand Architecture Specification vol. 1, §10.9 'Partitioning'); "
+        "0x7FFF is the default partition every port joins, so storage gets its own key. "
+        "Ethernet planes use the *_vlan fields instead.",
     )
     pfc: bool = Field(
         True,

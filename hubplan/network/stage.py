@@ -7,6 +7,7 @@ planes, addresses, ports; this module runs them in order and assembles the table
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
@@ -14,6 +15,7 @@ from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .addressing import check_no_overlap
 from .latency import latency_budget
+from .nics import nic_findings, server_nic_table
 from .ports import port_map, transceivers
 from .rdma import rdma_settings
 from .section import Network
@@ -96,6 +98,9 @@ def run_network(
     optics = transceivers(groups, ppc)
     ips = ip_plan(network, compute, planes, findings)
     use = switch_port_use(groups, compute, planes)
+    cabled = compute.names if compute.fabric is not None else np.array([], dtype=object)
+    nic_table = server_nic_table(servers, cabled, compute.rails, planes.ends)
+    findings += nic_findings(servers, nic_table)
     transport = compute.transport
     rdma = rdma_settings(
         transport if transport == "infiniband" else "roce",
@@ -116,6 +121,7 @@ def run_network(
             "port_map": pm,
             "ip_plan": ips,
             "transceivers": optics,
+            "server_nics": nic_table,
             "fabric": pd.DataFrame(
                 [*compute.fabric_rows, *planes.fabric_rows], columns=FABRIC_COLUMNS
             ),
@@ -136,6 +142,7 @@ STAGE = Stage(
         "port_map",
         "ip_plan",
         "transceivers",
+        "server_nics",
         "fabric",
         "port_use",
         "rdma_settings",

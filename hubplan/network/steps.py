@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,8 @@ from .addressing import (
     subnet_prefix,
 )
 from .fabric import Fabric, max_two_tier_servers, size_fabric
+from .media import choose_media, segment_reach_m
+from .nics import DEFAULT_PKEY, nic_extras
 from .planes import (
     endpoint_columns,
     management_plane,
@@ -37,10 +40,10 @@ from .planes import (
 )
 from .ports import (
     LinkGroup,
+    MediaOf,
     as_column,
     compute_links,
     frame,
-    link_media,
     name_table,
     plane_links,
     port_use,
@@ -129,6 +132,7 @@ def pool_servers(pool_rows: pd.DataFrame, pools: Pools, catalog: Catalog) -> lis
     for pool, partition, total, gpus, spares in rows:
         spec = getattr(pools, pool)
         nics = _server_nics(spec, catalog)
+        extras = nic_extras(spec, catalog)
         n = int(total)
         if n == 0:
             continue
@@ -136,6 +140,7 @@ def pool_servers(pool_rows: pd.DataFrame, pools: Pools, catalog: Catalog) -> lis
         if per > 1:  # a rack-scale system is cabled by its compute trays: <rack>-t01 …
             names, gpus = rack_node_names(names, per), int(gpus) // per
             nics |= {f: nics[f] / per for f in nics if not f.endswith("_gbps")}
+        nics |= extras
         servers.append(
             {
                 "pool": pool,
@@ -162,6 +167,8 @@ class ComputeFabric:
     rails: int = 0
     nic_gbps: float = math.nan
     radix: int = 0
+    media_of: MediaOf | None = None
+    pkey: int = 0
     ufm: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
     groups: list[LinkGroup] = field(default_factory=list)
     switch_rows: list[dict] = field(default_factory=list)
@@ -184,6 +191,7 @@ class Planes:
     radix: dict[str, int]
     spine_radix: int | None
     mgmt_devices: np.ndarray
+    pkeys: dict[str, int] = field(default_factory=dict)
     groups: list[LinkGroup] = field(default_factory=list)
     switch_rows: list[dict] = field(default_factory=list)
     fabric_rows: list[dict] = field(default_factory=list)
@@ -326,13 +334,13 @@ def _compute_ufm(out: ComputeFabric, network: Network) -> None:
     slot = len(out.names) + k // out.rails
     leaf = (slot // f.servers_per_unit) * out.rails + k % out.rails
     leaves = name_table("compute-leaf-", f.leaves, width(f.leaves))
-    reach = network.server_leaf_reach_m
+    reach = segment_reach_m("compute", network)[0]
     out.groups.append(
         LinkGroup("compute", "server-leaf", float(reach), float(out.nic_gbps),
-                  link_media(out.nic_gbps, reach), names[k // per],
+                  out.media_of(out.nic_gbps, reach), names[k // per],
                   np.array([f"ib{q}" for q in range(1, per + 1)], dtype=object)[k % per],
                   leaves[leaf], name_table("p", f.servers_per_unit, 1)[slot % f.servers_per_unit],
-                  0, "subnet manager (UFM)")
+                  0, "subnet manager (UFM)", out.pkey)
     )  # fmt: skip
 
 
@@ -344,7 +352,12 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
     switches_cat = catalog.switches
     comp_sw = catalog.switch(network.compute_switch, "network.compute_switch")
     transport = comp_sw["technology"]
-    out = ComputeFabric(switch=comp_sw, transport=transport)
+    out = ComputeFabric(
+        switch=comp_sw,
+        transport=transport,
+        media_of=partial(choose_media, catalog.optics),
+        pkey=DEFAULT_PKEY if transport == "infiniband" else 0,
+    )
     findings = out.findings
     fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
     for s in fab_servers:
@@ -450,7 +463,10 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
             compute_names,
             nic_gbps,
             network.compute_vlan if transport == "ethernet" else None,
-            (network.server_leaf_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
+            segment_reach_m("compute", network),
+            media_of=out.media_of,
+            pkey=out.pkey,
+            ports_per_cage=fab_servers[0]["compute_ports_per_cage"],
         )
         out.switch_rows += _switch_rows(
             "compute",
@@ -531,9 +547,11 @@ def management_planes(
                 Finding("warning", "network", s["pool"], "storage_on_compute", {"pool": s["pool"]})
             )
         n = len(s["names"])
-        stor_parts.append(endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server"))
+        stor_parts.append(endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server")
+                          | {"gbps": np.full(n * k_st, s["storage_nic_gbps"])})  # fmt: skip
         k_in = min(network.inband_ports_per_server, _count(s["inband_nics"], 1))
-        inb_parts.append(endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server"))
+        inb_parts.append(endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server")
+                         | {"gbps": np.full(n * k_in, s["inband_nic_gbps"])})  # fmt: skip
         bmc_parts.append(endpoint_columns(s["names"], np.full(n, 1), "bmc", "gpu_server"))
     if network.storage_plane == "compute":
         findings.append(
@@ -544,7 +562,8 @@ def management_planes(
         devices = nodes["device"].to_numpy(dtype=object)
         one = np.ones(len(nodes), int)
         ports = nodes["nic_ports"].astype(int).to_numpy()
-        stor_parts.append(endpoint_columns(devices, ports, "data", "storage_node"))
+        gbps = np.repeat(nodes["nic_gbps"].astype(float).to_numpy(), ports)
+        stor_parts.append(endpoint_columns(devices, ports, "data", "storage_node") | {"gbps": gbps})
         inb_parts.append(endpoint_columns(devices, one, "mgmt", "storage_node"))
         bmc_parts.append(endpoint_columns(devices, one, "bmc", "storage_node"))
     mgmt = management_server_names(facility_management_servers).to_numpy(dtype=object)
@@ -568,6 +587,12 @@ def management_planes(
         "bmc": network.bmc_vlan,
     }
     sws = {p: catalog.switch(m, f"network.{p}_switch") for p, m in models.items()}
+    # An InfiniBand plane has partitions (P_Keys), not VLANs; Ethernet planes have VLANs.
+    pkeys = {"compute": compute.pkey}
+    for p in PLANES:
+        ib = sws[p]["technology"] == "infiniband"
+        pkeys[p] = (network.storage_pkey if p == "storage" else DEFAULT_PKEY) if ib else 0
+        vlans[p] = 0 if ib else vlans[p]
     radix = {}
     for p in PLANES:
         sw = sws[p]
@@ -649,7 +674,7 @@ def management_planes(
     plane_ends["bmc"] = _stack(bmc_parts)
     out = Planes(
         planes, plane_ends, sws, speeds, vlans, radix, None, mgmt_devices,
-        findings=findings, switch_rows=ufm_rows,
+        pkeys=pkeys, findings=findings, switch_rows=ufm_rows,
     )  # fmt: skip
     uplink_gbps = _num(bsw["uplink_gbps"]) if up_ports else speeds["bmc"]
     for p in PLANES:
@@ -660,9 +685,15 @@ def management_planes(
             plane_ends[p],
             speeds[p],
             vlans[p],
-            (network.rack_reach_m, network.leaf_spine_reach_m, network.spine_core_reach_m),
+            segment_reach_m(p, network),
+            media_of=compute.media_of,
+            pkey=pkeys[p],
         )
-        out.groups += _split_oob_uplinks(groups, oob_names, network) if p == "inband" else groups
+        out.groups += (
+            _split_oob_uplinks(groups, oob_names, network, compute.media_of)
+            if p == "inband"
+            else groups
+        )
         out.switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
         out.switch_rows += _switch_rows(p, "spine", sws[p], pl.spines, speeds[p])
         out.switch_rows += _switch_rows(p, "core", sws[p], pl.cores, speeds[p])
@@ -690,7 +721,7 @@ def management_planes(
 
 
 def _split_oob_uplinks(
-    groups: list[LinkGroup], oob_names: np.ndarray, network: Network
+    groups: list[LinkGroup], oob_names: np.ndarray, network: Network, media_of: MediaOf
 ) -> list[LinkGroup]:
     """The in-band plane's links with the out-of-band leaves' uplinks moved out of the
     endpoint links into a switch-to-switch group (segment ``leaf-spine``, purpose
@@ -704,9 +735,9 @@ def _split_oob_uplinks(
 
     def take(mask, segment, reach, purpose):
         return LinkGroup(first.plane, segment, float(reach), first.speed_gbps,
-                         link_media(first.speed_gbps, reach), first.device_a[mask],
+                         media_of(first.speed_gbps, reach), first.device_a[mask],
                          first.port_a[mask], first.device_b[mask], first.port_b[mask],
-                         first.vlan, purpose)  # fmt: skip
+                         first.vlan, purpose, first.pkey)  # fmt: skip
 
     return [
         take(~up, first.segment, first.reach_m, first.purpose),
@@ -821,7 +852,9 @@ def ip_plan(
                 0,
             )
         )
-    return frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS)
+    ips = frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS[:-1])
+    ips["pkey"] = ips["plane"].map(planes.pkeys).fillna(0).astype(np.int64)
+    return ips
 
 
 def switch_port_use(
@@ -878,7 +911,13 @@ def _stack(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """Column-wise concatenation of tables held as dicts of equally long numpy columns."""
     if not parts:
         return {c: np.array([], dtype=object) for c in ("device", "device_role", "interface")}
-    return {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
+    columns = dict.fromkeys(c for p in parts for c in p)
+
+    def column(p: dict[str, np.ndarray], c: str) -> np.ndarray:
+        # a part without an endpoint port speed (``gbps``) runs at the plane's speed: NaN
+        return p[c] if c in p else np.full(len(p["device"]), np.nan)
+
+    return {c: np.concatenate([column(p, c) for p in parts]) for c in columns}
 
 
 def _growth_finding(fit, units: int, per_unit: int, findings: list[Finding]) -> None:
