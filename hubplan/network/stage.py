@@ -39,7 +39,7 @@ from .ports import (
     transceivers,
     width,
 )
-from .rdma import rdma_settings
+from .rdma import fabric_family_findings, rdma_settings
 from .section import Network
 from .switches import ports_at
 
@@ -560,8 +560,16 @@ def run_network(
         )
     use = port_use(groups, cap)
 
+    # The compute fabric's accelerator family (its pools' accelerator vendor) chooses the
+    # collective library's settings; a switch its scale-out cannot use is a finding.
+    named = [s["pool"] for s in fab_servers] or [s["pool"] for s in servers]
+    family = (catalog.accelerator_family(getattr(pools, named[0]).accelerator) if named
+              else catalog.family(""))  # fmt: skip
+    if fabric is not None:
+        findings += fabric_family_findings(family, transport, str(comp_sw["name"]))
     rdma = rdma_settings(
         transport if transport == "infiniband" else "roce",
+        family=family,
         pfc=network.pfc,
         ecn=network.ecn,
         priority=network.roce_priority,
