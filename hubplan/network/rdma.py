@@ -116,7 +116,8 @@ def rdma_settings(
       the NPU's integrated RoCE ports addressed with ``hccn_tool``.
     - Intel Gaudi (HCCL): HCCL_SOCKET_IFNAME; scale-out on the card's own RoCE ports.
     - MetaX (MCCL): MCCL_IB_HCA and MCCL_NET_GDR_LEVEL (MetaX MCCL guide).
-    - Any other family: the library if known, and a row saying its settings are unknown.
+    - Any other family: one row saying its settings (and library, if unknown) are not
+      sourced. The layer names the library (``nccl``, ``rccl``, ``hccl``, ``cncl``...).
 
     ``mlnx_qos`` (the host QoS of ConnectX NICs) is written for NVIDIA servers only.
 
@@ -145,7 +146,7 @@ def rdma_settings(
     name = _known(family.get("name"))
     code = family_code(family)
     library = _known(family.get("collective_library"))
-    rows = [("collective", "collective_library", library or "unknown")]
+    rows: list[tuple[str, str, str]] = []
     pfc_mask = ",".join("1" if k == priority and pfc else "0" for k in range(8))
     if name in ("NVIDIA", "AMD"):
         hcas = ",".join(f"mlx5_{k}:1" for k in range(rails))
@@ -186,7 +187,8 @@ def rdma_settings(
             (code, "MCCL_NET_GDR_LEVEL", "SYS"),
         ]  # fmt: skip
     else:
-        rows.append((code, "settings", f"unknown: no sourced settings for {name or 'this family'}"))
+        what = f"{library} settings" if library else "collective library and settings"
+        rows.append((code, "settings", f"unknown: no sourced {what} for {name or 'this family'}"))
     if transport == "infiniband":
         rows += [
             ("fabric", "subnet_manager", "UFM / OpenSM, active + standby"),
