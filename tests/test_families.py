@@ -47,7 +47,7 @@ OWN = {
     # ROCm "RCCL environment variables" (RCCL), "Running RCCL using Docker" (rccl-tests),
     # Slurm gres.conf(5) AutoDetect=rsmi; AMD GPUs are DRM render nodes from renderD128.
     "AMD": (
-        "RCCL",
+        ",rccl,",  # the RDMA table's layer: RCCL's settings
         "rccl-tests",
         "AutoDetect=rsmi",
         "/dev/dri/renderD[128-135]",

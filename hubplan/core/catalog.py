@@ -354,16 +354,19 @@ def _check_families(families: pd.DataFrame, path: Path) -> pd.DataFrame:
     technologies, its ``device_file`` holds ``{i}`` (the device number) and its
     ``collective_env_prefix`` ends in ``_``."""
     for line, r in enumerate(families.to_dict("records"), start=2):
-        bad = [t for t in str(r["scaleout_fabric"]).split(";") if t and t not in SWITCH_TECHNOLOGIES]
+        where = f"{path}, line {line}, column"
+        fabrics = str(r["scaleout_fabric"]).split(";")
+        bad = [t for t in fabrics if t and t not in SWITCH_TECHNOLOGIES]
         if bad:
-            raise CatalogError(f"{path}, line {line}, column scaleout_fabric: {bad} not in "
-                               f"{', '.join(SWITCH_TECHNOLOGIES)} (separate several with ';')")  # fmt: skip
+            allowed = ", ".join(SWITCH_TECHNOLOGIES)
+            raise CatalogError(f"{where} scaleout_fabric: {bad} not in {allowed} "
+                               "(separate several with ';')")  # fmt: skip
         if r["device_file"] and "{i}" not in r["device_file"]:
-            raise CatalogError(f"{path}, line {line}, column device_file: "
-                               f"{r['device_file']!r} needs {{i}} where the device number goes")  # fmt: skip
+            raise CatalogError(f"{where} device_file: {r['device_file']!r} needs {{i}} "
+                               "where the device number goes")  # fmt: skip
         prefix = str(r["collective_env_prefix"])
         if prefix and not prefix.endswith("_"):
-            raise CatalogError(f"{path}, line {line}, column collective_env_prefix: "
+            raise CatalogError(f"{where} collective_env_prefix: "
                                f"{prefix!r} must end in '_' (NCCL_, HCCL_)")  # fmt: skip
     return families
 
