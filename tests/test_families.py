@@ -254,3 +254,39 @@ def test_catalogue_without_a_vendor_row_is_refused(tmp_path, monkeypatch):
     fams = fams[fams["name"] != "Biren"]
     with pytest.raises(CatalogError, match=r"\['Biren'\] have no row"):
         cat_mod._check_family_coverage(accs, fams, "accelerators.csv")
+
+
+def _server_plan(catalog, server):
+    """A plan whose three pools all run ``server`` (its accelerator and count), on a
+    compute switch of the family's fabric at the server's NIC speed (Q3400 / SN5600 for
+    800G NICs, QM9700 / SN5400 for 400G)."""
+    row = catalog.server(server)
+    acc = catalog.accelerator(row["accelerator"])
+    changes = {f"pools.{p}.{k}": v for p in ("training", "inference", "development")
+               for k, v in (("accelerator", acc["name"]), ("server", server),
+                            ("gpus_per_server", int(row["gpus"])))}  # fmt: skip
+    fast = float(row["compute_nic_gbps"]) > 400
+    ethernet = "infiniband" not in str(catalog.family(acc["vendor"])["scaleout_fabric"])
+    changes["network.compute_switch"] = {(False, False): "QM9700", (False, True): "SN5400",
+                                         (True, False): "Q3400", (True, True): "SN5600"}[
+        (fast, ethernet)]  # fmt: skip
+    if acc["mem_bw_tb_s"] != acc["mem_bw_tb_s"]:
+        changes["workload.inference"] = []
+    return build_plan(default_scenario().with_changes(changes)), str(acc["vendor"])
+
+
+#: Rack-scale rows (GB200 NVL72, CloudMatrix 384) are planned through their trays and
+#: servers (DGX GB200 compute tray, Atlas 800T A3), which are in the list.
+SERVERS = [n for n, k in zip(load_catalog().servers["name"], load_catalog().servers["kind"],
+                             strict=True) if k != "rack"]  # fmt: skip
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_every_catalogue_server_plan_carries_no_foreign_tooling(catalog, server):
+    plan, family = _server_plan(catalog, server)
+    text = _texts(plan)
+    if family == "NVIDIA":
+        assert "nvidia-smi" in text
+    else:
+        leaked = [t for t in NVIDIA_TOOLING if t in text and t not in ALLOWED.get(family, ())]
+        assert leaked == [], f"{server} ({family}) plan carries {leaked}"
