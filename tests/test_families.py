@@ -290,3 +290,25 @@ def test_every_catalogue_server_plan_carries_no_foreign_tooling(catalog, server)
     else:
         leaked = [t for t in NVIDIA_TOOLING if t in text and t not in ALLOWED.get(family, ())]
         assert leaked == [], f"{server} ({family}) plan carries {leaked}"
+
+
+def test_nvidia_rdma_measurement_is_not_carried_to_other_families(tmp_path):
+    # The 392 Gb/s ib_write_bw per 400G port is NVIDIA's GPUDirect measurement on DGX H100
+    # (MLPerf Inference v3.1, NVIDIA dgx-h100.md). An Ascend server with 400G ports gets a
+    # derived figure (line rate x share), not that measurement.
+    rows = pd.read_csv(hubplan.core.paths.data_dir() / "servers.csv", dtype=str)
+    row = rows[rows["name"] == "Huawei Atlas 800T A2"].copy()
+    row["compute_nic_gbps"] = "400"
+    path = tmp_path / "servers.csv"
+    row.to_csv(path, index=False)
+    cat = load_catalog(servers=path)
+    ascend = {f"pools.{p}.{k}": v for p in ("training", "inference", "development")
+              for k, v in (("accelerator", "Ascend 910B 64GB"), ("server", "Huawei Atlas 800T A2"))}  # fmt: skip
+    ascend["network.compute_switch"] = "SN5400"
+    plan = build_plan(default_scenario().with_changes(ascend), cat)
+    a = plan["acceptance"].set_index(["pool", "test"])
+    assert a.loc[("training", "rdma_write_bw"), "figure_basis"] == "derived"
+    assert a.loc[("training", "rdma_write_bw"), "figure_source"] == "line_rate_times_share"
+    # NVIDIA's own 400G servers keep the measurement.
+    nv = build_plan(default_scenario())["acceptance"].set_index(["pool", "test"])
+    assert nv.loc[("training", "rdma_write_bw"), "figure_source"] == "nvidia_dgx_h100_gdr"

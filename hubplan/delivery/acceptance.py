@@ -264,7 +264,9 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
             nic_gbps = float(server["compute_nic_gbps"])
-            if nic_gbps in MEASURED_RDMA_GBPS:
+            # The 400G measurement is NVIDIA's GPUDirect over ConnectX-7 on a DGX H100:
+            # it stands for NVIDIA servers only; other families' ports are derived.
+            if nic_gbps in MEASURED_RDMA_GBPS and fact(family, "name") == "NVIDIA":
                 rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
                 basis = "measured"
             else:
