@@ -312,3 +312,21 @@ def test_nvidia_rdma_measurement_is_not_carried_to_other_families(tmp_path):
     # NVIDIA's own 400G servers keep the measurement.
     nv = build_plan(default_scenario())["acceptance"].set_index(["pool", "test"])
     assert nv.loc[("training", "rdma_write_bw"), "figure_source"] == "nvidia_dgx_h100_gdr"
+
+
+def test_mixed_families_get_per_node_autodetect(catalog):
+    # gres.conf(5): "AutoDetect can be combined with NodeName to only apply to certain
+    # nodes ... E.g.: NodeName=tux3 AutoDetect=off Name=gpu File=/dev/nvidia[0-3]".
+    s = default_scenario().with_changes({"pools.training.accelerator": "Ascend 910B 64GB",
+                                         "pools.training.server": "Huawei Atlas 800T A2",
+                                         "network.compute_switch": "SN5400"})  # fmt: skip
+    plan = build_plan(s)
+    nodes = plan["slurm_nodes"]
+    gres = gres_conf(nodes)
+    assert "\nAutoDetect=" not in gres  # no global line: the families differ
+    assert "AutoDetect=off Name=gpu Type=ascend File=/dev/davinci[0-7]" in gres
+    assert "AutoDetect=nvml Name=gpu Type=l40s File=/dev/nvidia[0-7]" in gres
+    conf = slurm_conf(nodes, plan["slurm_partitions"])
+    assert "gres_count_mismatch" not in {f.code for f in validate_scheduler(conf, gres, nodes)}
+    bad = gres.replace("davinci[0-7]", "davinci[0-5]")
+    assert "gres_count_mismatch" in {f.code for f in validate_scheduler(conf, bad, nodes)}
