@@ -188,10 +188,11 @@ def test_overview_dashboard_in_chromium(voila):
                                    timeout=60_000)  # fmt: skip
             first_load = dict(received)
             field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
-            for tariff, shown in (("0.176", "362,984 USD"), ("0.1", "206,241 USD"),
-                                  ("0.12", "247,489 USD"), ("0.15", "309,361 USD"),
-                                  ("0.2", "412,482 USD")):  # fmt: skip
-                # opex = 181 491.87 × tariff / 0.088 (the energy line scales with the tariff)
+            for tariff, shown in (("0.176", "368,106 USD"), ("0.1", "209,151 USD"),
+                                  ("0.12", "250,982 USD"), ("0.15", "313,727 USD"),
+                                  ("0.2", "418,303 USD")):  # fmt: skip
+                # opex = 184 053.12 × tariff / 0.088 (the energy line scales with the tariff;
+                # 2 091.5 MWh a year, tests/test_cost.py)
                 timings.append(_change(page, field, tariff, opex, shown))
             size_field = page.locator(".widget-label:has-text('Parameters') + .widget-text input")
             gpus = page.locator("#hubplan-fig-gpus")

@@ -126,6 +126,23 @@ SERVER_CAGE_SCHEMA: dict[str, tuple[str, bool]] = {
 OPTICS_FIBRES = ("copper", "MMF", "SMF")
 CAGE_PLANES = ("compute", "storage", "inband")
 
+#: The accelerator families (``data/families.csv``): one row per accelerator vendor
+#: (``name`` = the ``vendor`` of accelerators.csv) with its scale-out fabric, collective
+#: library, management and test tools, Slurm device detection and training image. An
+#: empty cell is an unknown fact, never another family's.
+FAMILY_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "aliases": (_STR, False),
+    "scaleout_fabric": (_STR, False), "scaleout_nic": (_STR, False),
+    "collective_library": (_STR, False), "collective_env_prefix": (_STR, False),
+    "collective_test": (_STR, False), "device_list_cmd": (_STR, False),
+    "ecc_check_cmd": (_STR, False), "diag_cmd": (_STR, False),
+    "rdma_test_cmd": (_STR, False), "link_check_cmd": (_STR, False),
+    "gres_autodetect": (_STR, False), "device_file": (_STR, False),
+    "device_file_first": (_INT, False), "container_image": (_STR, False),
+    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "notes": (_STR, False),
+}  # fmt: skip
+
 #: Allowed values of ``technology`` (switches), ``role`` and each of ``tiers`` (storage).
 SWITCH_TECHNOLOGIES = ("infiniband", "ethernet")
 STORAGE_ROLES = ("oss", "mds", "appliance", "capacity", "object")
@@ -140,6 +157,10 @@ _CHOICES = {
     "technology": set(SWITCH_TECHNOLOGIES),
     "role": set(STORAGE_ROLES),
     "fibre": set(OPTICS_FIBRES),
+    # Slurm gres.conf(5) AutoDetect: nvml (NVIDIA), rsmi (AMD), oneapi (Intel GPUs), nrt
+    # (AWS Trainium), off (no plugin: File= lists the devices); empty = unknown.
+    "gres_autodetect": {"nvml", "rsmi", "oneapi", "nrt", "off", ""},
+    "scaleout_nic": {"host", "integrated", ""},
 }
 
 #: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,
@@ -253,21 +274,25 @@ class Catalog:
     storage: pd.DataFrame = field(default_factory=lambda: _empty(STORAGE_SCHEMA))
     optics: pd.DataFrame = field(default_factory=lambda: _empty(OPTICS_SCHEMA))
     server_cages: pd.DataFrame = field(default_factory=lambda: _empty(SERVER_CAGE_SCHEMA))
+    #: One row per accelerator family (vendor); None = the shipped ``data/families.csv``.
+    families: pd.DataFrame | None = None
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.families is None:
+            object.__setattr__(self, "families", _shipped_families())
         h = hashlib.blake2b(digest_size=16)
         for df in (self.accelerators, self.models, self.servers, self.switches, self.storage,
-                   self.optics, self.server_cages):  # fmt: skip
+                   self.optics, self.server_cages, self.families):  # fmt: skip
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
         index = {name: (_keys(df), [row for _, row in df.iterrows()])
                  for name, df in (("accelerator", self.accelerators), ("model", self.models),
                                   ("server", self.servers), ("switch", self.switches),
-                                 ("storage", self.storage))}  # fmt: skip
+                                 ("storage", self.storage), ("family", self.families))}  # fmt: skip
         object.__setattr__(self, "_index", index)
 
     def accelerator(self, name: str) -> pd.Series:
@@ -321,6 +346,34 @@ class Catalog:
         hit = rows.loc[rows["name"] == name, f"{plane}_ports_per_cage"]
         return int(hit.iloc[0]) if len(hit) and hit.iloc[0] == hit.iloc[0] else 1
 
+    def family(self, vendor: str) -> pd.Series:
+        """The accelerator family row of ``vendor`` (an accelerator's ``vendor``).
+
+        A vendor without a row gets a row of unknowns (every fact empty): hubplan then
+        reports each missing fact rather than using another family's.
+
+        >>> load_catalog().family("Huawei")["collective_library"]
+        'HCCL (Huawei CANN)'
+        >>> load_catalog().family("Acme")["collective_library"]
+        ''
+        """
+        keys, rows = self._index["family"]
+        idx = keys.get(str(vendor).strip().lower())
+        if idx is not None:
+            return rows[idx]
+        unknown = {c: ("" if k == _STR else math.nan) for c, (k, _) in FAMILY_SCHEMA.items()}
+        unknown.update(name=str(vendor), confidence="low",
+                       notes="no row in data/families.csv: every fact unknown")  # fmt: skip
+        return pd.Series(unknown, dtype=object)
+
+    def accelerator_family(self, accelerator: str) -> pd.Series:
+        """The family row of an accelerator (by name or alias), from its ``vendor``.
+
+        >>> load_catalog().accelerator_family("910B")["name"]
+        'Huawei'
+        """
+        return self.family(str(self.accelerator(accelerator)["vendor"]))
+
     def _lookup(self, what: str, name: str, where: str, field: str | None = None) -> pd.Series:
         keys, rows = self._index[what]
         idx = keys.get(str(name).strip().lower())
@@ -341,9 +394,50 @@ def _keys(df: pd.DataFrame) -> dict[str, int]:
     return keys
 
 
+def _check_families(families: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Every family's ``scaleout_fabric`` is a ``;``-separated subset of the switch
+    technologies, its ``device_file`` holds ``{i}`` (the device number) and its
+    ``collective_env_prefix`` ends in ``_``."""
+    for line, r in enumerate(families.to_dict("records"), start=2):
+        where = f"{path}, line {line}, column"
+        fabrics = str(r["scaleout_fabric"]).split(";")
+        bad = [t for t in fabrics if t and t not in SWITCH_TECHNOLOGIES]
+        if bad:
+            allowed = ", ".join(SWITCH_TECHNOLOGIES)
+            raise CatalogError(f"{where} scaleout_fabric: {bad} not in {allowed} "
+                               "(separate several with ';')")  # fmt: skip
+        if r["device_file"] and "{i}" not in r["device_file"]:
+            raise CatalogError(f"{where} device_file: {r['device_file']!r} needs {{i}} "
+                               "where the device number goes")  # fmt: skip
+        prefix = str(r["collective_env_prefix"])
+        if prefix and not prefix.endswith("_"):
+            raise CatalogError(f"{where} collective_env_prefix: "
+                               f"{prefix!r} must end in '_' (NCCL_, HCCL_)")  # fmt: skip
+    return families
+
+
+@cache
+def _shipped_families() -> pd.DataFrame:
+    path = data_dir() / "families.csv"
+    return _check_families(read_table(path, FAMILY_SCHEMA), path)
+
+
+def _check_family_coverage(accelerators: pd.DataFrame, families: pd.DataFrame,
+                           where: str) -> None:  # fmt: skip
+    """Every vendor of the accelerator catalogue has a family row (its facts may be
+    unknown, but the row says so)."""
+    known = _keys(families)
+    missing = sorted({v for v in accelerators["vendor"] if v.strip().lower() not in known})
+    if missing:
+        raise CatalogError(f"{where}: accelerator vendor(s) {missing} have no row in "
+                           "data/families.csv; add one (empty cells = unknown facts)")  # fmt: skip
+
+
 @cache
 def _shipped() -> Catalog:
     d = data_dir()
+    _check_family_coverage(read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
+                           _shipped_families(), str(d / "accelerators.csv"))  # fmt: skip
     return Catalog(
         accelerators=read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
         models=read_table(d / "models.csv", MODEL_SCHEMA),
@@ -412,6 +506,7 @@ def load_catalog(
     servers: str | os.PathLike[str] | None = None,
     switches: str | os.PathLike[str] | None = None,
     storage: str | os.PathLike[str] | None = None,
+    families: str | os.PathLike[str] | None = None,
 ) -> Catalog:
     """The shipped catalogue, with rows from the user's own CSVs added or overriding.
 
@@ -421,7 +516,9 @@ def load_catalog(
     """
     base = _shipped()
     acc, mod, srv = base.accelerators, base.models, base.servers
-    swi, sto = base.switches, base.storage
+    swi, sto, fam = base.switches, base.storage, base.families
+    if families is not None:
+        fam = _merge(fam, _check_families(read_table(families, FAMILY_SCHEMA), Path(families)))
     if switches is not None:
         swi = _merge(swi, read_table(switches, SWITCH_SCHEMA))
     if storage is not None:
@@ -435,7 +532,7 @@ def load_catalog(
     return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy(),
                    switches=swi.copy(), storage=sto.copy(), optics=base.optics.copy(),
                    server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv",
-                                             srv))  # fmt: skip
+                                             srv), families=fam.copy())  # fmt: skip
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

@@ -20,7 +20,7 @@ from ..core.catalog import Catalog
 from ..core.errors import InputError
 from ..core.findings import Finding
 from ..pools import Pools
-from .scheduler import records, server_figures
+from .scheduler import fact, records, server_figures
 from .section import Delivery
 
 ACCEPTANCE_COLUMNS = [
@@ -164,6 +164,48 @@ def storage_write_gb_s(raw_write_gb_s: float, protection: str) -> float:
     return raw_write_gb_s / PROTECTION_WRITE_FACTOR[protection]
 
 
+#: What an unknown tool is written as: the test stays in the plan, its tool is named by
+#: the team (and a finding lists it), never borrowed from another family.
+UNKNOWN_TOOL = "unknown"
+
+
+def family_tools(family: pd.Series, gpus: int) -> dict[str, str]:
+    """The acceptance tools of an accelerator family (``data/families.csv``), by test.
+
+    Notes
+    -----
+    nccl-tests and rccl-tests share one command line (``all_reduce_perf -g <GPUs>``:
+    nccl-tests README; ROCm "Running RCCL using Docker"); other families' collective
+    tests are named with the GPUs per node. Multi-node runs go through MPI (nccl-tests,
+    rccl-tests, the Ascend HCCL Test under ``mpirun``). A fact the family's row leaves
+    empty is :data:`UNKNOWN_TOOL`. The diagnostic is ``dcgm_diag`` for NVIDIA (DCGM) and
+    ``device_diag`` (the family's own tool) for the others.
+
+    Examples
+    --------
+    >>> asc = pd.Series({"name": "Huawei", "collective_test": "all_reduce_test (HCCL Test)",
+    ...                  "device_list_cmd": "npu-smi info -l"})
+    >>> t = family_tools(asc, 8)
+    >>> t["gpu_count"], t["fabric_all_reduce"], t["rdma_write_bw"]
+    ('npu-smi info -l', 'all_reduce_test (MPI)', 'unknown')
+    """
+    collective = fact(family, "collective_test")
+    command = collective.split()[0] if collective else ""
+    if command == "all_reduce_perf":
+        scaleup = f"all_reduce_perf -g {gpus}"
+    else:
+        scaleup = f"{collective}, {gpus} per node" if collective else ""
+    tools = {
+        "gpu_count": fact(family, "device_list_cmd"),
+        "scaleup_all_reduce": scaleup,
+        "rdma_write_bw": fact(family, "rdma_test_cmd"),
+        "fabric_all_reduce": f"{command} (MPI)" if command else "",
+        "diag": fact(family, "diag_cmd"),
+        "ecc_errors": fact(family, "ecc_check_cmd"),
+    }
+    return {k: v or UNKNOWN_TOOL for k, v in tools.items()}
+
+
 def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                     storage_tiers: pd.DataFrame | None = None,
                     fabric: pd.DataFrame | None = None,
@@ -198,8 +240,10 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         # a rack-scale system is tested tray by tray: each runs its own OS and nvidia-smi
         per = int(server["nodes"]) if server is not None else 1
         nodes, gps = nodes * per, gps // per
+        family = catalog.family(str(acc["vendor"]))
+        tools = family_tools(family, gps)
         host = p["server"] or acc["name"]
-        add("node", pool, host, "gpu_count", "nvidia-smi -L", nodes, gps, gps, "equal",
+        add("node", pool, host, "gpu_count", tools["gpu_count"], nodes, gps, gps, "equal",
             "plan", "plan_pools", "count")  # fmt: skip
         mamf = float(acc["mamf_bf16_tflops"])
         if mamf == mamf and mamf > 0:
@@ -217,19 +261,21 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             else:
                 nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
                 basis, source = "derived", "scaleup_times_ring_share"
-            add("node", pool, acc["name"], "nvlink_all_reduce", f"all_reduce_perf -g {gps}",
+            add("node", pool, acc["name"], "nvlink_all_reduce", tools["scaleup_all_reduce"],
                 nodes, nvlink, nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
         nics = float(server["compute_nics"]) / per if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
             nic_gbps = float(server["compute_nic_gbps"])
-            if nic_gbps in MEASURED_RDMA_GBPS:
+            # The 400G measurement is NVIDIA's GPUDirect over ConnectX-7 on a DGX H100:
+            # it stands for NVIDIA servers only; other families' ports are derived.
+            if nic_gbps in MEASURED_RDMA_GBPS and fact(family, "name") == "NVIDIA":
                 rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
                 basis = "measured"
             else:
                 rdma = rdma_gbps(nic_gbps, d.rdma_share)
                 basis, source = "derived", "line_rate_times_share"
-            add("node", pool, p["server"], "rdma_write_bw", "ib_write_bw --use_cuda",
+            add("node", pool, p["server"], "rdma_write_bw", tools["rdma_write_bw"],
                 nodes * nics, rdma, rdma * bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
             if pool == "training" and nodes > 1:
                 units = 1
@@ -240,12 +286,13 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 if nvlink == nvlink:
                     busbw = min(busbw, nvlink)
                 for scope, count in (("unit", units), ("fabric", 1)):
-                    add(scope, pool, "compute", "fabric_all_reduce", "all_reduce_perf (MPI)",
+                    add(scope, pool, "compute", "fabric_all_reduce", tools["fabric_all_reduce"],
                         count, busbw, busbw * bw_floor, "at_least", "derived",
                         "nic_line_rate_times_share", "GB/s")  # fmt: skip
-        add("node", pool, host, "dcgm_diag", "dcgmi diag -r 3", nodes, 0, 0, "at_most",
+        diag = "dcgm_diag" if fact(family, "name") == "NVIDIA" else "device_diag"
+        add("node", pool, host, diag, tools["diag"], nodes, 0, 0, "at_most",
             "rule", "zero_failures", "count")  # fmt: skip
-        add("node", pool, host, "ecc_errors", "nvidia-smi -q -d ECC", nodes, 0, 0, "at_most",
+        add("node", pool, host, "ecc_errors", tools["ecc_errors"], nodes, 0, 0, "at_most",
             "rule", "zero_failures", "count")  # fmt: skip
         add("cluster", pool, host, "stability_run", "training job / burn-in", nodes,
             d.stability_hours, d.stability_hours, "at_least", "rule", "burn_in_practice",
@@ -272,6 +319,25 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})
+
+
+def unknown_tool_findings(acceptance: pd.DataFrame, pools: pd.DataFrame,
+                          catalog: Catalog) -> list[Finding]:  # fmt: skip
+    """One info finding per pool with acceptance tests whose tool its accelerator family's
+    sources do not name (``data/families.csv``): the team names the tool before
+    acceptance rather than running another family's."""
+    if acceptance.empty:
+        return []
+    unknown = acceptance[acceptance["tool"].to_numpy() == UNKNOWN_TOOL]
+    per_pool = pools[pools["level"].to_numpy() == "pool"]
+    accelerators = dict(zip(per_pool["pool"], per_pool["accelerator"], strict=True))
+    found = []
+    for pool, rows in unknown.groupby("pool", sort=False):
+        family = catalog.accelerator_family(accelerators[pool])
+        params = {"pool": str(pool), "family": fact(family, "name") or "unknown",
+                  "tests": ", ".join(dict.fromkeys(rows["test"].tolist()))}  # fmt: skip
+        found.append(Finding("info", "delivery", str(pool), "acceptance_tool_unknown", params))
+    return found
 
 
 def derived_figure_findings(acceptance: pd.DataFrame) -> list[Finding]:

@@ -10,6 +10,7 @@ unpacking inspection and racking (after the room is ready); commissioning and tr
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -297,19 +298,51 @@ def phase_acceptance() -> pd.DataFrame:
     )
 
 
-#: The six deployment steps and how each is verified: (step, verification, tool).
+#: The six deployment steps and how each is verified: (step, verification, tool). A
+#: ``{...}`` tool is filled from the accelerator family's row (data/families.csv) by
+#: :func:`deployment_steps`.
 DEPLOYMENT_STEPS: tuple[tuple[str, str, str], ...] = (
     ("rack_and_post", "verify_post", "BMC event log / ipmitool sel list"),
     ("bmc_and_firmware", "verify_firmware", "Redfish UpdateService inventory"),
     ("os_at_scale", "verify_os", "PXE install log; uname -r on every node"),
-    ("driver_and_runtime", "verify_driver", "nvidia-smi; dcgmi diag -r 1; docker/enroot run"),
-    ("rdma_validation", "verify_rdma", "ibstat / ibv_devinfo; ib_write_bw per NIC"),
-    ("training_smoke_test", "verify_smoke", "nccl-tests all_reduce_perf; short training job"),
+    ("driver_and_runtime", "verify_driver", "{device_list_cmd}; {diag_cmd}; container run"),
+    ("rdma_validation", "verify_rdma", "{link_check_cmd}; {rdma_test_cmd} per port"),
+    ("training_smoke_test", "verify_smoke", "{collective_test}; short training job"),
 )
 
 
-def deployment_steps() -> pd.DataFrame:
-    """The six deployment steps in order, each with its verification action and tool."""
-    rows = [{"order": i, "step": s, "verification": v, "tool": tool}
-            for i, (s, v, tool) in enumerate(DEPLOYMENT_STEPS, start=1)]  # fmt: skip
+def _family_tool(template: str, family: pd.Series) -> str:
+    """``template`` with the family's facts in place; an empty fact reads ``unknown``."""
+
+    def fill(m: re.Match) -> str:
+        value = family.get(m.group(1), "")
+        value = "" if value is None or (isinstance(value, float) and value != value) else value
+        return str(value).strip() or "unknown"
+
+    return re.sub(r"\{(\w+)\}", fill, template)
+
+
+def deployment_steps(families: list[pd.Series] | None = None) -> pd.DataFrame:
+    """The six deployment steps in order, each with its verification action and tool.
+
+    The driver, RDMA and smoke-test tools are the plan's accelerator families' own
+    (``families``: rows of ``data/families.csv``, one per family in the plan): NVIDIA
+    ``nvidia-smi -L; dcgmi diag -r 3``, Huawei ``npu-smi info -l; ascend-dmi ...``, each
+    prefixed with the family's name when the plan has several. A fact a family's row
+    leaves empty reads ``unknown``; without families those tools read ``unknown``.
+
+    >>> asc = pd.Series({"name": "Huawei", "collective_test": "all_reduce_test (HCCL Test)"})
+    >>> deployment_steps([asc]).set_index("step").loc["training_smoke_test", "tool"]
+    'all_reduce_test (HCCL Test); short training job'
+    """
+    families = list(families or [pd.Series({"name": ""})])
+    rows = []
+    for i, (step, verification, template) in enumerate(DEPLOYMENT_STEPS, start=1):
+        if "{" in template:
+            tools = [(str(f.get("name", "")), _family_tool(template, f)) for f in families]
+            tool = (tools[0][1] if len(tools) == 1
+                    else " | ".join(f"{name}: {t}" for name, t in tools))  # fmt: skip
+        else:
+            tool = template
+        rows.append({"order": i, "step": step, "verification": verification, "tool": tool})
     return pd.DataFrame(rows)

@@ -133,10 +133,13 @@ class Delivery(Section):
         8.0, gt=0, le=8760,
         description="MaxTime of the development partition: a working day. An assumption.",
     )  # fmt: skip
-    container_base_image: str = Field(
-        "nvcr.io/nvidia/pytorch:24.10-py3", min_length=1,
-        description="Training image base: a framework image that carries CUDA user-space "
-        "libraries but no kernel driver (the driver stays on the host).",
+    container_base_image: str | None = Field(
+        None, min_length=1,
+        description="Training image base: a framework image that carries the accelerator's "
+        "user-space libraries but no kernel driver (the driver stays on the host). Empty = "
+        "the training pool's family image (data/families.csv: nvcr.io/nvidia/pytorch:"
+        "24.10-py3 for NVIDIA, rocm/pytorch for AMD, the Gaudi PyTorch image for Intel), or a "
+        "placeholder where the family's image is unknown.",
     )  # fmt: skip
     # -- acceptance -----------------------------------------------------------------
     matmul_typical_share: float = Field(

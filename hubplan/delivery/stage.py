@@ -9,7 +9,7 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
-from .acceptance import acceptance_plan, derived_figure_findings
+from .acceptance import acceptance_plan, derived_figure_findings, unknown_tool_findings
 from .kubernetes import k8s_findings, k8s_pools
 from .schedule import deployment_steps, fabric_links, implementation_schedule, phase_acceptance
 from .scheduler import (
@@ -43,13 +43,19 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
                                   gres_conf(nodes), nodes, topology)  # fmt: skip
     acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
     findings += derived_figure_findings(acceptance)
+    findings += unknown_tool_findings(acceptance, pools, catalog)
+    # The accelerator families of the plan's pools, in pool order: their own tools in the
+    # deployment steps (data/families.csv).
+    vendors = dict.fromkeys(str(catalog.accelerator(a)["vendor"])
+                            for a in pools["accelerator"].to_numpy()[per_pool])  # fmt: skip
+    families = [catalog.family(v) for v in vendors]
     k8s = k8s_pools(tables["inference"], pools, catalog, delivery, spec)
     findings += k8s_findings(k8s, pools)
     return StageResult(
         {
             "schedule": schedule,
             "phase_acceptance": phase_acceptance(),
-            "deployment_steps": deployment_steps(),
+            "deployment_steps": deployment_steps(families),
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
             "slurm_topology": topology,

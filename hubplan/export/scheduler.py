@@ -39,7 +39,7 @@ def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:
         "qos.sh": (qos_script(parts, name), 0o755),
         "prolog.sh": (prolog_script(nodes), 0o755),
         "k8s-inference.yaml": (k8s_manifests(plan["k8s_pools"], plan.scenario.name), 0o644),
-        "Dockerfile.training": (container_spec(plan.scenario.delivery, rdma), 0o644),
+        "Dockerfile.training": (container_spec(plan.scenario.delivery, rdma, nodes), 0o644),
     }
     return write_folder_atomic(
         folder, {name: text for name, (text, _) in files.items()},

@@ -17,7 +17,7 @@ from .addressing import check_no_overlap
 from .latency import latency_budget
 from .nics import nic_findings, server_nic_table
 from .ports import port_map, transceivers
-from .rdma import rdma_settings
+from .rdma import fabric_family_findings, rdma_settings
 from .section import Network
 from .steps import compute_fabric, ip_plan, management_planes, pool_servers, switch_port_use
 
@@ -102,8 +102,17 @@ def run_network(
     nic_table = server_nic_table(servers, cabled, compute.rails, planes.ends)
     findings += nic_findings(servers, nic_table)
     transport = compute.transport
+    # The compute fabric's accelerator family (its pools' accelerator vendor) chooses the
+    # collective library's settings; a switch its scale-out cannot use is a finding.
+    fab = [s["pool"] for s in servers if s["pool"] in network.compute_pools]
+    named = fab or [s["pool"] for s in servers]
+    family = (catalog.accelerator_family(getattr(pools, named[0]).accelerator) if named
+              else catalog.family(""))  # fmt: skip
+    if compute.fabric is not None:
+        findings += fabric_family_findings(family, transport, str(compute.switch["name"]))
     rdma = rdma_settings(
         transport if transport == "infiniband" else "roce",
+        family=family,
         pfc=network.pfc,
         ecn=network.ecn,
         priority=network.roce_priority,
