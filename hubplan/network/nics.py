@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.findings import Finding
+from ..server import resolve_server
 
 #: One row per pool and plane with cabled ports.
 NIC_COLUMNS = ["pool", "server", "plane", "ports_per_server", "nic_gbps", "servers", "ports"]
@@ -38,18 +39,17 @@ _PLANES = {
 def nic_extras(spec, catalog) -> dict:
     """What the port map and the optics bill read of a pool's server beyond its NIC
     counts: its catalogue name (None for a custom server), the in-band NIC speed and the
-    compute ports per transceiver cage (:meth:`Catalog.ports_per_cage`)."""
-    if spec.custom_server is not None:
-        gbps = spec.custom_server.inband_nic_gbps
-        return {"model": None, "compute_ports_per_cage": 1,
-                "inband_nic_gbps": math.nan if gbps is None else float(gbps)}  # fmt: skip
-    if spec.server is None:
+    compute ports per transceiver cage (:meth:`Catalog.ports_per_cage`), from the one
+    pool → server resolver (:func:`hubplan.server.resolve_server`)."""
+    server = resolve_server(spec, catalog)
+    if server is None:
         return {"model": None, "compute_ports_per_cage": 1, "inband_nic_gbps": math.nan}
-    row = catalog.server(spec.server)
-    gbps = row["inband_nic_gbps"]
-    return {"model": str(row["name"]),
-            "compute_ports_per_cage": catalog.ports_per_cage(spec.server, "compute"),
-            "inband_nic_gbps": math.nan if gbps in ("", None) else float(gbps)}  # fmt: skip
+    if server.custom:
+        return {"model": None, "compute_ports_per_cage": 1,
+                "inband_nic_gbps": server.inband_nic_gbps}  # fmt: skip
+    return {"model": server.name,
+            "compute_ports_per_cage": catalog.ports_per_cage(server.name, "compute"),
+            "inband_nic_gbps": server.inband_nic_gbps}  # fmt: skip
 
 
 def server_nic_table(
