@@ -253,3 +253,13 @@ def test_chinese_site_names_get_distinct_valid_slugs(tmp_path):
         assert site["name"] == name
         slugs[name] = site["slug"]
     assert slugs == {"智算中心一期 训练集群": "daf16cf9", "智算中心二期 推理集群": "5c644419"}
+
+
+def test_rack_max_weight_is_a_whole_number_netbox_accepts(default_files):
+    # NetBox's Rack.max_weight is a PositiveIntegerField: a real NetBox 4.7.3 refused every
+    # rack with "max_weight: Enter a whole number." when the plan wrote 746.91 kg (881 kg
+    # the 12 kPa floor carries on 0.6 × 1.2 m, less the 134.09 kg cabinet), and every
+    # device, feed, interface and cable after them. Rounded down: 746.
+    racks = {r["name"]: r for r in _read(default_files["racks"])}
+    assert racks["A01"]["max_weight"] == "746"
+    assert all(r["max_weight"].isdigit() for r in racks.values())

@@ -269,7 +269,10 @@ def _frames(plan, site: str, catalog=None) -> dict[str, pd.DataFrame]:
         out["racks"] = pd.DataFrame({
             "site": site, "name": r["rack"], "status": "planned",
             "form_factor": "4-post-cabinet", "width": 19, "u_height": r["u_total"],
-            "max_weight": r["max_kg"], "weight_unit": "kg", "description": r["kind"],
+            # NetBox's Rack.max_weight is a whole number (PositiveIntegerField): round
+            # the load limit down, never above what the floor carries
+            "max_weight": np.floor(r["max_kg"].astype(float)).astype("Int64"),
+            "weight_unit": "kg", "description": r["kind"],
         })  # fmt: skip
     if layout is not None:
         vendors = _vendors(catalog)
