@@ -76,6 +76,8 @@ def test_single_su_write_is_the_4su_figure_over_four():
     assert all(0 <= g - ra < 1 for g, ra in zip(got, (7, 20, 62), strict=True))
     with pytest.raises(ValueError, match="'great'"):
         guideline_gb_s(256, "great")
+    with pytest.raises(ValueError, match="'io'"):
+        guideline_gb_s(256, "better", "io")
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,6 @@ from .bandwidth import (
     SUPERPOD_NODE_WRITE_GB_S,
     client_gb_s,
     guideline_gb_s,
-    read_demand_gb_s,
     token_read_gb_s,
 )
 from .capacity import PROTECTION_USABLE, checkpoint_tb, nodes_for, usable_needed_tb, usable_tb
@@ -65,7 +64,6 @@ __all__ = [
     "nodes_for",
     "nodes_for_protection",
     "offload_gb_s",
-    "read_demand_gb_s",
     "replication_gb_s",
     "storage_catalog",
     "storage_model",

@@ -1,5 +1,5 @@
-"""Bandwidth: the DGX SuperPOD storage guideline, read demand per pool, checkpoint write
-demand, and what clients can move."""
+"""Bandwidth: the DGX SuperPOD storage guideline, reads from training throughput, and
+what the GPU servers' storage NICs can move."""
 
 from __future__ import annotations
 
@@ -72,6 +72,8 @@ def guideline_gb_s(gpus: float, level: str, kind: str = "read") -> float:
     """
     if level not in LEVELS:
         raise ValueError(f"guideline level {level!r}: one of {', '.join(LEVELS)}")
+    if kind not in ("read", "write"):
+        raise ValueError(f"guideline kind {kind!r}: read or write")
     node, su = ((SUPERPOD_NODE_READ_GB_S, SUPERPOD_SU_READ_GB_S) if kind == "read"
                 else (SUPERPOD_NODE_WRITE_GB_S, SUPERPOD_SU_WRITE_GB_S))  # fmt: skip
     nodes = gpus / GPUS_PER_DGX
@@ -81,31 +83,13 @@ def guideline_gb_s(gpus: float, level: str, kind: str = "read") -> float:
     return min(nodes * node[level], units * su[level])
 
 
-def read_demand_gb_s(gpus: float, per_gpu_gb_s: float) -> float:
-    """Aggregate read demand of a pool: GPUs × per-GPU read rate. [GB/s]
-
-    Notes
-    -----
-    The planning guide's rule (GPU count × expected per-GPU read bandwidth sets the
-    file system's floor); 0.5 GB/s per GPU is the DGX SuperPOD 'good' 4 GB/s per DGX.
-
-    Examples
-    --------
-    168 GPUs at 0.5 GB/s: 84 GB/s.
-
-    >>> read_demand_gb_s(168, 0.5)
-    84.0
-    """
-    return gpus * per_gpu_gb_s
-
-
 def token_read_gb_s(tokens_per_s: float, bytes_per_token: float, amplification: float) -> float:
     """Read demand from training throughput: tokens/s × bytes/token × amplification. [GB/s]
 
     Examples
     --------
     The default 70 B fine-tune reads 129 766 tokens/s of int32 tokens: 0.52 MB/s, far
-    below the per-GPU rule (LLM text is small; checkpoints dominate writes).
+    below the guideline (LLM text is small; checkpoints dominate writes).
 
     >>> round(token_read_gb_s(129_766, 4, 1) * 1000, 2)
     0.52
