@@ -237,16 +237,35 @@ def test_offload_rate_by_hand():
     assert offload_gb_s(5.67, float("inf")) == 0.0
 
 
+def test_job_inflow_by_hand():
+    from hubplan.storage import job_inflow_gb_s
+
+    st = hubplan.Scenario().storage
+    job = {"checkpoint_tb": 5.67, "interval_s": 211.3, "raw_tb": 62.4,
+           "final_weights_tb": 0.81, "job_days": 75.18}  # fmt: skip
+    run_s = 75.18 * 86_400  # 6 495 552 s
+    # warm: 5 670 / 211.3 = 26.834 GB/s of checkpoints + 62 400 GB of raw data over the run
+    # cold: milestones copied while warm holds its 10: 5 670 / 2 113 = 2.683, + 63 210 GB
+    warm, cold = job_inflow_gb_s(job, st)
+    assert warm == pytest.approx(26.834 + 62_400 / run_s, abs=1e-3)
+    assert cold == pytest.approx(2.6834 + 63_210 / run_s, abs=1e-4)
+    # nothing moves off the hot tier: the warm tier only lands the data, and the cold
+    # milestones must be copied while the hot tier keeps its last 3: 5 670 / 633.9 = 8.945
+    warm, cold = job_inflow_gb_s(job, st.model_copy(update={"checkpoint_offload": False}))
+    assert warm == pytest.approx(62_400 / run_s)
+    assert cold == pytest.approx(8.945 + 63_210 / run_s, abs=1e-3)
+
+
 def test_16k_offload_drains_and_a_slow_warm_tier_is_a_finding():
     big = hubplan.build_plan(hubplan.load_scenario(PRETRAIN))
-    t = big["storage_tiers"].set_index("tier")
     ck = big["checkpoint_plan"].iloc[0]
     # 46 OSS × 61.44 = 2 826.24 GB/s: 5 670 / 2 826.24 = 2.006 s per checkpoint; M = 8 760 /
     # (0.173 × 16 384) h = 11 126 s; τ = √(2 × 2.006 × 11 126) = 211.3 s; into warm
     # 5 670 / 211.3 = 26.83 GB/s, plus 62.4 TB of raw data over the 75.18-day run, 0.0096:
     # 26.84 GB/s; the 10 HDD nodes take 10 × 13.68 = 136.8
     assert ck["interval_min"] * 60 == pytest.approx(211.3, abs=0.1)
-    assert t.loc["warm", "offload_in_gb_s"] == pytest.approx(26.84, abs=0.01)
+    assert ck["warm_inflow_gb_s"] == pytest.approx(26.84, abs=0.01)
+    assert big["storage_tiers"].set_index("tier").loc["warm", "write_gb_s"] == 136.8
     assert _codes(big, "offload_too_slow").empty
     # 100 OSS fixed write 6 144 GB/s: 0.9229 s per checkpoint, τ = √(2 × 0.9229 × 11 126)
     # = 143.3 s, 5 670 / 143.3 = 39.57 GB/s (+ 0.0096 of data) into a warm tier of six

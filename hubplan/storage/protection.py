@@ -208,3 +208,48 @@ def storage_write_gb_s(raw_write_gb_s: float, protection: str) -> float:
     122.88
     """
     return client_write_gb_s(raw_write_gb_s, protection, "drives")
+
+
+def job_inflow_gb_s(job: dict, storage) -> tuple[float, float]:
+    """(warm, cold) inflow of one training job: what each lower tier must absorb. [GB/s]
+
+    Parameters
+    ----------
+    job : dict
+        ``checkpoint_tb``, ``interval_s`` (checkpoint interval), ``raw_tb`` (its raw
+        dataset), ``final_weights_tb`` and ``job_days``.
+    storage : Storage
+        ``checkpoint_offload``, ``checkpoint_keep_last``, ``warm_checkpoints`` and
+        ``cold_checkpoints`` say where checkpoints go.
+
+    Notes
+    -----
+    warm: one checkpoint per interval when older checkpoints move off the hot tier to a
+    warm tier that keeps some (:func:`offload_gb_s`), plus the raw dataset landed over the
+    run; cold: the milestones, each copied while the tier above still holds it (the warm
+    tier's set, or the hot tier's last N when nothing moves to warm), plus the raw dataset
+    and the final weights archived over the run. Data landed "over the run" is a steady
+    rate for the check; a bulk load before the run is faster and is the team's to schedule.
+
+    Examples
+    --------
+    The 16 384-GPU run: 5.67 TB every 211.3 s, 62.4 TB raw, 0.81 TB of weights, 75.18
+    days: warm 26.834 + 62 400 / 6 495 552 s = 26.843 GB/s; cold 5 670 / (10 × 211.3)
+    + 63 210 / 6 495 552 = 2.693 GB/s.
+
+    >>> from hubplan.storage.section import Storage
+    >>> job = {"checkpoint_tb": 5.67, "interval_s": 211.3, "raw_tb": 62.4,
+    ...        "final_weights_tb": 0.81, "job_days": 75.18}
+    >>> [round(x, 3) for x in job_inflow_gb_s(job, Storage())]
+    [26.843, 2.693]
+    """
+    run_s = job["job_days"] * 86400
+    ck, tau = job["checkpoint_tb"], job["interval_s"]
+    to_warm = storage.checkpoint_offload and storage.warm_checkpoints > 0
+    held = storage.warm_checkpoints if to_warm else storage.checkpoint_keep_last
+    warm = offload_gb_s(ck, tau) if to_warm else 0.0
+    cold = offload_gb_s(ck, tau, held) if storage.cold_checkpoints > 0 else 0.0
+    if run_s > 0 and math.isfinite(run_s):
+        warm += job["raw_tb"] * 1000 / run_s
+        cold += (job["raw_tb"] + job["final_weights_tb"]) * 1000 / run_s
+    return warm, cold

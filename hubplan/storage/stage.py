@@ -36,7 +36,7 @@ from .demand import (
 )
 from .dr import replication_gb_s, transfer_hours
 from .nodes import tier_nodes
-from .protection import nodes_for_protection, offload_gb_s
+from .protection import job_inflow_gb_s, nodes_for_protection
 from .section import Storage
 from .tiers import TIERS, node_figures, tier_block
 
@@ -55,7 +55,7 @@ TIERS_TABLE: Schema = {
     "usable_needed_tb": _F, "nodes_for_capacity": _I, "nodes_for_read": _I,
     "nodes_for_write": _I, "nodes": _I, "sized_by": _S, "raw_tb": _F, "usable_tb": _F,
     "fill": _F, "read_gb_s": _F, "write_gb_s": _F, "write_factor": _F,
-    "nodes_for_protection": _I, "offload_in_gb_s": _F,
+    "nodes_for_protection": _I,
 }  # fmt: skip
 BANDWIDTH: Schema = {
     "pool": _S, "gpus": _I, "servers": _I, "read_demand_gb_s": _F, "token_read_gb_s": _F,
@@ -69,7 +69,7 @@ CHECKPOINTS: Schema = {
     "mtbf_hours": _F, "goodput": _F, "write_share": _F, "write_window_s": _F,
     "write_demand_gb_s": _F, "write_supply_gb_s": _F, "limited_by": _S, "write_time_s": _F,
     "interval_min": _F, "expected_goodput": _F, "job_days": _F, "days_to_alert": _F,
-    "days_to_full": _F,
+    "days_to_full": _F, "warm_inflow_gb_s": _F, "cold_inflow_gb_s": _F,
 }  # fmt: skip
 HOT_FILL: Schema = {"day": _F, "used_tb": _F, "usable_tb": _F, "fill": _F, "alert_fill": _F}
 DR: Schema = {"dr": _S, "changed_tb": _F, "replication_gb_s": _F, "link_gbps": _F,
@@ -177,7 +177,6 @@ def _size_tiers(catalog: Catalog, storage: Storage, content: dict, read_need: fl
             "fill": tier_content_tb / (nodes * fig.usable_tb) if nodes else math.nan,
             "read_gb_s": nodes * fig.read_gb_s, "write_gb_s": nodes * fig.write_gb_s,
             "write_factor": fig.write_factor, "nodes_for_protection": by["protection"],
-            "offload_in_gb_s": 0.0,
         })  # fmt: skip
         node_rows.append((tier, row, nodes))
         if hot and row["role"] == "oss" and storage.metadata_model is not None:
@@ -187,33 +186,22 @@ def _size_tiers(catalog: Catalog, storage: Storage, content: dict, read_need: fl
     return tier_rows, node_rows, findings
 
 
-def _offload(tier_rows: list[dict], jobs: list[dict], content: dict,
-             storage: Storage) -> list[Finding]:  # fmt: skip
-    """Protection, the flows between tiers: what the warm and cold tiers must absorb from
-    the tier above (checkpoints moved down, milestones copied, datasets and models landed
-    over the run), set in ``offload_in_gb_s``; a finding where a tier cannot drain it."""
-    run_s = max((j["job_days"] for j in jobs), default=0.0) * 86400
-    data = {t: (content[t]["datasets_raw"] + content[t].get("model_repository", 0.0)) * 1000
-            / run_s if run_s > 0 else 0.0 for t in ("warm", "cold")}  # fmt: skip
+def _offload(tier_rows: list[dict], jobs: list[dict], storage: Storage) -> list[Finding]:
+    """Protection, the flows between tiers: each job's warm and cold inflow
+    (:func:`~hubplan.storage.protection.job_inflow_gb_s`) into ``warm_inflow_gb_s`` and
+    ``cold_inflow_gb_s``; a finding where a tier's client write cannot drain their sum."""
+    for j in jobs:
+        j["warm_inflow_gb_s"], j["cold_inflow_gb_s"] = job_inflow_gb_s(j, storage)
     to_warm = storage.checkpoint_offload and storage.warm_checkpoints > 0
-    held = storage.warm_checkpoints if to_warm else storage.checkpoint_keep_last
-    flows = {
-        "warm": sum(offload_gb_s(j["checkpoint_tb"], j["interval_s"]) for j in jobs)
-        if to_warm else 0.0,
-        "cold": sum(offload_gb_s(j["checkpoint_tb"], j["interval_s"], held) for j in jobs)
-        if storage.cold_checkpoints > 0 else 0.0,
-    }  # fmt: skip
-    findings, above = [], {"warm": "hot", "cold": "warm" if to_warm else "hot"}
-    for r in tier_rows:
-        if r["tier"] == "hot":
-            continue
-        need = flows[r["tier"]] + data[r["tier"]]
-        r["offload_in_gb_s"] = need
+    above = {"warm": "hot", "cold": "warm" if to_warm else "hot"}
+    findings = []
+    for r in tier_rows[1:]:  # warm, cold
+        tier = r["tier"]
+        need = sum(j[f"{tier}_inflow_gb_s"] for j in jobs)
         if need > r["write_gb_s"] * (1 + 1e-9):
-            findings.append(Finding("warning", "storage", r["tier"], "offload_too_slow", {
-                "tier": r["tier"], "source": above[r["tier"]], "need": need,
-                "supply": r["write_gb_s"], "checkpoints": flows[r["tier"]],
-                "data": data[r["tier"]]}))  # fmt: skip
+            findings.append(Finding("warning", "storage", tier, "offload_too_slow", {
+                "tier": tier, "source": above[tier], "need": need,
+                "supply": r["write_gb_s"]}))  # fmt: skip
     return findings
 
 
@@ -289,7 +277,7 @@ def run_storage(
                 "limited_by": limited_by}))  # fmt: skip
 
     # -- protection: the offload between tiers ---------------------------------------------
-    findings += _offload(tier_rows, jobs, content, storage)
+    findings += _offload(tier_rows, jobs, storage)
 
     # -- hot-tier fill projection ----------------------------------------------------------
     base = float(sum(v for k, v in content["hot"].items() if k != "checkpoints"))
