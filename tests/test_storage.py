@@ -53,7 +53,8 @@ def test_default_hot_tier_content_and_nodes(plan):
     assert c["hot", "growth"] == pytest.approx(5.916)
     hot = plan["storage_tiers"].set_index("tier").loc["hot"]
     # 19.72 × 1.3 / 0.85 = 30.16 TB usable: one OSS (737.28 × 0.8 = 589.8 TB) would do; read
-    # 168 GPUs × 0.5 = 84 GB/s also one (100 GB/s): the HA pair minimum of 2 sets it.
+    # 21 DGX, under one SU, at the DGX SuperPOD 'better' level: min(21 × 8, 40) = 40 GB/s,
+    # also one (100 GB/s): the HA pair minimum of 2 sets it.
     assert hot["usable_needed_tb"] == pytest.approx(30.16)
     assert (hot["nodes"], hot["sized_by"]) == (2, "minimum")
     assert hot["usable_tb"] == pytest.approx(2 * 737.28 * 0.8)
@@ -61,13 +62,19 @@ def test_default_hot_tier_content_and_nodes(plan):
 
 def test_read_demand_per_pool_and_superpod_guideline(plan):
     bw = plan["storage_bandwidth"].set_index("pool")
-    # 144 training GPUs × 0.5 = 72 GB/s; 16 + 8 more = 84 GB/s in total
-    assert bw.loc["training", "read_demand_gb_s"] == 72
-    assert bw.loc["total", "read_demand_gb_s"] == 84
+    # DGX SuperPOD RA-11333-001 Table 6, 'better': 8 GB/s per DGX, 40 per SU of 32 DGX.
+    # 18 training DGX: min(18 × 8, 40) = 40; inference 1 working DGX (its second is a
+    # spare, which runs no job): 8; all 20 working DGX are still one SU: 40 in total (the
+    # RA's aggregate is the system's, not a sum of pools)
+    assert bw.loc["training", "read_demand_gb_s"] == 40
+    assert bw.loc["inference", "read_demand_gb_s"] == 8
+    assert bw.loc["total", "read_demand_gb_s"] == 40
+    assert bw.loc["total", "write_demand_gb_s"] == 20  # 20 per SU beats 0.15 of checkpoints
     # 18 DGX H100 × 800 usable Gb/s (not 4 × 400) / 8 = 1 800 GB/s
     assert bw.loc["training", "client_gb_s"] == 1800
-    # SuperPOD 'best' 40 GB/s per DGX: 18 × 40 = 720
-    assert bw.loc["training", "guideline_best_read_gb_s"] == 720
+    # 'best' 40 GB/s per DGX but 125 per SU: min(720, 125); 'good' min(20 × 4, 15)
+    assert bw.loc["training", "guideline_best_read_gb_s"] == 125
+    assert bw.loc["total", "guideline_good_read_gb_s"] == 15
     assert bw.loc["total", "supply_read_gb_s"] == 200  # 2 OSS × 100 GB/s
 
 
@@ -92,10 +99,11 @@ def test_pretrain_16k_names_storage_nodes_and_write_bandwidth(big):
     assert ck["write_window_s"] == pytest.approx(2.031, abs=0.002)
     assert ck["write_demand_gb_s"] == pytest.approx(2791, abs=3)
     hot = big["storage_tiers"].set_index("tier").loc["hot"]
-    # 2 048 DGX + ⌈5 %⌉ = 103 spares = 2 151 × 8 = 17 208 GPUs × 0.5 = 8 604 GB/s read:
-    # ⌈8 604 / 100⌉ = 87 OSS; write ⌈2 791 / 76.8⌉ = 37 OSS; reads set it
-    assert (hot["sized_by"], hot["nodes"]) == ("read", 87)
-    assert hot["nodes_for_write"] == 37
+    # 2 048 working DGX = 64 SUs × 40 GB/s ('better', DGX SuperPOD RA Table 6) = 2 560 GB/s
+    # read: ⌈2 560 / 100⌉ = 26 OSS; checkpoints 2 791 GB/s at 76.8 × 8/10 = 61.44 GB/s per
+    # OSS after RAID 6 8+2: ⌈45.4⌉ = 46 OSS; writes set it
+    assert (hot["sized_by"], hot["nodes"]) == ("write", 46)
+    assert hot["nodes_for_read"] == 26
     nodes = big["storage_nodes"]
     assert list(nodes.columns) == [
         "tier",
@@ -134,7 +142,7 @@ def test_hot_tier_fill_finding_when_checkpoints_stay(big):
 
 def test_hot_tier_alert_without_full(plan):
     # Keep-all on the default: 2 OSS = 1 179.6 TB usable, 16.78 TB base, 0.98 TB per
-    # checkpoint every ~69 min for 11.1 days = 232 checkpoints = 227 TB: never near 85 %.
+    # checkpoint every ~77 min for 11.1 days = 208 checkpoints = 204 TB: never near 85 %.
     s = hubplan.default_scenario().with_changes({"storage.checkpoint_offload": False})
     assert codes(hubplan.build_plan(s), "hot_tier_alert").empty
     # An alert line at 10 % (118 TB) is passed after ⌈(118 − 16.78) / 0.98⌉ = 104
@@ -146,11 +154,12 @@ def test_hot_tier_alert_without_full(plan):
 
 def test_checkpoint_burst_finding(big):
     assert codes(big, "checkpoint_burst").empty
-    # Fix the hot tier at 10 OSS: 768 GB/s write, 5 670 / 768 = 7.4 s > 2.04 s window
+    # Fix the hot tier at 10 OSS: 10 × 61.44 = 614.4 GB/s of client writes after RAID 6
+    # 8+2, 5 670 / 614.4 = 9.2 s > 2.03 s window
     p = hubplan.build_plan(hubplan.load_scenario(PRETRAIN).with_changes({"storage.hot_nodes": 10}))
     f = codes(p, "checkpoint_burst")
     assert len(f) == 1
-    assert f.iloc[0]["data"]["write_s"] == pytest.approx(5670 / 768)
+    assert f.iloc[0]["data"]["write_s"] == pytest.approx(5670 / 614.4)
     assert f.iloc[0]["data"]["limited_by"] == "tier"
 
 
@@ -190,10 +199,11 @@ def test_no_offsite_copy_and_dr_figures(plan):
 
 
 def test_dr_link_too_slow():
-    # warm standby of the 16K run: 5.67 TB every 2.29 min = 41.2 GB/s = 330 Gb/s > 100
+    # warm standby of the 16K run: 5.67 TB every 3.52 min (211.3 s, Young/Daly on 46 OSS
+    # writing 2 826 GB/s) = 26.83 GB/s = 214.7 Gb/s > 100
     s = hubplan.load_scenario(PRETRAIN).with_changes({"storage.dr": "warm_standby"})
     f = codes(hubplan.build_plan(s), "dr_link_too_slow")
-    assert len(f) == 1 and f.iloc[0]["data"]["need_gbps"] == pytest.approx(330, rel=0.01)
+    assert len(f) == 1 and f.iloc[0]["data"]["need_gbps"] == pytest.approx(214.7, rel=0.01)
     assert codes(hubplan.build_plan(hubplan.load_scenario(PRETRAIN)), "dr_link_too_slow").empty
 
 
@@ -234,10 +244,10 @@ def test_storage_panel_headless():
     from hubplan.views import StoragePanel
 
     p = StoragePanel()
-    assert "2 × Lustre OSS" in p.summary.value and "84.0 GB/s" in p.summary.value
+    assert "2 × Lustre OSS" in p.summary.value and "reads 40.0 GB/s" in p.summary.value
     # keep every checkpoint on the hot tier, alert at 50 %
     p.controls["offload"].value = False
-    p.controls["alert"].value = 0.5  # 590 TB: 16.78 + 232 × 0.98 = 244 TB never reaches it
+    p.controls["alert"].value = 0.5  # 590 TB: 16.78 + 208 × 0.98 = 221 TB never reaches it
     assert "hot_tier_alert" not in p.result.findings["code"].tolist()
     p.controls["dr"].value = "none"
     assert "No off-site copy of checkpoints" in p.findings.value
@@ -245,6 +255,9 @@ def test_storage_panel_headless():
     assert "热层" in p.summary.value and "检查点无异地副本" in p.findings.value
     spec = p.fill_chart.chart.to_dict()
     assert spec["layer"][1]["mark"]["type"] == "rule"
+    p.controls["performance_level"].value = "best"  # 20 DGX: min(20 × 40, 125) GB/s
+    assert "读带宽需求 125.0 GB/s" in p.summary.value
+    assert "最佳" in p.controls["performance_level"].options[2][0]
     p.controls["hot_model"].value = "DDN AI400X2T"
     nodes = p.result["storage_nodes"]
     assert "mds" not in nodes["role"].tolist() and p.error is None

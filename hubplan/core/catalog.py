@@ -95,8 +95,9 @@ SWITCH_SCHEMA: dict[str, tuple[str, bool]] = {
 STORAGE_SCHEMA: dict[str, tuple[str, bool]] = {
     "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
     "form": (_STR, True), "role": (_STR, True), "tiers": (_STR, True),
-    "read_gb_s": (_NUM, False), "write_gb_s": (_NUM, False), "raw_tb": (_NUM, False),
-    "protection": (_STR, False), "nic_ports": (_INT, False), "nic_gbps": (_NUM, False),
+    "read_gb_s": (_NUM, False), "write_gb_s": (_NUM, False), "write_basis": (_STR, False),
+    "raw_tb": (_NUM, False), "protection": (_STR, False), "nic_ports": (_INT, False),
+    "nic_gbps": (_NUM, False),
     "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
     "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
     "price_source": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
@@ -161,6 +162,8 @@ _CHOICES = {
     # (AWS Trainium), off (no plugin: File= lists the devices); empty = unknown.
     "gres_autodetect": {"nvml", "rsmi", "oneapi", "nrt", "off", ""},
     "scaleout_nic": {"host", "integrated", ""},
+    # storage write_gb_s counted at the drives (before protection) or at the clients
+    "write_basis": {"client", "drives"},
 }
 
 #: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,

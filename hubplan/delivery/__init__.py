@@ -7,18 +7,19 @@ The scheduler and container files are TEXT returned by the functions below;
 ``hubplan.export.scheduler`` writes them.
 """
 
+# The protection's write arithmetic lives with the storage stage that applies it; named
+# here too, where the acceptance floors that read its result are.
+from ..storage import PROTECTION_WRITE_FACTOR, storage_write_gb_s
 from .acceptance import (
     ACCEPTANCE_COLUMNS,
     MEASURED_NVLINK_BUSBW_GB_S,
     MEASURED_RDMA_GBPS,
-    PROTECTION_WRITE_FACTOR,
     acceptance_plan,
     fabric_busbw_gb_s,
     family_tools,
     matmul_tflops,
     nvlink_busbw_gb_s,
     rdma_gbps,
-    storage_write_gb_s,
 )
 from .kubernetes import k8s_manifests, k8s_pools
 from .schedule import (

@@ -17,7 +17,6 @@ import math
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..core.errors import InputError
 from ..core.findings import Finding
 from ..pools import Pools
 from .scheduler import fact, records, server_figures
@@ -55,16 +54,6 @@ MEASURED_NVLINK_BUSBW_GB_S: dict[str, tuple[float, str]] = {
 #: closed/NVIDIA/documentation/start_from_device/dgx-h100.md, github
 #: mlcommons/inference_results_v3.1).
 MEASURED_RDMA_GBPS: dict[float, tuple[float, str]] = {400.0: (392.0, "nvidia_dgx_h100_gdr")}
-
-#: Write amplification of each storage protection scheme: bytes the drives write per byte
-#: a client writes. RAID 6 8+2 and EC 8+2 write data and two parities (10/8); EC 16+4
-#: 20/16; EC 4+2 6/4; RAID 10 two copies; three replicas three. ``appliance``: 1, since an
-#: appliance's catalogue figures are measured at its clients (MLPerf Storage), protection
-#: included. Reads touch the data only, so read bandwidth carries no such factor.
-PROTECTION_WRITE_FACTOR: dict[str, float] = {
-    "raid6_8+2": 10 / 8, "raid10": 2.0, "ec_4+2": 6 / 4, "ec_8+2": 10 / 8,
-    "ec_16+4": 20 / 16, "replica_3": 3.0, "appliance": 1.0,
-}  # fmt: skip
 
 
 def matmul_tflops(dense_peak_tflops: float, share: float) -> float:
@@ -137,33 +126,6 @@ def fabric_busbw_gb_s(nics: int, nic_gbps: float, share: float) -> float:
     return nics * nic_gbps / 8 * share
 
 
-def storage_write_gb_s(raw_write_gb_s: float, protection: str) -> float:
-    """Client-visible write bandwidth of a storage tier after its protection overhead.
-    [GB/s]
-
-    Notes
-    -----
-    Every byte a client writes is written ``factor`` times to the drives
-    (:data:`PROTECTION_WRITE_FACTOR`: EC 8+2 writes 10 bytes per 8, three replicas 3 per
-    1), so the clients see the drives' write bandwidth divided by it. Reads need no such
-    division.
-
-    Examples
-    --------
-    Two Lustre OSS of 76.8 GB/s drive writes each, RAID 6 8+2: 153.6 ÷ 1.25 = 122.88 GB/s;
-    one 17.1 GB/s HDD node with three replicas: 5.7 GB/s.
-
-    >>> round(storage_write_gb_s(153.6, "raid6_8+2"), 2)
-    122.88
-    >>> round(storage_write_gb_s(17.1, "replica_3"), 2)
-    5.7
-    """
-    if protection not in PROTECTION_WRITE_FACTOR:
-        raise InputError("storage protection", protection,
-                         f"one of {', '.join(PROTECTION_WRITE_FACTOR)}")  # fmt: skip
-    return raw_write_gb_s / PROTECTION_WRITE_FACTOR[protection]
-
-
 #: What an unknown tool is written as: the test stays in the plan, its tool is named by
 #: the team (and a finding lists it), never borrowed from another family.
 UNKNOWN_TOOL = "unknown"
@@ -217,8 +179,10 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     nodes of a tier run it; ``expected`` is what a healthy system reaches (measured where
     ``figure_basis`` says so, with ``figure_source``); ``floor`` is the pass line
     (``pass_if``: at least, at most, or exactly). Storage write rows carry the protection
-    scheme's write factor in ``protection_factor``: the tier's scheme, or 1 for an
-    appliance (catalogue role ``appliance``), whose figures are measured at its clients.
+    scheme's write factor in ``protection_factor``: the one the storage stage divided the
+    drives' write figure by (the tier's ``write_factor``), 1 for a building block whose
+    figures are measured at its clients (an appliance in MLPerf Storage, MinIO's
+    benchmark).
     """
     d = delivery
     rows: list[dict] = []
@@ -298,24 +262,22 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             d.stability_hours, d.stability_hours, "at_least", "rule", "burn_in_practice",
             "h")  # fmt: skip
     if storage_tiers is not None:
-        cols = ["tier", "model", "nodes", "read_gb_s", "write_gb_s", "protection"]
+        cols = ["tier", "nodes", "read_gb_s", "write_gb_s", "write_factor"]
         for t in records(storage_tiers, cols):
             if int(t["nodes"]) <= 0:
                 continue
-            protection = str(t["protection"])
-            if catalog.storage_block(str(t["model"]))["role"] == "appliance":
-                protection = "appliance"  # its figures are measured at the clients
-            read, raw_write = float(t["read_gb_s"]), float(t["write_gb_s"])
+            # write_gb_s is what clients see: the storage stage divided the drives' figure
+            # by the protection's write amplification (write_factor, 1 for a figure
+            # measured at the clients), once; the floor takes it as it is.
+            read, write = float(t["read_gb_s"]), float(t["write_gb_s"])
             if not math.isnan(read) and read > 0:
                 add("storage", "", t["tier"], "storage_read", "fio / IOR", t["nodes"], read,
                     read * d.storage_floor_share, "at_least", "plan", "plan_storage_tiers",
                     "GB/s")  # fmt: skip
-            if not math.isnan(raw_write) and raw_write > 0:
-                write = storage_write_gb_s(raw_write, protection)
+            if not math.isnan(write) and write > 0:
                 add("storage", "", t["tier"], "storage_write", "fio / IOR", t["nodes"], write,
                     write * d.storage_floor_share, "at_least", "plan",
-                    "plan_storage_after_protection", "GB/s",
-                    PROTECTION_WRITE_FACTOR[protection])  # fmt: skip
+                    "plan_storage_after_protection", "GB/s", t["write_factor"])  # fmt: skip
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})

@@ -8,10 +8,13 @@ off-site copy. Its ``storage_nodes`` table is what the network and facility stag
 """
 
 from .bandwidth import (
+    LEVELS,
+    SUPERPOD_4SU_READ_GB_S,
+    SUPERPOD_4SU_WRITE_GB_S,
     SUPERPOD_NODE_READ_GB_S,
     SUPERPOD_NODE_WRITE_GB_S,
     client_gb_s,
-    read_demand_gb_s,
+    guideline_gb_s,
     token_read_gb_s,
 )
 from .capacity import PROTECTION_USABLE, checkpoint_tb, nodes_for, usable_needed_tb, usable_tb
@@ -24,13 +27,55 @@ from .checkpoint import (
     write_window_s,
 )
 from .dr import replication_gb_s, transfer_hours
+from .nodes import tier_nodes
+from .protection import (
+    PROTECTION_WRITE_FACTOR,
+    SCHEMES,
+    client_write_gb_s,
+    job_inflow_gb_s,
+    nodes_for_protection,
+    offload_gb_s,
+    storage_write_gb_s,
+    usable_fraction,
+    write_factor,
+)
 from .section import Storage
 from .stage import STORAGE_NODE_COLUMNS
 
 __all__ = [
-    "PROTECTION_USABLE", "STORAGE_NODE_COLUMNS", "STORAGE_SCHEMA", "SUPERPOD_NODE_READ_GB_S",
-    "SUPERPOD_NODE_WRITE_GB_S", "Storage", "checkpoint_interval_s", "checkpoint_tb",
-    "checkpoint_time_share", "client_gb_s", "goodput", "job_mtbf_hours", "nodes_for",
-    "read_demand_gb_s", "replication_gb_s", "storage_catalog", "storage_model",
-    "token_read_gb_s", "transfer_hours", "usable_needed_tb", "usable_tb", "write_window_s",
+    "LEVELS",
+    "PROTECTION_USABLE",
+    "PROTECTION_WRITE_FACTOR",
+    "SCHEMES",
+    "STORAGE_NODE_COLUMNS",
+    "STORAGE_SCHEMA",
+    "SUPERPOD_4SU_READ_GB_S",
+    "SUPERPOD_4SU_WRITE_GB_S",
+    "SUPERPOD_NODE_READ_GB_S",
+    "SUPERPOD_NODE_WRITE_GB_S",
+    "Storage",
+    "checkpoint_interval_s",
+    "checkpoint_tb",
+    "checkpoint_time_share",
+    "client_gb_s",
+    "client_write_gb_s",
+    "goodput",
+    "guideline_gb_s",
+    "job_inflow_gb_s",
+    "job_mtbf_hours",
+    "nodes_for",
+    "nodes_for_protection",
+    "offload_gb_s",
+    "replication_gb_s",
+    "storage_catalog",
+    "storage_model",
+    "storage_write_gb_s",
+    "tier_nodes",
+    "token_read_gb_s",
+    "transfer_hours",
+    "usable_fraction",
+    "usable_needed_tb",
+    "usable_tb",
+    "write_factor",
+    "write_window_s",
 ]  # fmt: skip

@@ -1,30 +1,86 @@
-"""Bandwidth: read demand per pool, checkpoint write demand, and what clients can move."""
+"""Bandwidth: the DGX SuperPOD storage guideline, reads from training throughput, and
+what the GPU servers' storage NICs can move."""
 
 from __future__ import annotations
 
-#: NVIDIA DGX SuperPOD storage performance guideline per 8-GPU DGX node, GB/s
-#: (RA-11333-001 "NVIDIA DGX SuperPOD Reference Architecture, DGX H100", storage
-#: performance table): single-node read good 4 / better 8 / best 40, write 2 / 4 / 20.
+import math
+
+#: Levels of the DGX SuperPOD storage performance guideline, in the RA's order.
+LEVELS = ("good", "better", "best")
+
+#: NVIDIA DGX SuperPOD storage performance guideline, RA-11333-001 "NVIDIA DGX SuperPOD
+#: Reference Architecture, DGX H100" (V11, 2023-09-22), Table 6 "Guidelines for storage
+#: performance", GB/s, good / better / best:
+#: single-node read 4 / 8 / 40, write 2 / 4 / 20;
+#: single-SU aggregate read 15 / 40 / 125, write 7 / 20 / 62;
+#: 4-SU aggregate read 60 / 160 / 500, write 30 / 80 / 250.
+#: The RA's levels by workload: 'good' for datasets that mostly fit in the nodes' local
+#: cache (LLM text, NLP), 'better' for datasets too large for it (compressed images),
+#: 'best' for uncompressed image or video data, offline inference and ETL.
 SUPERPOD_NODE_READ_GB_S = {"good": 4.0, "better": 8.0, "best": 40.0}
 SUPERPOD_NODE_WRITE_GB_S = {"good": 2.0, "better": 4.0, "best": 20.0}
+SUPERPOD_4SU_READ_GB_S = {"good": 60.0, "better": 160.0, "best": 500.0}
+SUPERPOD_4SU_WRITE_GB_S = {"good": 30.0, "better": 80.0, "best": 250.0}
+#: Per scalable unit: the 4-SU figure over 4 (the fully tested size). Reads equal the
+#: table's single-SU row (15 / 40 / 125); writes are 7.5 / 20 / 62.5 where the single-SU
+#: row prints 7 / 20 / 62, the same figures rounded down.
+SUPERPOD_SU_READ_GB_S = {k: v / 4 for k, v in SUPERPOD_4SU_READ_GB_S.items()}
+SUPERPOD_SU_WRITE_GB_S = {k: v / 4 for k, v in SUPERPOD_4SU_WRITE_GB_S.items()}
+#: A DGX SuperPOD scalable unit: 32 DGX H100 of 8 GPUs (RA-11333-001, "Scalable Unit";
+#: its 4-SU build has 127, one DGX giving way to the UFM appliances).
+SU_NODES = 32
+GPUS_PER_DGX = 8
 
 
-def read_demand_gb_s(gpus: float, per_gpu_gb_s: float) -> float:
-    """Aggregate read demand of a pool: GPUs × per-GPU read rate. [GB/s]
+def guideline_gb_s(gpus: float, level: str, kind: str = "read") -> float:
+    """Aggregate storage bandwidth the DGX SuperPOD guideline asks for ``gpus``. [GB/s]
+
+    Parameters
+    ----------
+    gpus : float
+        Working GPUs the storage serves (spares run no job). [count]
+    level : str
+        ``good``, ``better`` or ``best`` (:data:`LEVELS`).
+    kind : str
+        ``read`` or ``write``.
 
     Notes
     -----
-    The planning guide's rule (GPU count × expected per-GPU read bandwidth sets the
-    file system's floor); 0.5 GB/s per GPU is the DGX SuperPOD 'good' 4 GB/s per DGX.
+    nodes = GPUs / 8 (the guideline is per 8-GPU DGX H100; other servers count by their
+    GPUs), SUs = ⌈nodes / 32⌉, and the figure is
+    min(nodes × single-node figure, SUs × per-SU figure): the per-SU aggregate for whole
+    scalable units, as the RA's Table 6 gives for 1 and 4 SUs, and no more than every node
+    reading at its single-node figure at once for a cluster smaller than one SU. The
+    aggregate grows with SUs, not with nodes × the single-node rate: not every node reads
+    at its peak at the same time, which is why the 4-SU 'better' figure is 160 GB/s and
+    not 127 × 8 = 1 016.
+
+    References
+    ----------
+    NVIDIA, RA-11333-001 "NVIDIA DGX SuperPOD Reference Architecture, DGX H100", V11,
+    Table 6 "Guidelines for storage performance".
 
     Examples
     --------
-    168 GPUs at 0.5 GB/s: 84 GB/s.
+    The RA's 4-SU build, 127 DGX H100 = 1 016 GPUs, at 'better': 4 SUs × 40 = 160 GB/s
+    read and 4 × 20 = 80 GB/s write; two DGX: 2 × 8 = 16 GB/s.
 
-    >>> read_demand_gb_s(168, 0.5)
-    84.0
+    >>> guideline_gb_s(1016, "better"), guideline_gb_s(1016, "better", "write")
+    (160.0, 80.0)
+    >>> guideline_gb_s(16, "better")
+    16.0
     """
-    return gpus * per_gpu_gb_s
+    if level not in LEVELS:
+        raise ValueError(f"guideline level {level!r}: one of {', '.join(LEVELS)}")
+    if kind not in ("read", "write"):
+        raise ValueError(f"guideline kind {kind!r}: read or write")
+    node, su = ((SUPERPOD_NODE_READ_GB_S, SUPERPOD_SU_READ_GB_S) if kind == "read"
+                else (SUPERPOD_NODE_WRITE_GB_S, SUPERPOD_SU_WRITE_GB_S))  # fmt: skip
+    nodes = gpus / GPUS_PER_DGX
+    if nodes <= 0:
+        return 0.0
+    units = math.ceil(round(nodes / SU_NODES, 9))
+    return min(nodes * node[level], units * su[level])
 
 
 def token_read_gb_s(tokens_per_s: float, bytes_per_token: float, amplification: float) -> float:
@@ -33,7 +89,7 @@ def token_read_gb_s(tokens_per_s: float, bytes_per_token: float, amplification: 
     Examples
     --------
     The default 70 B fine-tune reads 129 766 tokens/s of int32 tokens: 0.52 MB/s, far
-    below the per-GPU rule (LLM text is small; checkpoints dominate writes).
+    below the guideline (LLM text is small; checkpoints dominate writes).
 
     >>> round(token_read_gb_s(129_766, 4, 1) * 1000, 2)
     0.52

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 
-#: Usable share of raw capacity by protection scheme: RAID 6 8+2 and EC 8+2 / 16+4 keep
-#: 8/10 and 16/20, EC 4+2 keeps 4/6, RAID 10 half, three replicas a third (data over
-#: data + parity). ``appliance``: Huawei's MLPerf Storage v1.0 OceanStor A800 entry reports
-#: 362,723 GiB usable of 457,764 GiB raw = 79.2 %, used for appliances whose own scheme is
-#: not published.
-PROTECTION_USABLE = {
-    "raid6_8+2": 8 / 10, "raid10": 1 / 2, "ec_4+2": 4 / 6, "ec_8+2": 8 / 10,
-    "ec_16+4": 16 / 20, "replica_3": 1 / 3, "appliance": 362_723 / 457_764,
-}  # fmt: skip
+from .protection import SCHEMES, usable_fraction
+
+#: Usable share of raw capacity by protection scheme, k / (k + m): RAID 6 8+2 and EC 8+2 /
+#: 16+4 keep 8/10 and 16/20, EC 4+2 keeps 4/6, RAID 10 half, three replicas a third.
+#: ``appliance``: Huawei's MLPerf Storage v1.0 OceanStor A800 entry reports 362,723 GiB
+#: usable of 457,764 GiB raw = 79.2 %, used for appliances whose own scheme is not
+#: published (:func:`~hubplan.storage.protection.usable_fraction`).
+PROTECTION_USABLE = {name: usable_fraction(name) for name in SCHEMES}
 
 
 def checkpoint_tb(params: float, bytes_per_param: float) -> float:

@@ -137,12 +137,16 @@ class Storage(Section):
         "to confirm with the client's team. [TB]",
     )
     logs_tb: float = Field(1.0, ge=0, description="Logs and metrics (an assumption). [TB]")
-    read_gb_s_per_gpu: float = Field(
-        0.5,
-        ge=0,
-        description="Read demand per GPU: NVIDIA DGX SuperPOD storage guideline 'good' "
-        "single-node read 4 GB/s per 8-GPU DGX (RA-11333-001, storage performance table) "
-        "= 0.5 GB/s per GPU. [GB/s]",
+    performance_level: Literal["good", "better", "best"] = Field(
+        "better",
+        description="Level of the DGX SuperPOD storage performance guideline the storage "
+        "is sized to (NVIDIA RA-11333-001, DGX H100, Table 6: per 8-GPU node read 4 / 8 / "
+        "40 GB/s, per scalable unit of 32 nodes 15 / 40 / 125 GB/s read and 7.5 / 20 / "
+        "62.5 write). 'better', because the RA keeps 'good' for datasets that fit in the "
+        "nodes' local cache (LLM text), which a centre serving many tenants cannot "
+        "promise (images, multimodal data, datasets larger than a node's cache), and "
+        "'best' for uncompressed image and video data, offline inference and ETL; choose "
+        "it when those are the load.",
     )
     read_amplification: float = Field(
         1.0,

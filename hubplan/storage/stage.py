@@ -1,6 +1,14 @@
 """The storage stage entry: tiers and their content, node counts, bandwidth demand and
 supply, checkpoint interval and goodput, the hot-tier fill projection, disaster recovery,
-and the ``storage_nodes`` table the network and facility stages read."""
+and the ``storage_nodes`` table the network and facility stages read.
+
+``run_storage`` runs named steps, each a calculator with its own tests: demand
+(:mod:`.demand`: what jobs store and write, what each tier holds, read and write demand
+from the DGX SuperPOD guideline), tiers (:mod:`.tiers`: each tier's building block and
+what a node delivers after its protection), nodes (:mod:`.nodes`: the count and what set
+it) and protection (:mod:`.protection`: failure domains, write amplification, and whether
+each tier drains the one above it).
+"""
 
 from __future__ import annotations
 
@@ -10,39 +18,66 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..core.errors import HubplanError
 from ..core.findings import Finding
-from ..core.frames import frame as _frame
+from ..core.frames import Schema, typed
 from ..core.frames import records as _records
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from ..server import pool_server
 from ..workload.section import Workload
-from .bandwidth import (
-    SUPERPOD_NODE_READ_GB_S,
-    client_gb_s,
-    read_demand_gb_s,
-    token_read_gb_s,
-)
-from .capacity import PROTECTION_USABLE, checkpoint_tb, nodes_for, usable_needed_tb
-from .checkpoint import (
-    checkpoint_interval_s,
-    checkpoint_time_share,
-    goodput,
-    job_mtbf_hours,
-    write_window_s,
+from .bandwidth import client_gb_s
+from .capacity import usable_needed_tb
+from .checkpoint import checkpoint_interval_s, goodput
+from .demand import (
+    bandwidth_rows,
+    checkpoint_write_demand,
+    content_rows,
+    job_storage,
+    tier_content,
 )
 from .dr import replication_gb_s, transfer_hours
+from .nodes import tier_nodes
+from .protection import job_inflow_gb_s, nodes_for_protection
 from .section import Storage
+from .tiers import TIERS, node_figures, tier_block
 
-#: The contract the network and facility stages read: one row per node type.
 #: The storage_nodes table: the contract the network and facility stages read.
 STORAGE_NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
                 "typical_power_kw", "price_usd", "nic_ports", "nic_gbps"]  # fmt: skip
 WEIGHT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-TIERS = ("hot", "warm", "cold")
 #: Most rows the fill curve keeps (the crossings are computed on every checkpoint).
 CURVE_POINTS = 400
+
+# The stage's tables, their columns and dtypes (checked on every run, rows or none).
+_F, _I, _S = "float64", "int64", "str"
+CONTENT: Schema = {"tier": _S, "content": _S, "tb": _F}
+TIERS_TABLE: Schema = {
+    "tier": _S, "model": _S, "protection": _S, "usable_fraction": _F, "content_tb": _F,
+    "usable_needed_tb": _F, "nodes_for_capacity": _I, "nodes_for_read": _I,
+    "nodes_for_write": _I, "nodes": _I, "sized_by": _S, "raw_tb": _F, "usable_tb": _F,
+    "fill": _F, "read_gb_s": _F, "write_gb_s": _F, "write_factor": _F,
+    "nodes_for_protection": _I,
+}  # fmt: skip
+BANDWIDTH: Schema = {
+    "pool": _S, "gpus": _I, "servers": _I, "read_demand_gb_s": _F, "token_read_gb_s": _F,
+    "write_demand_gb_s": _F, "client_gb_s": _F, "guideline_good_read_gb_s": _F,
+    "guideline_best_read_gb_s": _F, "guideline_read_gb_s": _F, "guideline_write_gb_s": _F,
+    "checkpoint_write_gb_s": _F, "supply_read_gb_s": _F, "supply_write_gb_s": _F,
+}  # fmt: skip
+CHECKPOINTS: Schema = {
+    "job": _S, "params": _F, "weights_bytes": _F, "master_bytes": _F, "optimizer_bytes": _F,
+    "bytes_per_param": _F, "checkpoint_tb": _F, "hot_retained_tb": _F, "gpus": _I,
+    "mtbf_hours": _F, "goodput": _F, "write_share": _F, "write_window_s": _F,
+    "write_demand_gb_s": _F, "write_supply_gb_s": _F, "limited_by": _S, "write_time_s": _F,
+    "interval_min": _F, "expected_goodput": _F, "job_days": _F, "days_to_alert": _F,
+    "days_to_full": _F, "warm_inflow_gb_s": _F, "cold_inflow_gb_s": _F,
+}  # fmt: skip
+HOT_FILL: Schema = {"day": _F, "used_tb": _F, "usable_tb": _F, "fill": _F, "alert_fill": _F}
+DR: Schema = {"dr": _S, "changed_tb": _F, "replication_gb_s": _F, "link_gbps": _F,
+              "rpo_hours": _F, "rto_hours": _F, "second_site_tb": _F}  # fmt: skip
+NODES: Schema = {"tier": _S, "role": _S, "model": _S, "nodes": _I, "rack_units": _F,
+                 "max_power_kw": _F, "typical_power_kw": _F, "price_usd": _F,
+                 "nic_ports": _F, "nic_gbps": _F}  # fmt: skip
 
 
 def _num(v: object) -> float:
@@ -63,30 +98,6 @@ def _service_params(service, catalog: Catalog) -> float:
     if service.architecture is not None:
         return float(service.architecture.total_params)
     return float(catalog.model(service.model)["total_params"])
-
-
-def _checkpoint_bytes(method: str, storage: Storage) -> tuple[float, float, float]:
-    """(weights, master, optimizer) bytes per parameter a job's checkpoint saves."""
-    if method == "full":
-        return (storage.checkpoint_weights_bytes, storage.checkpoint_master_bytes,
-                storage.checkpoint_optimizer_bytes)  # fmt: skip
-    # LoRA / QLoRA: the base is frozen; the merged model is saved as weights only.
-    return storage.checkpoint_weights_bytes, 0.0, 0.0
-
-
-def _per_node(row: pd.Series, field: str, storage: Storage) -> tuple[float, float, float]:
-    """(read, write, raw) per node of a data building block; errors name the gap."""
-    read, write, raw = _num(row["read_gb_s"]), _num(row["write_gb_s"]), _num(row["raw_tb"])
-    for col, v in (("read_gb_s", read), ("raw_tb", raw)):
-        if math.isnan(v) or v <= 0:
-            raise HubplanError(
-                f"{field} = {row['name']!r}: column {col} is empty in data/storage.csv, so "
-                "the tier cannot be sized; choose another building block or add the "
-                "figure with its source"
-            )
-    if math.isnan(write):
-        write = read * storage.write_to_read_when_unknown
-    return read, write, raw
 
 
 def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storage):
@@ -119,6 +130,79 @@ def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storag
     return curve, alert, full
 
 
+def _pool_rows(pools: list[dict], specs: Pools, catalog: Catalog) -> list[dict]:
+    """Per pool: GPUs and servers with spares, working GPUs (without) and what its
+    servers' storage NICs move."""
+    rows = []
+    for p in pools:
+        _, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
+        rows.append({"pool": p["pool"], "gpus": int(p["total_gpus"]),
+                     "servers": int(p["total_servers"]),
+                     "working_gpus": float(p["servers"]) * float(p["gpus_per_server"]),
+                     "client_gb_s": client_gb_s(int(p["total_servers"]), usable_gbps)})  # fmt: skip
+    return rows
+
+
+def _size_tiers(catalog: Catalog, storage: Storage, content: dict, read_need: float,
+                write_need: float) -> tuple[list[dict], list[tuple], list[Finding]]:  # fmt: skip
+    """Tiers and nodes: each tier's block, node figures and count; the storage_nodes rows."""
+    tier_rows, node_rows, findings = [], [], []
+    for tier in TIERS:
+        row, field, protection = tier_block(tier, catalog, storage)
+        fig = node_figures(row, field, protection, storage)
+        tier_content_tb = float(sum(content[tier].values()))
+        need = usable_needed_tb(tier_content_tb, storage.growth_margin, storage.fill_ceiling)
+        hot = tier == "hot"
+        domains = nodes_for_protection(protection)
+        nodes, sized_by, by = tier_nodes(
+            usable_needed_tb=need, usable_per_node_tb=fig.usable_tb,
+            minimum=storage.min_hot_nodes if hot else int(tier_content_tb > 0),
+            protection_nodes=domains, read_need_gb_s=read_need if hot else None,
+            write_need_gb_s=write_need if hot else None, read_per_node_gb_s=fig.read_gb_s,
+            write_per_node_gb_s=fig.write_gb_s,
+            fixed=storage.hot_nodes if hot else None)  # fmt: skip
+        if 0 < nodes < domains:  # only a fixed count can fall short
+            findings.append(Finding("error", "storage", tier, "protection_short", {
+                "tier": tier, "nodes": nodes, "protection": protection,
+                "needed": domains}))  # fmt: skip
+        tier_rows.append({
+            "tier": tier, "model": row["name"], "protection": protection,
+            "usable_fraction": fig.usable_tb / fig.raw_tb, "content_tb": tier_content_tb,
+            "usable_needed_tb": need, "nodes_for_capacity": by["capacity"],
+            "nodes_for_read": by.get("read", 0), "nodes_for_write": by.get("write", 0),
+            "nodes": nodes, "sized_by": sized_by, "raw_tb": nodes * fig.raw_tb,
+            "usable_tb": nodes * fig.usable_tb,
+            "fill": tier_content_tb / (nodes * fig.usable_tb) if nodes else math.nan,
+            "read_gb_s": nodes * fig.read_gb_s, "write_gb_s": nodes * fig.write_gb_s,
+            "write_factor": fig.write_factor, "nodes_for_protection": by["protection"],
+        })  # fmt: skip
+        node_rows.append((tier, row, nodes))
+        if hot and row["role"] == "oss" and storage.metadata_model is not None:
+            node_rows.append(("hot", catalog.storage_block(storage.metadata_model,
+                                                           "storage.metadata_model"),
+                              storage.metadata_nodes))  # fmt: skip
+    return tier_rows, node_rows, findings
+
+
+def _offload(tier_rows: list[dict], jobs: list[dict], storage: Storage) -> list[Finding]:
+    """Protection, the flows between tiers: each job's warm and cold inflow
+    (:func:`~hubplan.storage.protection.job_inflow_gb_s`) into ``warm_inflow_gb_s`` and
+    ``cold_inflow_gb_s``; a finding where a tier's client write cannot drain their sum."""
+    for j in jobs:
+        j["warm_inflow_gb_s"], j["cold_inflow_gb_s"] = job_inflow_gb_s(j, storage)
+    to_warm = storage.checkpoint_offload and storage.warm_checkpoints > 0
+    above = {"warm": "hot", "cold": "warm" if to_warm else "hot"}
+    findings = []
+    for r in tier_rows[1:]:  # warm, cold
+        tier = r["tier"]
+        need = sum(j[f"{tier}_inflow_gb_s"] for j in jobs)
+        if need > r["write_gb_s"] * (1 + 1e-9):
+            findings.append(Finding("warning", "storage", tier, "offload_too_slow", {
+                "tier": tier, "source": above[tier], "need": need,
+                "supply": r["write_gb_s"]}))  # fmt: skip
+    return findings
+
+
 def run_storage(
     *,
     catalog: Catalog,
@@ -128,174 +212,54 @@ def run_storage(
     pools: Pools,
 ) -> StageResult:
     """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
-    the hot-tier fill projection and the off-site copy."""
+    the hot-tier fill projection and the off-site copy.
+
+    Steps: demand (jobs, tier content, checkpoint and guideline bandwidth), tiers and
+    nodes (block, client-side figures, count), checkpoint interval and goodput on the
+    sized hot tier, protection (offload between tiers), hot-tier fill, DR, storage_nodes.
+    """
     specs = pools  # the scenario's pools section (its servers); `pools` below: the table rows
     findings: list[Finding] = []
     all_pools = tables["pools"]
-    pools = _records(all_pools, ["pool", "server", "total_gpus", "total_servers"],
+    pools = _records(all_pools, ["pool", "server", "total_gpus", "total_servers", "servers",
+                                 "gpus_per_server"],
                      all_pools["level"].to_numpy() == "pool")  # fmt: skip
-    training = tables["training"]
     jobs_by_name = {j.name: j for j in workload.training}
-
     train_pool = [p for p in pools if p["pool"] == "training"]
     train_server = str(train_pool[0]["server"]) if train_pool else ""
     _, train_usable_gbps = _server_storage("training" if train_server else "", specs, catalog)
 
-    # -- checkpoints and datasets per job ------------------------------------------------
-    jobs: list[dict] = []
+    # -- demand ----------------------------------------------------------------------------
     job_columns = ["job", "method", "params", "tokens", "gpus", "servers", "goodput",
                    "tokens_per_s", "days_to_finish"]  # fmt: skip
-    for row in _records(training, job_columns):
-        spec = jobs_by_name[row["job"]]
-        w, m, o = _checkpoint_bytes(str(row["method"]), storage)
-        text_tb = (float(spec.data_bytes) if spec.data_bytes is not None
-                   else float(row["tokens"]) * spec.bytes_per_token) / 1e12  # fmt: skip
-        jobs.append({
-            "job": row["job"], "params": float(row["params"]), "weights_bytes": w,
-            "master_bytes": m, "optimizer_bytes": o, "bytes_per_param": w + m + o,
-            "checkpoint_tb": checkpoint_tb(float(row["params"]), w + m + o),
-            "final_weights_tb": checkpoint_tb(float(row["params"]), w),
-            "processed_tb": float(row["tokens"]) * storage.processed_bytes_per_token / 1e12,
-            "raw_tb": text_tb * storage.raw_to_text, "gpus": int(row["gpus"]),
-            "servers": int(row["servers"]), "goodput": float(row["goodput"]),
-            "tokens_per_s": float(row["tokens_per_s"]),
-            "job_days": float(row["days_to_finish"]),
-        })  # fmt: skip
+    jobs = [job_storage(row, jobs_by_name[row["job"]].data_bytes,
+                        jobs_by_name[row["job"]].bytes_per_token, storage)
+            for row in _records(tables["training"], job_columns)]  # fmt: skip
     repo_tb = sum(
         _service_params(s, catalog) * WEIGHT_BYTES[s.weight_precision] / 1e12
         for s in workload.inference
     )
     developers = workload.development.developers if workload.development is not None else 0
+    content = tier_content(jobs, repo_tb, developers, storage)
+    findings += checkpoint_write_demand(jobs, storage)
+    bw_rows = bandwidth_rows(_pool_rows(pools, specs, catalog), jobs, storage)
+    total = bw_rows[-1]
 
-    ck = [j["checkpoint_tb"] for j in jobs]
-    content = {
-        "hot": {
-            "datasets_processed": sum(j["processed_tb"] for j in jobs),
-            "checkpoints": storage.checkpoint_keep_last * sum(ck),
-            "model_repository": repo_tb + sum(j["final_weights_tb"] for j in jobs),
-            "home": developers * storage.home_tb_per_developer,
-        },
-        "warm": {
-            "datasets_raw": sum(j["raw_tb"] for j in jobs),
-            "checkpoints": storage.warm_checkpoints * sum(ck),
-            "logs": storage.logs_tb,
-        },
-        "cold": {
-            "datasets_raw": sum(j["raw_tb"] for j in jobs),
-            "checkpoints": storage.cold_checkpoints * sum(ck),
-            "model_repository": repo_tb + sum(j["final_weights_tb"] for j in jobs),
-        },
-    }
-    content_rows = []
-    for tier, parts in content.items():
-        for name, tb in parts.items():
-            content_rows.append({"tier": tier, "content": name, "tb": tb})
-        content_rows.append({"tier": tier, "content": "growth",
-                             "tb": sum(parts.values()) * storage.growth_margin})  # fmt: skip
-    content_df = _frame(content_rows, ["tier", "content", "tb"])
-
-    # -- read demand per pool ------------------------------------------------------------
-    bw_rows = []
-    for p in pools:
-        _, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
-        gpus, servers = int(p["total_gpus"]), int(p["total_servers"])
-        token = (sum(token_read_gb_s(j["tokens_per_s"], storage.processed_bytes_per_token,
-                                     storage.read_amplification) for j in jobs)
-                 if p["pool"] == "training" else 0.0)  # fmt: skip
-        per_gpu = read_demand_gb_s(gpus, storage.read_gb_s_per_gpu)
-        scale = gpus / 8  # the guideline is per 8-GPU DGX node
-        bw_rows.append({
-            "pool": p["pool"], "gpus": gpus, "servers": servers,
-            "read_demand_gb_s": max(per_gpu, token), "token_read_gb_s": token,
-            "write_demand_gb_s": 0.0, "client_gb_s": client_gb_s(servers, usable_gbps),
-            "guideline_good_read_gb_s": scale * SUPERPOD_NODE_READ_GB_S["good"],
-            "guideline_best_read_gb_s": scale * SUPERPOD_NODE_READ_GB_S["best"],
-        })  # fmt: skip
-
-    # -- checkpoint write demand (before the tier is sized) ------------------------------
-    restart_s = storage.restart_minutes * 60
-    for j in jobs:
-        mtbf_s = job_mtbf_hours(j["gpus"], storage.interruptions_per_gpu_year) * 3600
-        share = (storage.checkpoint_time_share if storage.checkpoint_time_share is not None
-                 else checkpoint_time_share(j["goodput"], mtbf_s, restart_s))  # fmt: skip
-        j.update(mtbf_hours=mtbf_s / 3600, write_share=share)
-        if share <= 0:
-            j.update(write_window_s=math.nan, write_demand_gb_s=math.nan)
-            findings.append(Finding("error", "storage", j["job"], "goodput_unreachable", {
-                "job": j["job"], "goodput": j["goodput"], "mtbf_hours": mtbf_s / 3600,
-                "restart_minutes": storage.restart_minutes}))  # fmt: skip
-            continue
-        window = write_window_s(share, mtbf_s)
-        j.update(write_window_s=window, write_demand_gb_s=j["checkpoint_tb"] * 1000 / window)
-    write_total = sum(j["write_demand_gb_s"] for j in jobs
-                      if math.isfinite(j["write_demand_gb_s"]))  # fmt: skip
+    # -- tiers and nodes -------------------------------------------------------------------
+    tier_rows, node_rows, found = _size_tiers(catalog, storage, content,
+                                              total["read_demand_gb_s"],
+                                              total["write_demand_gb_s"])  # fmt: skip
+    findings += found
+    hot_row = tier_rows[0]
+    hot_read, hot_write, hot_usable = (hot_row["read_gb_s"], hot_row["write_gb_s"],
+                                       hot_row["usable_tb"])  # fmt: skip
     for r in bw_rows:
-        if r["pool"] == "training":
-            r["write_demand_gb_s"] = write_total
-    read_total = sum(r["read_demand_gb_s"] for r in bw_rows)
+        last = r is total
+        r.update(supply_read_gb_s=hot_read if last else math.nan,
+                 supply_write_gb_s=hot_write if last else math.nan)  # fmt: skip
 
-    # -- tiers ---------------------------------------------------------------------------
-    tier_rows, node_rows = [], []
-    models = {"hot": (storage.hot_model, "storage.hot_model"),
-              "warm": (storage.warm_model, "storage.warm_model"),
-              "cold": (storage.cold_model, "storage.cold_model")}  # fmt: skip
-    protections = {"hot": storage.hot_protection, "warm": storage.warm_protection,
-                   "cold": storage.cold_protection}  # fmt: skip
-    supply = {}
-    for tier in TIERS:
-        name, field = models[tier]
-        row = catalog.storage_block(name, field)
-        if tier not in str(row["tiers"]).split(";"):
-            raise HubplanError(f"{field} = {name!r}: data/storage.csv lists it for "
-                               f"{row['tiers']}, not the {tier} tier")  # fmt: skip
-        read, write, raw = _per_node(row, field, storage)
-        frac = PROTECTION_USABLE[protections[tier]]
-        tier_content = float(sum(content[tier].values()))
-        need = usable_needed_tb(tier_content, storage.growth_margin, storage.fill_ceiling)
-        by = {"capacity": nodes_for(need, raw * frac)}
-        if tier == "hot":
-            by.update(read=nodes_for(read_total, read), write=nodes_for(write_total, write),
-                      minimum=storage.min_hot_nodes)  # fmt: skip
-        else:
-            by["minimum"] = 1 if tier_content > 0 else 0
-        if tier == "hot" and storage.hot_nodes is not None:
-            nodes, sized_by = storage.hot_nodes, "fixed"
-        else:
-            sized_by = max(by, key=lambda k: by[k])  # first of equals: capacity, read, …
-            nodes = by[sized_by]
-        supply[tier] = (nodes * read, nodes * write, nodes * raw * frac)
-        tier_rows.append({
-            "tier": tier, "model": row["name"], "protection": protections[tier],
-            "usable_fraction": frac, "content_tb": tier_content, "usable_needed_tb": need,
-            "nodes_for_capacity": by["capacity"], "nodes_for_read": by.get("read", 0),
-            "nodes_for_write": by.get("write", 0), "nodes": nodes, "sized_by": sized_by,
-            "raw_tb": nodes * raw, "usable_tb": nodes * raw * frac,
-            "fill": tier_content / (nodes * raw * frac) if nodes else math.nan,
-            "read_gb_s": nodes * read, "write_gb_s": nodes * write,
-        })  # fmt: skip
-        node_rows.append((tier, row, nodes))
-        if tier == "hot" and row["role"] == "oss" and storage.metadata_model is not None:
-            node_rows.append(("hot", catalog.storage_block(storage.metadata_model,
-                                                           "storage.metadata_model"),
-                              storage.metadata_nodes))  # fmt: skip
-    tiers_df = _frame(tier_rows, list(tier_rows[0]))
-    hot_read, hot_write, hot_usable = supply["hot"]
-
-    bw_rows.append({
-        "pool": "total", "gpus": sum(r["gpus"] for r in bw_rows),
-        "servers": sum(r["servers"] for r in bw_rows), "read_demand_gb_s": read_total,
-        "token_read_gb_s": sum(r["token_read_gb_s"] for r in bw_rows),
-        "write_demand_gb_s": write_total,
-        "client_gb_s": sum(r["client_gb_s"] for r in bw_rows),
-        "guideline_good_read_gb_s": sum(r["guideline_good_read_gb_s"] for r in bw_rows),
-        "guideline_best_read_gb_s": sum(r["guideline_best_read_gb_s"] for r in bw_rows),
-    })  # fmt: skip
-    total = np.array([r["pool"] == "total" for r in bw_rows])
-    bw_df = _frame(bw_rows, list(bw_rows[0]))
-    bw_df["supply_read_gb_s"] = np.where(total, hot_read, np.nan)
-    bw_df["supply_write_gb_s"] = np.where(total, hot_write, np.nan)
-
-    # -- checkpoint interval, goodput, bursts --------------------------------------------
+    # -- checkpoint interval, goodput, bursts ----------------------------------------------
+    restart_s = storage.restart_minutes * 60
     for j in jobs:
         clients = client_gb_s(j["servers"], train_usable_gbps)
         # no storage NICs (0) or unknown: the compute fabric carries it (a finding below)
@@ -316,7 +280,10 @@ def run_storage(
                 "write_s": write_s, "window_s": j["write_window_s"],
                 "limited_by": limited_by}))  # fmt: skip
 
-    # -- hot-tier fill projection --------------------------------------------------------
+    # -- protection: the offload between tiers ---------------------------------------------
+    findings += _offload(tier_rows, jobs, storage)
+
+    # -- hot-tier fill projection ----------------------------------------------------------
     base = float(sum(v for k, v in content["hot"].items() if k != "checkpoints"))
     curve, alert_day, full_day = _fill_curve(base, hot_usable, jobs, storage)
     for j in jobs:
@@ -331,14 +298,7 @@ def run_storage(
             "day": alert_day, "run_days": run_days, "alert": storage.alert_fill,
             "usable_tb": hot_usable}))  # fmt: skip
 
-    ck_cols = ["job", "params", "weights_bytes", "master_bytes", "optimizer_bytes",
-               "bytes_per_param", "checkpoint_tb", "hot_retained_tb", "gpus", "mtbf_hours",
-               "goodput", "write_share", "write_window_s", "write_demand_gb_s",
-               "write_supply_gb_s", "limited_by", "write_time_s", "interval_min",
-               "expected_goodput", "job_days", "days_to_alert", "days_to_full"]  # fmt: skip
-    ck_df = _frame(jobs, ck_cols)
-
-    # -- storage traffic on the compute fabric -------------------------------------------
+    # -- storage traffic on the compute fabric ---------------------------------------------
     for p in pools:
         if p["pool"] == "development":
             continue
@@ -347,45 +307,18 @@ def run_storage(
             findings.append(Finding("warning", "storage", p["pool"], "storage_on_compute_fabric",
                                     {"pool": p["pool"], "server": p["server"]}))  # fmt: skip
 
-    # -- disaster recovery ---------------------------------------------------------------
-    latest = sum(ck)
-    restore_tb = latest + content["hot"]["datasets_processed"]
-    site_tb = (content["cold"]["datasets_raw"] + storage.dr_checkpoints * latest
-               + content["cold"]["model_repository"])  # fmt: skip
-    if storage.dr == "none":
-        dr = {"dr": "none", "changed_tb": 0.0, "replication_gb_s": 0.0,
-              "link_gbps": storage.dr_link_gbps, "rpo_hours": math.nan,
-              "rto_hours": math.nan, "second_site_tb": 0.0}  # fmt: skip
-        if jobs:
-            findings.append(Finding("warning", "storage", "dr", "no_offsite_copy",
-                                    {"checkpoint_tb": latest}))  # fmt: skip
-    else:
-        if storage.dr == "offsite_backup":
-            rate = replication_gb_s(latest, storage.backup_window_hours)
-            rpo = 24 + storage.backup_window_hours
-        else:  # warm standby: every checkpoint replicated as it lands
-            rate = sum(j["checkpoint_tb"] * 1000 / j["interval_s"] for j in jobs)
-            rpo = max((j["interval_s"] / 3600 + transfer_hours(j["checkpoint_tb"],
-                                                               storage.dr_link_gbps)
-                       for j in jobs), default=0.0)  # fmt: skip
-        dr = {"dr": storage.dr, "changed_tb": latest, "replication_gb_s": rate,
-              "link_gbps": storage.dr_link_gbps, "rpo_hours": rpo,
-              "rto_hours": transfer_hours(restore_tb, storage.dr_link_gbps),
-              "second_site_tb": usable_needed_tb(site_tb, storage.growth_margin,
-                                                 storage.fill_ceiling)}  # fmt: skip
-        if rate * 8 > storage.dr_link_gbps:
-            findings.append(Finding("warning", "storage", "dr", "dr_link_too_slow", {
-                "need_gbps": rate * 8, "link_gbps": storage.dr_link_gbps}))  # fmt: skip
-    dr_df = pd.DataFrame([dr])
+    # -- disaster recovery -----------------------------------------------------------------
+    dr, found = _disaster_recovery(jobs, content, storage)
+    findings += found
 
-    # -- storage_nodes: the contract -----------------------------------------------------
+    # -- storage_nodes: the contract -------------------------------------------------------
     node_dicts = [{
         "tier": tier, "role": row["role"], "model": row["name"], "nodes": int(n),
         "rack_units": _num(row["rack_units"]), "max_power_kw": _num(row["max_power_kw"]),
         "typical_power_kw": _num(row["typical_power_kw"]), "price_usd": _num(row["price_usd"]),
         "nic_ports": _num(row["nic_ports"]), "nic_gbps": _num(row["nic_gbps"]),
     } for tier, row, n in node_rows]  # fmt: skip
-    nodes_df = _frame(node_dicts, STORAGE_NODE_COLUMNS)
+    nodes_df = typed(node_dicts, NODES)
     if nodes_df["nic_ports"].notna().all():
         nodes_df["nic_ports"] = nodes_df["nic_ports"].astype(int)
     unknown_cols = ["rack_units", "max_power_kw", "typical_power_kw", "price_usd"]
@@ -398,10 +331,49 @@ def run_storage(
             findings.append(Finding("info", "storage", r["model"], "storage_figures_unknown",
                                     {"model": r["model"], "columns": ", ".join(gaps)}))  # fmt: skip
 
-    out = {"storage_content": content_df, "storage_tiers": tiers_df,
-           "storage_bandwidth": bw_df, "checkpoint_plan": ck_df, "hot_fill": curve,
-           "storage_dr": dr_df, "storage_nodes": nodes_df}  # fmt: skip
+    out = {"storage_content": typed(content_rows(content, storage.growth_margin), CONTENT),
+           "storage_tiers": typed(tier_rows, TIERS_TABLE),
+           "storage_bandwidth": typed(bw_rows, BANDWIDTH),
+           "checkpoint_plan": typed([{c: j[c] for c in CHECKPOINTS} for j in jobs],
+                                    CHECKPOINTS),
+           "hot_fill": curve, "storage_dr": typed([dr], DR),
+           "storage_nodes": nodes_df}  # fmt: skip
     return StageResult(out, tuple(findings))
+
+
+def _disaster_recovery(jobs: list[dict], content: dict,
+                       storage: Storage) -> tuple[dict, list[Finding]]:  # fmt: skip
+    """The off-site copy: changed data, replication rate, RPO, RTO, second-site capacity."""
+    findings = []
+    latest = sum(j["checkpoint_tb"] for j in jobs)
+    restore_tb = latest + content["hot"]["datasets_processed"]
+    site_tb = (content["cold"]["datasets_raw"] + storage.dr_checkpoints * latest
+               + content["cold"]["model_repository"])  # fmt: skip
+    if storage.dr == "none":
+        dr = {"dr": "none", "changed_tb": 0.0, "replication_gb_s": 0.0,
+              "link_gbps": storage.dr_link_gbps, "rpo_hours": math.nan,
+              "rto_hours": math.nan, "second_site_tb": 0.0}  # fmt: skip
+        if jobs:
+            findings.append(Finding("warning", "storage", "dr", "no_offsite_copy",
+                                    {"checkpoint_tb": latest}))  # fmt: skip
+        return dr, findings
+    if storage.dr == "offsite_backup":
+        rate = replication_gb_s(latest, storage.backup_window_hours)
+        rpo = 24 + storage.backup_window_hours
+    else:  # warm standby: every checkpoint replicated as it lands
+        rate = sum(j["checkpoint_tb"] * 1000 / j["interval_s"] for j in jobs)
+        rpo = max((j["interval_s"] / 3600 + transfer_hours(j["checkpoint_tb"],
+                                                           storage.dr_link_gbps)
+                   for j in jobs), default=0.0)  # fmt: skip
+    dr = {"dr": storage.dr, "changed_tb": latest, "replication_gb_s": rate,
+          "link_gbps": storage.dr_link_gbps, "rpo_hours": rpo,
+          "rto_hours": transfer_hours(restore_tb, storage.dr_link_gbps),
+          "second_site_tb": usable_needed_tb(site_tb, storage.growth_margin,
+                                             storage.fill_ceiling)}  # fmt: skip
+    if rate * 8 > storage.dr_link_gbps:
+        findings.append(Finding("warning", "storage", "dr", "dr_link_too_slow", {
+            "need_gbps": rate * 8, "link_gbps": storage.dr_link_gbps}))  # fmt: skip
+    return dr, findings
 
 
 STAGE = Stage(
@@ -418,4 +390,13 @@ STAGE = Stage(
         "storage_nodes",
     ),
     run=run_storage,
+    columns={
+        "storage_content": CONTENT,
+        "storage_tiers": TIERS_TABLE,
+        "storage_bandwidth": BANDWIDTH,
+        "checkpoint_plan": CHECKPOINTS,
+        "hot_fill": HOT_FILL,
+        "storage_dr": DR,
+        "storage_nodes": NODES,
+    },
 )

@@ -1,4 +1,4 @@
-"""The storage panel: checkpoints kept, read rule, hot-tier building block and DR, live."""
+"""The storage panel: checkpoints kept, guideline level, hot-tier building block and DR, live."""
 
 from __future__ import annotations
 
@@ -41,17 +41,18 @@ class StoragePanel(PlanPanel):
         self.controls = {
             "keep_last": w.IntSlider(value=st.checkpoint_keep_last, min=1, max=50, **slider),
             "offload": w.Checkbox(value=st.checkpoint_offload, indent=False),
-            "read_per_gpu": w.FloatSlider(value=st.read_gb_s_per_gpu, min=0.0, max=5.0,
-                                          step=0.1, **slider),
+            "performance_level": w.Dropdown(options=["good", "better", "best"],
+                                            value=st.performance_level,
+                                            layout=w.Layout(width="280px")),
             "alert": w.FloatSlider(value=st.alert_fill, min=0.5, max=1.0, step=0.01, **slider),
             "hot_model": w.Dropdown(options=hot, value=st.hot_model,
                                     layout=w.Layout(width="280px")),
             "dr": w.Dropdown(options=["none", "offsite_backup", "warm_standby"], value=st.dr,
                              layout=w.Layout(width="180px")),
         }  # fmt: skip
-        self.choices = {"dr": "choice.dr"}
+        self.choices = {"dr": "choice.dr", "performance_level": "choice.performance_level"}
         self.labels = {name: w.Label() for name in self.controls}
-        self.units = {"read_per_gpu": "GB/s"}
+        self.units: dict[str, str] = {}
         self.summary = w.HTML()
         self.table = w.HTML()
         self.checkpoints = w.HTML()
@@ -78,7 +79,7 @@ class StoragePanel(PlanPanel):
         changes: dict[str, Any] = {
             "storage.checkpoint_keep_last": c["keep_last"].value,
             "storage.checkpoint_offload": c["offload"].value,
-            "storage.read_gb_s_per_gpu": c["read_per_gpu"].value,
+            "storage.performance_level": c["performance_level"].value,
             "storage.alert_fill": c["alert"].value,
             "storage.hot_model": hot_model,
             "storage.dr": c["dr"].value,
