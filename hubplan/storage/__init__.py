@@ -2,8 +2,9 @@
 
 Training that runs slowly is, more often than not, GPUs waiting for data; training that
 dies at night is checkpoints filling the disk. This stage sizes the hot, warm and cold
-tiers from what they hold and how fast they must be, sets the checkpoint interval from the
-interruption rate (Young/Daly), projects the hot tier's fill over the run, and plans the
+tiers from what they hold and how fast they must be, sums each job's interruption rate from
+component failure rates (``failure``), sets the checkpoint interval from it (Young/Daly),
+projects the hot tier's fill over the run, and plans the
 off-site copy. Its ``storage_nodes`` table is what the network and facility stages read.
 """
 
@@ -20,17 +21,18 @@ from .checkpoint import (
     checkpoint_interval_s,
     checkpoint_time_share,
     goodput,
-    job_mtbf_hours,
     write_window_s,
 )
 from .dr import replication_gb_s, transfer_hours
+from .failure import fat_tree_switches, interruption_breakdown, mtbf_hours
 from .section import Storage
 from .stage import STORAGE_NODE_COLUMNS
 
 __all__ = [
     "PROTECTION_USABLE", "STORAGE_NODE_COLUMNS", "STORAGE_SCHEMA", "SUPERPOD_NODE_READ_GB_S",
     "SUPERPOD_NODE_WRITE_GB_S", "Storage", "checkpoint_interval_s", "checkpoint_tb",
-    "checkpoint_time_share", "client_gb_s", "goodput", "job_mtbf_hours", "nodes_for",
+    "checkpoint_time_share", "client_gb_s", "fat_tree_switches", "goodput",
+    "interruption_breakdown", "mtbf_hours", "nodes_for",
     "read_demand_gb_s", "replication_gb_s", "storage_catalog", "storage_model",
     "token_read_gb_s", "transfer_hours", "usable_needed_tb", "usable_tb", "write_window_s",
 ]  # fmt: skip

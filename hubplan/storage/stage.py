@@ -9,9 +9,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import Catalog
+from ..core.catalog import FAILURE_COMPONENTS, Catalog
 from ..core.errors import CatalogError, HubplanError
 from ..core.findings import Finding
+from ..core.frames import empty
 from ..core.frames import frame as _frame
 from ..core.frames import records as _records
 from ..core.stage import Stage, StageResult
@@ -27,10 +28,10 @@ from .checkpoint import (
     checkpoint_interval_s,
     checkpoint_time_share,
     goodput,
-    job_mtbf_hours,
     write_window_s,
 )
 from .dr import replication_gb_s, transfer_hours
+from .failure import BREAKDOWN_SCHEMA, fat_tree_switches, interruption_breakdown, mtbf_hours
 from .section import Storage
 
 #: The contract the network and facility stages read: one row per node type.
@@ -121,10 +122,18 @@ def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storag
 
 
 def run_storage(
-    *, catalog: Catalog, tables: dict[str, pd.DataFrame], storage: Storage, workload: Workload
+    *,
+    catalog: Catalog,
+    tables: dict[str, pd.DataFrame],
+    storage: Storage,
+    workload: Workload,
+    network_compute_switch: str,
 ) -> StageResult:
     """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
-    the hot-tier fill projection and the off-site copy."""
+    the hot-tier fill projection and the off-site copy.
+
+    ``network_compute_switch`` (the compute fabric's switch model) sets the switches each
+    training job spans in the failure model (:mod:`hubplan.storage.failure`)."""
     findings: list[Finding] = []
     all_pools = tables["pools"]
     pools = _records(all_pools, ["pool", "server", "total_gpus", "total_servers"],
@@ -209,8 +218,21 @@ def run_storage(
 
     # -- checkpoint write demand (before the tier is sized) ------------------------------
     restart_s = storage.restart_minutes * 60
+    ports = int(catalog.switch(network_compute_switch, "network.compute_switch")["ports"])
+    scale = {c: getattr(storage, f"failure_scale_{c}") for c in FAILURE_COMPONENTS}
+    breakdowns = []
     for j in jobs:
-        mtbf_s = job_mtbf_hours(j["gpus"], storage.interruptions_per_gpu_year) * 3600
+        b = interruption_breakdown(catalog.failure_rates, gpus=j["gpus"], nodes=j["servers"],
+                                   switches=fat_tree_switches(j["gpus"], ports), scale=scale,
+                                   job=j["job"])  # fmt: skip
+        breakdowns.append(b)
+        per_day = float(b["interruptions_per_day"].sum())
+        if per_day <= 0:
+            raise HubplanError("storage.failure_scale_*: every component's multiplier is 0, "
+                               "so a job would never be interrupted and need no checkpoint; "
+                               "set at least one above 0")  # fmt: skip
+        j["interruptions_per_day"] = per_day
+        mtbf_s = mtbf_hours(per_day) * 3600
         share = (storage.checkpoint_time_share if storage.checkpoint_time_share is not None
                  else checkpoint_time_share(j["goodput"], mtbf_s, restart_s))  # fmt: skip
         j.update(mtbf_hours=mtbf_s / 3600, write_share=share)
@@ -299,9 +321,10 @@ def run_storage(
         rate = min(hot_write, clients) if usable else hot_write
         write_s = j["checkpoint_tb"] * 1000 / rate
         mtbf_s = j["mtbf_hours"] * 3600
-        tau = checkpoint_interval_s(write_s, mtbf_s)
+        tau = checkpoint_interval_s(write_s, mtbf_s)  # compute between checkpoints (Daly)
         j.update(write_supply_gb_s=rate, limited_by=limited_by, write_time_s=write_s,
-                 interval_s=tau, interval_min=tau / 60,
+                 interval_s=tau + write_s, interval_min=(tau + write_s) / 60,
+                 compute_min=tau / 60,
                  expected_goodput=goodput(write_s, tau, mtbf_s, restart_s),
                  hot_retained_tb=storage.checkpoint_keep_last * j["checkpoint_tb"])  # fmt: skip
         if math.isfinite(j["write_window_s"]) and write_s > j["write_window_s"] * (1 + 1e-9):
@@ -327,9 +350,10 @@ def run_storage(
             "usable_tb": hot_usable}))  # fmt: skip
 
     ck_cols = ["job", "params", "weights_bytes", "master_bytes", "optimizer_bytes",
-               "bytes_per_param", "checkpoint_tb", "hot_retained_tb", "gpus", "mtbf_hours",
+               "bytes_per_param", "checkpoint_tb", "hot_retained_tb", "gpus",
+               "interruptions_per_day", "mtbf_hours",
                "goodput", "write_share", "write_window_s", "write_demand_gb_s",
-               "write_supply_gb_s", "limited_by", "write_time_s", "interval_min",
+               "write_supply_gb_s", "limited_by", "write_time_s", "interval_min", "compute_min",
                "expected_goodput", "job_days", "days_to_alert", "days_to_full"]  # fmt: skip
     ck_df = _frame(jobs, ck_cols)
 
@@ -395,13 +419,15 @@ def run_storage(
 
     out = {"storage_content": content_df, "storage_tiers": tiers_df,
            "storage_bandwidth": bw_df, "checkpoint_plan": ck_df, "hot_fill": curve,
-           "storage_dr": dr_df, "storage_nodes": nodes_df}  # fmt: skip
+           "storage_dr": dr_df, "storage_nodes": nodes_df,
+           "failure_breakdown": (pd.concat(breakdowns, ignore_index=True) if breakdowns
+                                 else empty(BREAKDOWN_SCHEMA))}  # fmt: skip
     return StageResult(out, tuple(findings))
 
 
 STAGE = Stage(
     name="storage",
-    sections=("storage", "workload"),
+    sections=("storage", "workload", "network.compute_switch"),
     needs=("pools", "training"),
     provides=(
         "storage_content",
@@ -411,6 +437,7 @@ STAGE = Stage(
         "hot_fill",
         "storage_dr",
         "storage_nodes",
+        "failure_breakdown",
     ),
     run=run_storage,
 )
