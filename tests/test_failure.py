@@ -232,3 +232,13 @@ def test_user_rates_override_a_component(tmp_path):
     r = cat.failure_rates.set_index("name")
     assert r.loc["gpu", "per_million_hours"] == 100 and r.loc["hbm", "events"] == 72
     assert cat.fingerprint != load_catalog().fingerprint
+
+
+def test_the_removed_rate_key_says_what_replaced_it():
+    # A scenario saved before the failure model had one rate per GPU-year.
+    with pytest.raises(
+        ScenarioError,
+        match=r"interruptions_per_gpu_year: unknown key; removed: "
+        r"job MTBF now sums component failure rates.*failure_scale_gpu",
+    ):
+        hubplan.Scenario.from_dict({"storage": {"interruptions_per_gpu_year": 0.173}})
