@@ -17,6 +17,7 @@ Published figures used (worked by hand in the comments):
   2.34 (RSC-2) per 1 000 node-days, with MTTF = 1 / (nodes × r_f).
 """
 
+import json
 import math
 
 import pytest
@@ -242,3 +243,14 @@ def test_the_removed_rate_key_says_what_replaced_it():
         r"job MTBF now sums component failure rates.*failure_scale_gpu",
     ):
         hubplan.Scenario.from_dict({"storage": {"interruptions_per_gpu_year": 0.173}})
+
+
+def test_cli_lists_and_overrides_the_failure_rates(tmp_path, capsys):
+    from hubplan.cli.main import main
+
+    f = tmp_path / "rates.csv"
+    f.write_text(HEADER + "gpu,gpu,100,,,,a vendor sheet,2026-01-01,low\n", encoding="utf-8")
+    assert main(["catalog", "failure_rates", "--json", "--failure-rates-csv", str(f)]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    # the user's GPU row replaces the shipped 9.2306; the HBM row is Llama 3's 72 events
+    assert rows["gpu"]["per_million_hours"] == 100 and rows["hbm"]["events"] == 72
