@@ -14,7 +14,9 @@ Published figures used (worked by hand in the comments):
 - Meta's research clusters (Kokolis et al., "Revisiting Reliability in Large-Scale Machine
   Learning Research Clusters", arXiv 2410.21680, HPCA 2025; A100, 11 months): job MTTF
   47.7 days at 8 GPUs and 7.9 h at 1 024 GPUs; fitted failure rate r_f = 6.50 (RSC-1) and
-  2.34 (RSC-2) per 1 000 node-days, with MTTF = 1 / (nodes × r_f).
+  2.34 (RSC-2) per 1 000 node-days, with MTTF = 1 / (nodes × r_f). (Headline figures as
+  quoted by public summaries of the paper, which agree with each other; the paper's own
+  text was not read.)
 """
 
 import json

@@ -53,7 +53,9 @@ def fat_tree_switches(endpoints: int, ports: int) -> int:
     its ports down, ⌈E / k⌉ switches. One switch suffices for E ≤ k. A job depends on
     every one of them: its collectives cross all of its leaves, and a spine or core
     failure takes down links it uses. One compute port per GPU (rail-optimised, as the
-    DGX SuperPOD) makes E the job's GPUs.
+    DGX SuperPOD) makes E the job's GPUs. ``ports`` is the switch's port count as the
+    catalogue lists it (``data/switches.csv``), without breakout: a 64 × 800G switch
+    split to 128 × 400G would need fewer switches than counted here.
 
     Examples
     --------
