@@ -25,13 +25,14 @@ node-day as the Llama 3 run), which the multipliers carry.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..core.catalog import FAILURE_COMPONENTS, FAILURE_UNITS
+from ..core.catalog import FAILURE_COMPONENTS, FAILURE_UNITS, Catalog
 from ..core.errors import CatalogError, HubplanError
-from ..core.frames import Schema, typed
+from ..core.frames import Schema, empty, typed
+from .section import Storage
 
 #: The ``failure_breakdown`` table: one row per training job and component.
 BREAKDOWN_SCHEMA: Schema = {
@@ -165,3 +166,34 @@ def mtbf_hours(interruptions_per_day: float) -> float:
     3.093
     """
     return 24.0 / interruptions_per_day if interruptions_per_day > 0 else math.inf
+
+
+def job_interruptions(
+    catalog: Catalog, storage: Storage, compute_switch: str, jobs: Sequence[Mapping]
+) -> tuple[pd.DataFrame, list[float]]:
+    """The ``failure_breakdown`` table of the training jobs, and each job's
+    interruptions per day (in the order of ``jobs``).
+
+    Each job (a mapping with ``job``, ``gpus`` and ``servers``) spans its GPUs, its
+    servers and the switches of a fat tree of ``compute_switch``
+    (:func:`fat_tree_switches`); the multipliers are ``storage.failure_scale_<c>``.
+    Every multiplier at 0 is an error: a job that is never interrupted needs no
+    checkpoint, and the interval would be infinite.
+    """
+    ports = int(catalog.switch(compute_switch, "network.compute_switch")["ports"])
+    scale = {c: getattr(storage, f"failure_scale_{c}") for c in FAILURE_COMPONENTS}
+    tables, totals = [], []
+    for j in jobs:
+        b = interruption_breakdown(catalog.failure_rates, gpus=int(j["gpus"]),
+                                   nodes=int(j["servers"]),
+                                   switches=fat_tree_switches(int(j["gpus"]), ports),
+                                   scale=scale, job=str(j["job"]))  # fmt: skip
+        total = float(b["interruptions_per_day"].sum())
+        if total <= 0:
+            raise HubplanError("storage.failure_scale_*: every component's multiplier is 0, "
+                               "so a job would never be interrupted and need no checkpoint; "
+                               "set at least one above 0")  # fmt: skip
+        tables.append(b)
+        totals.append(total)
+    table = pd.concat(tables, ignore_index=True) if tables else empty(BREAKDOWN_SCHEMA)
+    return table, totals

@@ -9,10 +9,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import FAILURE_COMPONENTS, Catalog
+from ..core.catalog import Catalog
 from ..core.errors import CatalogError, HubplanError
 from ..core.findings import Finding
-from ..core.frames import empty
 from ..core.frames import frame as _frame
 from ..core.frames import records as _records
 from ..core.stage import Stage, StageResult
@@ -31,7 +30,7 @@ from .checkpoint import (
     write_window_s,
 )
 from .dr import replication_gb_s, transfer_hours
-from .failure import BREAKDOWN_SCHEMA, fat_tree_switches, interruption_breakdown, mtbf_hours
+from .failure import job_interruptions, mtbf_hours
 from .section import Storage
 
 #: The contract the network and facility stages read: one row per node type.
@@ -218,19 +217,8 @@ def run_storage(
 
     # -- checkpoint write demand (before the tier is sized) ------------------------------
     restart_s = storage.restart_minutes * 60
-    ports = int(catalog.switch(network_compute_switch, "network.compute_switch")["ports"])
-    scale = {c: getattr(storage, f"failure_scale_{c}") for c in FAILURE_COMPONENTS}
-    breakdowns = []
-    for j in jobs:
-        b = interruption_breakdown(catalog.failure_rates, gpus=j["gpus"], nodes=j["servers"],
-                                   switches=fat_tree_switches(j["gpus"], ports), scale=scale,
-                                   job=j["job"])  # fmt: skip
-        breakdowns.append(b)
-        per_day = float(b["interruptions_per_day"].sum())
-        if per_day <= 0:
-            raise HubplanError("storage.failure_scale_*: every component's multiplier is 0, "
-                               "so a job would never be interrupted and need no checkpoint; "
-                               "set at least one above 0")  # fmt: skip
+    failures, per_days = job_interruptions(catalog, storage, network_compute_switch, jobs)
+    for j, per_day in zip(jobs, per_days, strict=True):
         j["interruptions_per_day"] = per_day
         mtbf_s = mtbf_hours(per_day) * 3600
         share = (storage.checkpoint_time_share if storage.checkpoint_time_share is not None
@@ -420,8 +408,7 @@ def run_storage(
     out = {"storage_content": content_df, "storage_tiers": tiers_df,
            "storage_bandwidth": bw_df, "checkpoint_plan": ck_df, "hot_fill": curve,
            "storage_dr": dr_df, "storage_nodes": nodes_df,
-           "failure_breakdown": (pd.concat(breakdowns, ignore_index=True) if breakdowns
-                                 else empty(BREAKDOWN_SCHEMA))}  # fmt: skip
+           "failure_breakdown": failures}  # fmt: skip
     return StageResult(out, tuple(findings))
 
 
