@@ -256,3 +256,16 @@ def test_cli_lists_and_overrides_the_failure_rates(tmp_path, capsys):
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     # the user's GPU row replaces the shipped 9.2306; the HBM row is Llama 3's 72 events
     assert rows["gpu"]["per_million_hours"] == 100 and rows["hbm"]["events"] == 72
+
+
+def test_storage_panel_tunes_the_multipliers_and_shows_the_breakdown():
+    from hubplan.views import StoragePanel
+
+    p = StoragePanel()
+    assert 'id="hubplan-failures"' in p.failures.value and "Switch and cable" in p.failures.value
+    # software × 2 on the default 70B fine-tune: M = 374.47 h → 325.31 h (worked above)
+    p.controls["failure_scale_software"].value = 2.0
+    assert p.result["checkpoint_plan"].iloc[0]["mtbf_hours"] == pytest.approx(325.31, abs=0.01)
+    p.language.value = "zh"
+    assert p.labels["failure_scale_software"].value == "软件故障率倍数"
+    assert "交换机与线缆" in p.failures.value
