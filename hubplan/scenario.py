@@ -279,6 +279,14 @@ def _is_tag(part: Any) -> bool:
     return isinstance(part, str) and re.fullmatch(r"[a-z][\w-]*\[.*\]", part) is not None
 
 
+#: Keys earlier versions accepted, with what replaced them (said instead of a guess).
+REMOVED_KEYS = {
+    "storage.interruptions_per_gpu_year": "removed: job MTBF now sums component failure "
+    "rates (data/failure_rates.csv) over the GPUs, servers and switches a job spans; tune "
+    "them with storage.failure_scale_gpu, _hbm, _nic, _switch, _host and _software.",
+}
+
+
 def _problems(exc: ValidationError, cls: type[BaseModel]) -> list[tuple[str, str]]:
     problems = []
     for err in exc.errors(include_url=False):
@@ -294,6 +302,8 @@ def _problems(exc: ValidationError, cls: type[BaseModel]) -> list[tuple[str, str
             names = list(owner.model_fields) if owner else []
             close = difflib.get_close_matches(str(loc[-1]), names, n=3, cutoff=0.5)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            if path in REMOVED_KEYS:
+                hint = f"; {REMOVED_KEYS[path]}"
             valid = f" Valid keys here: {', '.join(names)}." if names else ""
             problems.append((path, f"unknown key{hint}{valid}"))
             continue

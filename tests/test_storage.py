@@ -12,7 +12,6 @@ from hubplan.storage import (
     checkpoint_interval_s,
     checkpoint_tb,
     goodput,
-    job_mtbf_hours,
     storage_catalog,
     storage_model,
 )
@@ -79,30 +78,32 @@ def test_read_demand_per_pool_and_superpod_guideline(plan):
 
 
 def test_young_daly_against_llama3():
-    # Llama 3: 419 interruptions in 54 days on 16 384 GPUs → one per 54 × 24 / 419 = 3.093 h
-    rate = 419 / (16_384 * 54 / 365)
-    assert job_mtbf_hours(16_384, rate) == pytest.approx(54 * 24 / 419, rel=1e-3)
-    # δ = 30 s, M = 3 h: τ = √(2 × 30 × 10 800) = √648 000 = 805.0 s
-    assert checkpoint_interval_s(30, 10_800) == pytest.approx(804.98, abs=0.01)
-    # goodput = 1 − 30/805 − (402.5 + 0)/10 800 = 1 − 0.03727 − 0.03727 = 0.9255
-    assert goodput(30, 804.98, 10_800, 0) == pytest.approx(0.9255, abs=1e-4)
+    # δ = 30 s, M = 3 h: Daly τ = √(2 × 30 × 10 800) − 30 = 805.0 − 30 = 775.0 s of compute
+    assert checkpoint_interval_s(30, 10_800) == pytest.approx(774.98, abs=0.01)
+    # period 805.0 s: goodput = 1 − 30/805 − (402.5 + 0)/10 800 = 1 − 0.03727 − 0.03727 = 0.9255
+    assert goodput(30, 774.98, 10_800, 0) == pytest.approx(0.9255, abs=1e-4)
 
 
 def test_pretrain_16k_names_storage_nodes_and_write_bandwidth(big):
     assert int(big["training"]["gpus"].iloc[0]) == 16_384
     ck = big["checkpoint_plan"].iloc[0]
-    # M = 8 760 / (0.173 × 16 384) = 3.0906 h = 11 126 s; restarts 900 / 11 126 = 0.08089;
-    # write share = (0.10 − 0.08089) / 2 = 0.009555; window = 2 × 11 126 × 0.009555² = 2.031 s;
-    # 5 670 GB / 2.031 s = 2 791 GB/s (Llama 3's Tectonic: 2 TB/s sustained, 7 TB/s peak)
+    # Component rates (data/failure_rates.csv, Llama 3 Table 5) per day: 12.6214e-6 × 24 per
+    # GPU, 43.7043e-6 × 24 per node, 26.373e-6 × 24 per switch; 16 384 GPUs, 2 048 nodes,
+    # 1 280 QM9700 switches (512 + 512 + 256): 4.9629 + 2.1482 + 0.8102 = 7.9213 a day,
+    # M = 24 / 7.9213 = 3.0298 h = 10 907 s; restarts 900 / 10 907 = 0.08251; write share
+    # = (0.10 − 0.08251) / 2 = 0.008743; window = 2 × 10 907 × 0.008743² = 1.668 s;
+    # 5 670 GB / 1.668 s = 3 400 GB/s (Llama 3's Tectonic: 2 TB/s sustained, 7 TB/s peak)
     assert ck["checkpoint_tb"] == pytest.approx(5.67)
-    assert ck["mtbf_hours"] == pytest.approx(3.0906, abs=1e-3)
-    assert ck["write_window_s"] == pytest.approx(2.031, abs=0.002)
-    assert ck["write_demand_gb_s"] == pytest.approx(2791, abs=3)
+    assert ck["mtbf_hours"] == pytest.approx(3.0298, abs=1e-3)
+    assert ck["write_window_s"] == pytest.approx(1.668, abs=0.002)
+    assert ck["write_demand_gb_s"] == pytest.approx(3400, abs=4)
     hot = big["storage_tiers"].set_index("tier").loc["hot"]
     # 2 048 working DGX = 64 SUs × 40 GB/s ('better', DGX SuperPOD RA Table 6) = 2 560 GB/s
-    # read: ⌈2 560 / 100⌉ = 26 OSS; checkpoints 2 791 GB/s at 76.8 × 8/10 = 61.44 GB/s per
-    # OSS after RAID 6 8+2: ⌈45.4⌉ = 46 OSS; writes set it
-    assert (hot["sized_by"], hot["nodes"]) == ("write", 46)
+    # read: ⌈2 560 / 100⌉ = 26 OSS. Checkpoints: the failure model's M = 3.03 h (Llama 3
+    # Table 5 rates, test_failure.py) and 90 % goodput give a 1.668 s window, 5 670 GB /
+    # 1.668 s = 3 400 GB/s at 76.8 × 8/10 = 61.44 GB/s per OSS after RAID 6 8+2:
+    # ⌈55.3⌉ = 56 OSS; writes set it
+    assert (hot["sized_by"], hot["nodes"]) == ("write", 56)
     assert hot["nodes_for_read"] == 26
     nodes = big["storage_nodes"]
     assert list(nodes.columns) == [
@@ -199,11 +200,12 @@ def test_no_offsite_copy_and_dr_figures(plan):
 
 
 def test_dr_link_too_slow():
-    # warm standby of the 16K run: 5.67 TB every 3.52 min (211.3 s, Young/Daly on 46 OSS
-    # writing 2 826 GB/s) = 26.83 GB/s = 214.7 Gb/s > 100
+    # warm standby of the 16K run: 56 OSS write 3 440.64 GB/s, δ = 5 670 / 3 440.64 =
+    # 1.648 s, M = 3.0298 h = 10 907 s: one checkpoint every √(2 × 1.648 × 10 907) = 189.6 s
+    # (Daly), 5 670 GB / 189.6 s = 29.90 GB/s = 239.2 Gb/s > 100
     s = hubplan.load_scenario(PRETRAIN).with_changes({"storage.dr": "warm_standby"})
     f = codes(hubplan.build_plan(s), "dr_link_too_slow")
-    assert len(f) == 1 and f.iloc[0]["data"]["need_gbps"] == pytest.approx(214.7, rel=0.01)
+    assert len(f) == 1 and f.iloc[0]["data"]["need_gbps"] == pytest.approx(239.2, rel=0.001)
     assert codes(hubplan.build_plan(hubplan.load_scenario(PRETRAIN)), "dr_link_too_slow").empty
 
 

@@ -540,7 +540,7 @@ def _apply_sets(scenario: Scenario, sets: Sequence[tuple[str, str]] | None) -> S
 
 
 def _catalog(args: argparse.Namespace):
-    return hubplan.load_catalog(*(getattr(args, f"{what}_csv") for what in CATALOG_TABLES))
+    return hubplan.load_catalog(**{what: getattr(args, f"{what}_csv") for what in CATALOG_TABLES})
 
 
 def _named(exc: HubplanError, args: argparse.Namespace, flags: list[Flag]) -> HubplanError:
@@ -629,8 +629,8 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
 
 
 #: The catalogue tables, each with a ``--<table>-csv`` flag and a ``catalog <table>`` listing
-#: (in the order of ``load_catalog``'s arguments).
-CATALOG_TABLES = ("accelerators", "models", "servers", "switches", "storage")
+#: (each named as ``load_catalog``'s argument).
+CATALOG_TABLES = ("accelerators", "models", "servers", "switches", "storage", "failure_rates")
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -645,6 +645,8 @@ _CATALOG_COLUMNS = {
                  "typical_power_kw", "confidence"],
     "storage": ["name", "role", "read_gb_s", "write_gb_s", "raw_tb", "nic_ports",
                 "nic_gbps", "rack_units", "confidence"],
+    "failure_rates": ["name", "per", "per_million_hours", "events", "units", "hours",
+                      "confidence"],
 }  # fmt: skip
 
 
@@ -890,7 +892,8 @@ def _common(p: argparse.ArgumentParser, lang: str) -> None:
     p.add_argument("--json", action="store_true", help=label("help.json", lang))
     p.add_argument("--lang", default="en", choices=["en", "zh"], help=label("help.lang", lang))
     for what in CATALOG_TABLES:
-        p.add_argument(f"--{what}-csv", metavar="FILE", help=label(f"help.{what}_csv", lang))
+        p.add_argument(f"--{what.replace('_', '-')}-csv", metavar="FILE",
+                       help=label(f"help.{what}_csv", lang))  # fmt: skip
 
 
 def _set_flag(p: argparse.ArgumentParser, lang: str) -> None:

@@ -144,6 +144,23 @@ FAMILY_SCHEMA: dict[str, tuple[str, bool]] = {
     "notes": (_STR, False),
 }  # fmt: skip
 
+#: The failure-rate table (``data/failure_rates.csv``): one row per component, its rate
+#: per million hours of the unit it is counted on, and the observation it comes from.
+FAILURE_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "per": (_STR, True), "per_million_hours": (_NUM, True),
+    "events": (_INT, False), "units": (_NUM, False), "hours": (_NUM, False),
+    "includes": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
+    "confidence": (_STR, True), "notes": (_STR, False),
+}  # fmt: skip
+
+#: Components of the failure model (``name`` in data/failure_rates.csv) and the units a
+#: rate can be counted on (``per``): a GPU, a node (server), a switch, or the job itself.
+FAILURE_COMPONENTS = ("gpu", "hbm", "nic", "switch", "host", "software")
+FAILURE_UNITS = ("gpu", "node", "switch", "job")
+#: How far a row's rate may sit from events / (units x hours) x 10^6: the rounding of a
+#: rate written to five significant figures.
+_RATE_TOLERANCE = 5e-4
+
 #: Allowed values of ``technology`` (switches), ``role`` and each of ``tiers`` (storage).
 SWITCH_TECHNOLOGIES = ("infiniband", "ethernet")
 STORAGE_ROLES = ("oss", "mds", "appliance", "capacity", "object")
@@ -279,6 +296,7 @@ class Catalog:
     server_cages: pd.DataFrame = field(default_factory=lambda: _empty(SERVER_CAGE_SCHEMA))
     #: One row per accelerator family (vendor); None = the shipped ``data/families.csv``.
     families: pd.DataFrame | None = None
+    failure_rates: pd.DataFrame = field(default_factory=lambda: _empty(FAILURE_SCHEMA))
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
@@ -288,7 +306,7 @@ class Catalog:
             object.__setattr__(self, "families", _shipped_families())
         h = hashlib.blake2b(digest_size=16)
         for df in (self.accelerators, self.models, self.servers, self.switches, self.storage,
-                   self.optics, self.server_cages, self.families):  # fmt: skip
+                   self.optics, self.server_cages, self.families, self.failure_rates):  # fmt: skip
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
@@ -450,6 +468,8 @@ def _shipped() -> Catalog:
         storage=_check_storage(read_table(d / "storage.csv", STORAGE_SCHEMA), d / "storage.csv"),
         optics=_check_optics(read_table(d / "optics.csv", OPTICS_SCHEMA), d / "optics.csv"),
         server_cages=read_table(d / "server_cages.csv", SERVER_CAGE_SCHEMA),
+        failure_rates=_check_failure_rates(read_table(d / "failure_rates.csv", FAILURE_SCHEMA),
+                                           d / "failure_rates.csv", complete=True),
     )  # fmt: skip
 
 
@@ -475,6 +495,47 @@ def _check_cages(cages: pd.DataFrame, path: Path, servers: pd.DataFrame) -> pd.D
                 raise CatalogError(f"{path}, line {line}, column {plane}_ports_per_cage: "
                                    f"{ppc:g} must be 1 or more (or empty)")  # fmt: skip
     return cages
+
+
+def _check_failure_rates(rates: pd.DataFrame, path: Path, complete: bool = False) -> pd.DataFrame:
+    """Every row names a known component and unit, and its rate agrees with its
+    observation (events / (units x hours) x 10^6) when the observation is given.
+
+    ``complete``: every component has a row (the shipped table; a user's file may
+    override some).
+    """
+    for line, row in enumerate(rates.to_dict("records"), start=2):
+        where = f"{path}, line {line}"
+        if row["name"] not in FAILURE_COMPONENTS:
+            raise CatalogError(f"{where}, column name: {row['name']!r} is not one of "
+                               f"{', '.join(FAILURE_COMPONENTS)}")  # fmt: skip
+        if row["per"] not in FAILURE_UNITS:
+            raise CatalogError(f"{where}, column per: {row['per']!r} is not one of "
+                               f"{', '.join(FAILURE_UNITS)}")  # fmt: skip
+        observed = [row[c] for c in ("events", "units", "hours")]
+        if any(math.isnan(v) for v in observed):
+            if not all(math.isnan(v) for v in observed):
+                raise CatalogError(f"{where}: give all of events, units and hours (the "
+                                   "observation the rate comes from) or none")  # fmt: skip
+            continue
+        events, units, hours = observed
+        if units <= 0 or hours <= 0:
+            raise CatalogError(f"{where}: units and hours must be > 0 (got {units:g}, "
+                               f"{hours:g})")  # fmt: skip
+        derived = events / (units * hours) * 1e6
+        if abs(row["per_million_hours"] - derived) > _RATE_TOLERANCE * max(derived, 1e-12):
+            raise CatalogError(
+                f"{where}, column per_million_hours: {row['per_million_hours']:g} but "
+                f"events / (units x hours) x 10^6 = {events:g} / ({units:g} x {hours:g}) "
+                f"x 10^6 = {derived:.5g}; correct one or the other"
+            )
+    if complete:
+        missing = [c for c in FAILURE_COMPONENTS if c not in set(rates["name"])]
+        if missing:
+            names = ", ".join(FAILURE_COMPONENTS)
+            raise CatalogError(f"{path}: no row for component(s) {missing}; the failure model "
+                               f"needs one per component: {names}")  # fmt: skip
+    return rates
 
 
 def _check_storage(storage: pd.DataFrame, path: Path) -> pd.DataFrame:
@@ -510,6 +571,7 @@ def load_catalog(
     switches: str | os.PathLike[str] | None = None,
     storage: str | os.PathLike[str] | None = None,
     families: str | os.PathLike[str] | None = None,
+    failure_rates: str | os.PathLike[str] | None = None,
 ) -> Catalog:
     """The shipped catalogue, with rows from the user's own CSVs added or overriding.
 
@@ -519,9 +581,12 @@ def load_catalog(
     """
     base = _shipped()
     acc, mod, srv = base.accelerators, base.models, base.servers
-    swi, sto, fam = base.switches, base.storage, base.families
+    swi, sto, fam, fail = base.switches, base.storage, base.families, base.failure_rates
     if families is not None:
         fam = _merge(fam, _check_families(read_table(families, FAMILY_SCHEMA), Path(families)))
+    if failure_rates is not None:
+        fail = _merge(fail, _check_failure_rates(read_table(failure_rates, FAILURE_SCHEMA),
+                                                 Path(failure_rates)))  # fmt: skip
     if switches is not None:
         swi = _merge(swi, read_table(switches, SWITCH_SCHEMA))
     if storage is not None:
@@ -535,7 +600,8 @@ def load_catalog(
     return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy(),
                    switches=swi.copy(), storage=sto.copy(), optics=base.optics.copy(),
                    server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv",
-                                             srv), families=fam.copy())  # fmt: skip
+                                             srv), families=fam.copy(),
+                   failure_rates=fail.copy())  # fmt: skip
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

@@ -150,6 +150,7 @@ def column_label(key: str, lang: str = "en") -> str:
 
 #: Columns whose values are themselves label keys: column -> key prefix.
 VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
+                 "failure_component": "failure_component", "failure_per": "failure_per",
                  "interconnect": "interconnect", "status": "status", "check": "checkname",
                  "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
                  "level": "choice.level", "policy": "choice.policy",

@@ -56,7 +56,8 @@ SHEET_TABLES: tuple[str, ...] = (
     "rack_layout", "racks", "power_on_sequence", "cooling", "facility_power",
     "training", "training_memory", "inference", "pool_demand", "pools", "candidates",
     "compute_claims", "server_checks",
-    "storage_tiers", "storage_content", "storage_bandwidth", "checkpoint_plan", "storage_dr",
+    "storage_tiers", "storage_content", "storage_bandwidth", "checkpoint_plan",
+    "failure_breakdown", "storage_dr",
     "storage_nodes",
     "switches", "fabric", "transceivers", "port_use", "rdma_settings", "latency_budget",
 )  # fmt: skip

@@ -2,8 +2,9 @@
 
 Training that runs slowly is, more often than not, GPUs waiting for data; training that
 dies at night is checkpoints filling the disk. This stage sizes the hot, warm and cold
-tiers from what they hold and how fast they must be, sets the checkpoint interval from the
-interruption rate (Young/Daly), projects the hot tier's fill over the run, and plans the
+tiers from what they hold and how fast they must be, sums each job's interruption rate from
+component failure rates (``failure``), sets the checkpoint interval from it (Young/Daly),
+projects the hot tier's fill over the run, and plans the
 off-site copy. Its ``storage_nodes`` table is what the network and facility stages read.
 """
 
@@ -23,10 +24,10 @@ from .checkpoint import (
     checkpoint_interval_s,
     checkpoint_time_share,
     goodput,
-    job_mtbf_hours,
     write_window_s,
 )
 from .dr import replication_gb_s, transfer_hours
+from .failure import fat_tree_switches, interruption_breakdown, mtbf_hours
 from .nodes import tier_nodes
 from .protection import (
     PROTECTION_WRITE_FACTOR,
@@ -59,10 +60,12 @@ __all__ = [
     "checkpoint_time_share",
     "client_gb_s",
     "client_write_gb_s",
+    "fat_tree_switches",
     "goodput",
     "guideline_gb_s",
+    "interruption_breakdown",
     "job_inflow_gb_s",
-    "job_mtbf_hours",
+    "mtbf_hours",
     "nodes_for",
     "nodes_for_protection",
     "offload_gb_s",

@@ -1,4 +1,4 @@
-"""Checkpoint interval and goodput: Young/Daly, from the interruption rate and write time.
+"""Checkpoint interval and goodput: Young/Daly, from the job MTBF and the write time.
 
 These tie storage bandwidth to training days: the faster a checkpoint is written, the
 more often it can be taken and the less work an interruption loses.
@@ -8,39 +8,19 @@ from __future__ import annotations
 
 import math
 
-HOURS_PER_YEAR = 8760.0  # 365 days, as the per-GPU-year rate is counted
-
-
-def job_mtbf_hours(gpus: float, interruptions_per_gpu_year: float) -> float:
-    """Mean time between interruptions of a job on ``gpus`` GPUs. [h]
-
-    Notes
-    -----
-    M = 8 760 h / (rate per GPU-year × GPUs): interruptions are taken as independent per
-    GPU, so the job's rate is the sum.
-
-    References
-    ----------
-    Llama 3 405B: 419 unexpected interruptions in 54 days on 16 384 GPUs (Grattafiori et
-    al., "The Llama 3 Herd of Models", arXiv 2407.21783, §3.3.4): one every 54 × 24 / 419
-    = 3.09 h.
-
-    Examples
-    --------
-    >>> rate = 419 / (16_384 * 54 / 365)  # 0.1729 per GPU-year
-    >>> round(job_mtbf_hours(16_384, rate), 2)
-    3.09
-    """
-    return HOURS_PER_YEAR / (interruptions_per_gpu_year * gpus)
-
 
 def checkpoint_interval_s(write_s: float, mtbf_s: float) -> float:
-    """Optimal checkpoint interval, first order (Young 1974, Daly 2006). [s]
+    """Optimal compute time between checkpoints (Daly 2006, first order). [s]
 
     Notes
     -----
-    τ = √(2 δ M), with δ the checkpoint write time and M the job's mean time between
-    interruptions.
+    τ = √(2 δ M) − δ for δ < 2M, and τ = M for δ ≥ 2M, with δ the checkpoint write
+    time and M the job's mean time between interruptions. τ is the time spent
+    computing between two checkpoints; one starts every τ + δ = √(2 δ M), Young's
+    optimum period. Daly's higher-order terms (a factor 1 + (1/3)√(δ/2M) + (1/9)(δ/2M)
+    on the root) are left out: below 2 % for δ/M < 0.005, as in every plan's sized
+    write window, and without them the period is exactly Young's, which
+    :func:`checkpoint_time_share` and :func:`write_window_s` invert.
 
     References
     ----------
@@ -50,31 +30,39 @@ def checkpoint_interval_s(write_s: float, mtbf_s: float) -> float:
 
     Examples
     --------
-    A 60 s write and a 3 h MTBF (10 800 s): √(2 × 60 × 10 800) = 1 138.4 s.
+    A 60 s write and a 3 h MTBF (10 800 s): √(2 × 60 × 10 800) − 60 = 1 138.4 − 60
+    = 1 078.4 s.
 
     >>> round(checkpoint_interval_s(60, 10_800), 1)
-    1138.4
+    1078.4
+    >>> checkpoint_interval_s(3_000, 1_000)  # δ ≥ 2M: checkpoint once per MTBF
+    1000
     """
-    return math.sqrt(2 * write_s * mtbf_s)
+    if write_s >= 2 * mtbf_s:
+        return mtbf_s
+    return math.sqrt(2 * write_s * mtbf_s) - write_s
 
 
 def goodput(write_s: float, interval_s: float, mtbf_s: float, restart_s: float) -> float:
-    """Share of wall-clock time that trains, checkpointing every ``interval_s``.
+    """Share of wall-clock time that trains, computing ``interval_s`` between checkpoints.
 
     Notes
     -----
-    goodput = 1 − δ/τ − (τ/2 + R)/M, first order: writes take δ every τ; each
-    interruption (one every M) loses half an interval of work on average plus the restart
-    time R (Young 1974).
+    With the period P = τ + δ: goodput = 1 − δ/P − (P/2 + R)/M, first order: writes
+    take δ of every P; each interruption (one every M) loses half a period of work on
+    average plus the restart time R (Young 1974; Daly 2006 for τ excluding δ). Never
+    below 0 (where the first-order terms pass 1 the job makes no progress).
 
     Examples
     --------
-    δ = 60 s, τ = 1 138.4 s, M = 10 800 s, R = 900 s: 1 − 0.0527 − 0.0527 − 0.0833 = 0.811.
+    δ = 60 s, τ = 1 078.4 s (P = 1 138.4 s), M = 10 800 s, R = 900 s:
+    1 − 0.0527 − 0.0527 − 0.0833 = 0.811.
 
-    >>> round(goodput(60, 1138.4, 10_800, 900), 3)
+    >>> round(goodput(60, 1078.4, 10_800, 900), 3)
     0.811
     """
-    return 1 - write_s / interval_s - (interval_s / 2 + restart_s) / mtbf_s
+    period = interval_s + write_s
+    return max(0.0, 1 - write_s / period - (period / 2 + restart_s) / mtbf_s)
 
 
 def checkpoint_time_share(goodput_target: float, mtbf_s: float, restart_s: float) -> float:

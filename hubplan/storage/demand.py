@@ -8,7 +8,8 @@ import math
 from ..core.findings import Finding
 from .bandwidth import guideline_gb_s, token_read_gb_s
 from .capacity import checkpoint_tb
-from .checkpoint import checkpoint_time_share, job_mtbf_hours, write_window_s
+from .checkpoint import checkpoint_time_share, write_window_s
+from .failure import mtbf_hours
 from .section import Storage
 
 
@@ -110,25 +111,29 @@ def content_rows(content: dict[str, dict[str, float]], growth_margin: float) -> 
     return rows
 
 
-def checkpoint_write_demand(jobs: list[dict], storage: Storage) -> list[Finding]:
+def checkpoint_write_demand(jobs: list[dict], per_days: list[float],
+                            storage: Storage) -> list[Finding]:  # fmt: skip
     """Each job's checkpoint write demand, before the hot tier is sized: adds
-    ``mtbf_hours``, ``write_share``, ``write_window_s`` and ``write_demand_gb_s`` to each
-    job; an error finding for a job whose restarts alone exceed its goodput budget.
+    ``interruptions_per_day``, ``mtbf_hours``, ``write_share``, ``write_window_s`` and
+    ``write_demand_gb_s`` to each job; an error finding for a job whose restarts alone
+    exceed its goodput budget.
 
     Notes
     -----
-    M from the interruption rate (:func:`~hubplan.storage.checkpoint.job_mtbf_hours`), the
+    ``per_days``: each job's interruptions per day, from the failure model
+    (:func:`~hubplan.storage.failure.job_interruptions`, in the order of ``jobs``). M = 24 h
+    ÷ that (:func:`~hubplan.storage.failure.mtbf_hours`), the
     write share from the goodput target (:func:`~hubplan.storage.checkpoint.
     checkpoint_time_share`) unless the scenario fixes it, the window δ = 2 M share²
     (:func:`~hubplan.storage.checkpoint.write_window_s`), demand = checkpoint / δ.
     """
     findings = []
     restart_s = storage.restart_minutes * 60
-    for j in jobs:
-        mtbf_s = job_mtbf_hours(j["gpus"], storage.interruptions_per_gpu_year) * 3600
+    for j, per_day in zip(jobs, per_days, strict=True):
+        mtbf_s = mtbf_hours(per_day) * 3600
         share = (storage.checkpoint_time_share if storage.checkpoint_time_share is not None
                  else checkpoint_time_share(j["goodput"], mtbf_s, restart_s))  # fmt: skip
-        j.update(mtbf_hours=mtbf_s / 3600, write_share=share)
+        j.update(interruptions_per_day=per_day, mtbf_hours=mtbf_s / 3600, write_share=share)
         if share <= 0:
             j.update(write_window_s=math.nan, write_demand_gb_s=math.nan)
             findings.append(Finding("error", "storage", j["job"], "goodput_unreachable", {

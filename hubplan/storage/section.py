@@ -163,12 +163,61 @@ class Storage(Section):
         "write figure: 0.5, the ratio of every row of the DGX SuperPOD storage guideline "
         "(4/2, 8/4, 40/20 GB/s per node).",
     )
-    interruptions_per_gpu_year: float = Field(
-        0.173,
-        gt=0,
+    failure_scale_gpu: float = Field(
+        1.0,
+        ge=0,
         le=100,
-        description="Unexpected job interruptions per GPU-year: Llama 3 405B counted 419 "
-        "in 54 days on 16,384 GPUs (arXiv 2407.21783 §3.3.4) = 419 / (16,384 × 54/365).",
+        description="Multiplier on the GPU failure rate of data/failure_rates.csv (per GPU-hour: "
+        "faulty GPU, SRAM, system processor, silent data corruption, thermal, from Llama "
+        "3 405B on H100, arXiv 2407.21783 Table 5); 1 = as published. Raise it for a "
+        "fleet in early life or without lemon-node screening (Kokolis et al., arXiv "
+        "2410.21680: screening cut 512+-GPU job failures from 14 % to 4 %).",
+    )
+    failure_scale_hbm: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        description="Multiplier on the HBM (GPU memory) failure rate of data/failure_rates.csv "
+        "(per "
+        "GPU-hour, Llama 3 405B on H100 HBM3); 1 = as published. Raise it for parts with "
+        "more HBM stacks or higher HBM power than H100.",
+    )
+    failure_scale_nic: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        description="Multiplier on the NIC failure rate of data/failure_rates.csv (per node-hour, "
+        "Llama 3 405B); 1 = as published. Raise it for servers with more or less proven "
+        "network adapters.",
+    )
+    failure_scale_switch: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        description="Multiplier on the switch and cable failure rate of "
+        "data/failure_rates.csv (per "
+        "switch-hour, cables included, Llama 3 405B's RoCE ToR switches); 1 = as "
+        "published. Raise it for a fabric with many active optical links: Kokolis et al. "
+        "(arXiv 2410.21680) found InfiniBand links the leading failure source on Meta's "
+        "research clusters.",
+    )
+    failure_scale_host: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        description="Multiplier on the host (CPU, memory, SSD, power supply, chassis, unplanned "
+        "maintenance) failure rate of data/failure_rates.csv (per node-hour, Llama 3 "
+        "405B); 1 = as published. Raise it for older servers or a site with less "
+        "automated remediation.",
+    )
+    failure_scale_software: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        description="Multiplier on the software (training-stack bugs, dependencies, NCCL "
+        "timeouts) failure rate of data/failure_rates.csv (per node-hour, Llama 3 405B); "
+        "1 = as published. Lower it for a mature, well-tested training stack; raise it for "
+        "a new one.",
     )
     restart_minutes: float = Field(
         15.0,

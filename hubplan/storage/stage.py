@@ -36,6 +36,7 @@ from .demand import (
     tier_content,
 )
 from .dr import replication_gb_s, transfer_hours
+from .failure import BREAKDOWN_SCHEMA, job_interruptions
 from .nodes import tier_nodes
 from .protection import job_inflow_gb_s, nodes_for_protection
 from .section import Storage
@@ -67,10 +68,11 @@ BANDWIDTH: Schema = {
 CHECKPOINTS: Schema = {
     "job": _S, "params": _F, "weights_bytes": _F, "master_bytes": _F, "optimizer_bytes": _F,
     "bytes_per_param": _F, "checkpoint_tb": _F, "hot_retained_tb": _F, "gpus": _I,
-    "mtbf_hours": _F, "goodput": _F, "write_share": _F, "write_window_s": _F,
-    "write_demand_gb_s": _F, "write_supply_gb_s": _F, "limited_by": _S, "write_time_s": _F,
-    "interval_min": _F, "expected_goodput": _F, "job_days": _F, "days_to_alert": _F,
-    "days_to_full": _F, "warm_inflow_gb_s": _F, "cold_inflow_gb_s": _F,
+    "interruptions_per_day": _F, "mtbf_hours": _F, "goodput": _F, "write_share": _F,
+    "write_window_s": _F, "write_demand_gb_s": _F, "write_supply_gb_s": _F, "limited_by": _S,
+    "write_time_s": _F, "interval_min": _F, "compute_min": _F, "expected_goodput": _F,
+    "job_days": _F, "days_to_alert": _F, "days_to_full": _F, "warm_inflow_gb_s": _F,
+    "cold_inflow_gb_s": _F,
 }  # fmt: skip
 HOT_FILL: Schema = {"day": _F, "used_tb": _F, "usable_tb": _F, "fill": _F, "alert_fill": _F}
 DR: Schema = {"dr": _S, "changed_tb": _F, "replication_gb_s": _F, "link_gbps": _F,
@@ -210,6 +212,7 @@ def run_storage(
     storage: Storage,
     workload: Workload,
     pools: Pools,
+    network_compute_switch: str,
 ) -> StageResult:
     """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
     the hot-tier fill projection and the off-site copy.
@@ -217,6 +220,9 @@ def run_storage(
     Steps: demand (jobs, tier content, checkpoint and guideline bandwidth), tiers and
     nodes (block, client-side figures, count), checkpoint interval and goodput on the
     sized hot tier, protection (offload between tiers), hot-tier fill, DR, storage_nodes.
+
+    ``network_compute_switch`` (the compute fabric's switch model) sets the switches each
+    training job spans in the failure model (:mod:`hubplan.storage.failure`).
     """
     specs = pools  # the scenario's pools section (its servers); `pools` below: the table rows
     findings: list[Finding] = []
@@ -241,7 +247,8 @@ def run_storage(
     )
     developers = workload.development.developers if workload.development is not None else 0
     content = tier_content(jobs, repo_tb, developers, storage)
-    findings += checkpoint_write_demand(jobs, storage)
+    failures, per_days = job_interruptions(catalog, storage, network_compute_switch, jobs)
+    findings += checkpoint_write_demand(jobs, per_days, storage)
     bw_rows = bandwidth_rows(_pool_rows(pools, specs, catalog), jobs, storage)
     total = bw_rows[-1]
 
@@ -268,9 +275,10 @@ def run_storage(
         rate = min(hot_write, clients) if usable else hot_write
         write_s = j["checkpoint_tb"] * 1000 / rate
         mtbf_s = j["mtbf_hours"] * 3600
-        tau = checkpoint_interval_s(write_s, mtbf_s)
+        tau = checkpoint_interval_s(write_s, mtbf_s)  # compute between checkpoints (Daly)
         j.update(write_supply_gb_s=rate, limited_by=limited_by, write_time_s=write_s,
-                 interval_s=tau, interval_min=tau / 60,
+                 interval_s=tau + write_s, interval_min=(tau + write_s) / 60,
+                 compute_min=tau / 60,
                  expected_goodput=goodput(write_s, tau, mtbf_s, restart_s),
                  hot_retained_tb=storage.checkpoint_keep_last * j["checkpoint_tb"])  # fmt: skip
         if math.isfinite(j["write_window_s"]) and write_s > j["write_window_s"] * (1 + 1e-9):
@@ -337,7 +345,7 @@ def run_storage(
            "checkpoint_plan": typed([{c: j[c] for c in CHECKPOINTS} for j in jobs],
                                     CHECKPOINTS),
            "hot_fill": curve, "storage_dr": typed([dr], DR),
-           "storage_nodes": nodes_df}  # fmt: skip
+           "storage_nodes": nodes_df, "failure_breakdown": failures}  # fmt: skip
     return StageResult(out, tuple(findings))
 
 
@@ -378,7 +386,7 @@ def _disaster_recovery(jobs: list[dict], content: dict,
 
 STAGE = Stage(
     name="storage",
-    sections=("storage", "workload", "pools"),
+    sections=("storage", "workload", "pools", "network.compute_switch"),
     needs=("pools", "training"),
     provides=(
         "storage_content",
@@ -388,6 +396,7 @@ STAGE = Stage(
         "hot_fill",
         "storage_dr",
         "storage_nodes",
+        "failure_breakdown",
     ),
     run=run_storage,
     columns={
@@ -398,5 +407,6 @@ STAGE = Stage(
         "hot_fill": HOT_FILL,
         "storage_dr": DR,
         "storage_nodes": NODES,
+        "failure_breakdown": BREAKDOWN_SCHEMA,
     },
 )

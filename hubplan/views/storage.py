@@ -1,4 +1,5 @@
-"""The storage panel: checkpoints kept, guideline level, hot-tier building block and DR, live."""
+"""The storage panel: checkpoints kept, guideline level, hot-tier building block, DR and
+the failure-rate multipliers, live."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..core.catalog import Catalog
+from ..core.catalog import FAILURE_COMPONENTS, Catalog
 from ..core.labels import label
 from ..scenario import Scenario
 from . import charts
@@ -49,6 +50,9 @@ class StoragePanel(PlanPanel):
                                     layout=w.Layout(width="280px")),
             "dr": w.Dropdown(options=["none", "offsite_backup", "warm_standby"], value=st.dr,
                              layout=w.Layout(width="180px")),
+            **{f"failure_scale_{c}": w.FloatSlider(value=getattr(st, f"failure_scale_{c}"),
+                                                   min=0.0, max=10.0, step=0.1, **slider)
+               for c in FAILURE_COMPONENTS},
         }  # fmt: skip
         self.choices = {"dr": "choice.dr", "performance_level": "choice.performance_level"}
         self.labels = {name: w.Label() for name in self.controls}
@@ -56,6 +60,7 @@ class StoragePanel(PlanPanel):
         self.summary = w.HTML()
         self.table = w.HTML()
         self.checkpoints = w.HTML()
+        self.failures = w.HTML()
         self.capacity_chart = charts.LiveChart(charts.storage_capacity(
             self.result["storage_content"], self.lang))  # fmt: skip
         self.bandwidth_chart = charts.LiveChart(charts.storage_bandwidth(
@@ -67,7 +72,7 @@ class StoragePanel(PlanPanel):
                            layout=w.Layout(min_width="420px")),
                     w.VBox([self.summary, self.message, self.findings])]),
             w.HBox([self.capacity_chart, self.bandwidth_chart]),
-            self.fill_chart, self.table, self.checkpoints,
+            self.fill_chart, self.table, self.checkpoints, self.failures,
         ])  # fmt: skip
         self._start()
 
@@ -83,6 +88,10 @@ class StoragePanel(PlanPanel):
             "storage.alert_fill": c["alert"].value,
             "storage.hot_model": hot_model,
             "storage.dr": c["dr"].value,
+            **{
+                f"storage.failure_scale_{k}": c[f"failure_scale_{k}"].value
+                for k in FAILURE_COMPONENTS
+            },
         }
         if role != "oss":  # appliances carry their own metadata, and have their own scheme
             changes["storage.metadata_model"] = None
@@ -108,6 +117,7 @@ class StoragePanel(PlanPanel):
         self.summary.value = f'<p id="hubplan-storage-summary"><b>{html.escape(text)}</b></p>'
         self.table.value = _table_html(plan["storage_tiers"], lang, "hubplan-storage-tiers")
         self.checkpoints.value = _table_html(ck, lang, "hubplan-checkpoints")
+        self.failures.value = _table_html(plan["failure_breakdown"], lang, "hubplan-failures")
         self.capacity_chart.chart = charts.storage_capacity(plan["storage_content"], lang)
         self.bandwidth_chart.chart = charts.storage_bandwidth(plan["storage_bandwidth"], lang)
         self.fill_chart.chart = charts.hot_fill(plan["hot_fill"], lang)
