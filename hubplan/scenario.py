@@ -284,6 +284,9 @@ REMOVED_KEYS = {
     "storage.interruptions_per_gpu_year": "removed: job MTBF now sums component failure "
     "rates (data/failure_rates.csv) over the GPUs, servers and switches a job spans; tune "
     "them with storage.failure_scale_gpu, _hbm, _nic, _switch, _host and _software.",
+    "storage.read_gb_s_per_gpu": "removed: reads follow the DGX SuperPOD storage guideline "
+    "(RA-11333-001 Table 6) at storage.performance_level: good (4 GB/s per DGX, 15 per SU), "
+    "better (8, 40) or best (40, 125).",
 }
 
 

@@ -263,3 +263,13 @@ def test_storage_panel_headless():
     p.controls["hot_model"].value = "DDN AI400X2T"
     nodes = p.result["storage_nodes"]
     assert "mds" not in nodes["role"].tolist() and p.error is None
+
+
+def test_the_removed_read_rule_says_what_replaced_it():
+    # A scenario saved before the guideline levels sized reads at a rate per GPU.
+    with pytest.raises(
+        hubplan.ScenarioError,
+        match=r"read_gb_s_per_gpu: unknown key; removed: reads follow the DGX SuperPOD "
+        r"storage guideline.*performance_level",
+    ):
+        hubplan.Scenario.from_dict({"storage": {"read_gb_s_per_gpu": 0.5}})

@@ -35,7 +35,9 @@ def _run(dgx: int, storage=None):
     sc = hubplan.default_scenario()
     return run_storage(catalog=hubplan.load_catalog(),
                        tables={"pools": pools, "training": empty(TRAINING)},
-                       storage=storage or sc.storage, workload=sc.workload)  # fmt: skip
+                       storage=storage or sc.storage, workload=sc.workload,
+                       pools=sc.pools,
+                       network_compute_switch=sc.network.compute_switch)  # fmt: skip
 
 
 def _codes(p, code):
@@ -108,9 +110,10 @@ def test_16k_hot_tier_is_sized_from_the_guideline_not_per_gpu():
     # read [RA], 64 × 20 = 1 280 write; before: 17 208 GPUs × 0.5 = 8 604 GB/s → 87 OSS
     assert bw["read_demand_gb_s"] == 2560 and bw["guideline_write_gb_s"] == 1280
     hot = big["storage_tiers"].set_index("tier").loc["hot"]
-    # ⌈2 560 / 100⌉ = 26 OSS for reads; checkpoints (2 791 GB/s) at 61.44 per OSS: 46
-    assert (hot["nodes_for_read"], hot["nodes_for_write"]) == (26, 46)
-    assert (hot["nodes"], hot["sized_by"]) == (46, "write")
+    # ⌈2 560 / 100⌉ = 26 OSS for reads; checkpoints (3 400 GB/s at the failure model's
+    # M = 3.03 h, test_storage.py) at 61.44 per OSS: ⌈55.3⌉ = 56
+    assert (hot["nodes_for_read"], hot["nodes_for_write"]) == (26, 56)
+    assert (hot["nodes"], hot["sized_by"]) == (56, "write")
 
 
 # -- tiers: the write clients see ------------------------------------------------------
@@ -259,16 +262,17 @@ def test_job_inflow_by_hand():
 def test_16k_offload_drains_and_a_slow_warm_tier_is_a_finding():
     big = hubplan.build_plan(hubplan.load_scenario(PRETRAIN))
     ck = big["checkpoint_plan"].iloc[0]
-    # 46 OSS × 61.44 = 2 826.24 GB/s: 5 670 / 2 826.24 = 2.006 s per checkpoint; M = 8 760 /
-    # (0.173 × 16 384) h = 11 126 s; τ = √(2 × 2.006 × 11 126) = 211.3 s; into warm
-    # 5 670 / 211.3 = 26.83 GB/s, plus 62.4 TB of raw data over the 75.18-day run, 0.0096:
-    # 26.84 GB/s; the 10 HDD nodes take 10 × 13.68 = 136.8
-    assert ck["interval_min"] * 60 == pytest.approx(211.3, abs=0.1)
-    assert ck["warm_inflow_gb_s"] == pytest.approx(26.84, abs=0.01)
+    # 56 OSS × 61.44 = 3 440.64 GB/s: 5 670 / 3 440.64 = 1.648 s per checkpoint; M = 3.0298 h
+    # = 10 907 s (the failure model, test_failure.py); one checkpoint every
+    # √(2 × 1.648 × 10 907) = 189.6 s (Daly); into warm 5 670 / 189.6 = 29.90 GB/s, plus
+    # 62.4 TB of raw data over the 75.18-day run, 0.0096: 29.91 GB/s; the 10 HDD nodes
+    # take 10 × 13.68 = 136.8
+    assert ck["interval_min"] * 60 == pytest.approx(189.6, abs=0.1)
+    assert ck["warm_inflow_gb_s"] == pytest.approx(29.91, abs=0.01)
     assert big["storage_tiers"].set_index("tier").loc["warm", "write_gb_s"] == 136.8
     assert _codes(big, "offload_too_slow").empty
-    # 100 OSS fixed write 6 144 GB/s: 0.9229 s per checkpoint, τ = √(2 × 0.9229 × 11 126)
-    # = 143.3 s, 5 670 / 143.3 = 39.57 GB/s (+ 0.0096 of data) into a warm tier of six
+    # 100 OSS fixed write 6 144 GB/s: 0.9229 s per checkpoint, √(2 × 0.9229 × 10 907)
+    # = 141.9 s, 5 670 / 141.9 = 39.96 GB/s (+ 0.0096 of data) into a warm tier of six
     # MinIO nodes (EC 4+2) that take 6 × 5.54 = 33.24 GB/s: it falls behind
     s = hubplan.load_scenario(PRETRAIN).with_changes({
         "storage.hot_nodes": 100, "storage.warm_model": "minio-nvme",
@@ -277,4 +281,4 @@ def test_16k_offload_drains_and_a_slow_warm_tier_is_a_finding():
     assert len(f) == 1 and f.iloc[0]["severity"] == "warning"
     d = f.iloc[0]["data"]
     assert (d["tier"], d["source"]) == ("warm", "hot")
-    assert d["need"] == pytest.approx(39.58, abs=0.01) and d["supply"] == pytest.approx(33.24)
+    assert d["need"] == pytest.approx(39.97, abs=0.01) and d["supply"] == pytest.approx(33.24)
