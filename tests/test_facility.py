@@ -68,19 +68,20 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     # Compute racks (40 kW, cap 40 × 0.85 = 34 kW): 18 training DGX H100 at 3 a rack
     # (30.6 kW; a 4th would make 40.8) = 6 racks, 2 inference = 1, 1 L40S server = 1.
     # Storage and network racks have 22 kW, cap 22 × 0.85 = 18.7 kW.
-    # Storage (storage stage, no catalogue size or power): 2 hot OSS + 2 hot MDS + 1 warm
-    # + 1 cold capacity node = 6 nodes on the 2U / 2 kW stand-ins = 12 kW, 12U: 1 rack.
+    # Storage (storage stage, no catalogue size or power): 2 hot OSS + 2 hot MDS + 3 warm
+    # + 3 cold capacity nodes (three replicas each) = 10 nodes on the 2U / 2 kW stand-ins
+    # = 20 kW > 18.7: 9 in the first rack (18 kW, 18U), the 10th in a second (2 kW).
     # Network: unit 1's 8 QM9700 compute leaves (1U, 1.72 kW) = 13.76 kW: 1 rack; the
     # shared rack holds 4 QM9700 spines + 1 QM9700 storage leaf (5 × 1.72 = 8.6 kW), the
     # SN4600C (2U, 0.466 kW typical ÷ 0.8 = 0.5825 kW), 2 SN2201 (2 × 0.098 ÷ 0.8 = 0.245
     # kW; the OOB ports include 18 kept for rack PDUs), 4 UFM appliances (a pair per
     # InfiniBand fabric, unrated: the 1U / 0.8 kW management-server stand-in) and 3
     # management servers (3 × 0.8 kW) = 15.0275 kW, 15 devices in 16U.
-    # 8 compute + 1 storage = 9 racks of row A's 10; the 2 network racks join its end: A01-A11.
-    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 12)]
-    assert racks["kind"].tolist() == ["compute"] * 8 + ["storage", "network", "network"]
-    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 6, 8, 15]
-    assert racks["u_used"].iloc[-3:].tolist() == [12, 8, 16]
+    # 8 compute + 2 storage = row A's 10; the 2 network racks join its end: A01-A12.
+    assert racks["rack"].tolist() == [f"A{i:02d}" for i in range(1, 13)]
+    assert racks["kind"].tolist() == ["compute"] * 8 + ["storage"] * 2 + ["network"] * 2
+    assert racks["devices"].tolist() == [3, 3, 3, 3, 3, 3, 2, 1, 9, 1, 8, 15]
+    assert racks["u_used"].iloc[-4:].tolist() == [18, 2, 8, 16]
     # every device sits in exactly one rack at a unique position; 8U servers at U1, 9, 17
     assert layout["device"].is_unique and layout["rack"].notna().all()
     assert not layout.duplicated(["rack", "u_position"]).any()
@@ -89,8 +90,8 @@ def test_default_packs_three_dgx_per_40_kw_rack(default):
     alloc = plan["power_allocation"]
     assert (alloc["status"] == "ok").all()
     assert alloc.loc[0, "allocated_kw"] == pytest.approx(30.6)
-    # storage 12 kW, compute leaves 13.76 kW, shared 15.0275 kW, each of 22 kW
-    assert alloc["allocated_kw"].iloc[-3:].tolist() == pytest.approx([12.0, 13.76, 15.0275])
+    # storage 18 + 2 kW, compute leaves 13.76 kW, shared 15.0275 kW, each of 22 kW
+    assert alloc["allocated_kw"].iloc[-4:].tolist() == pytest.approx([18.0, 2.0, 13.76, 15.0275])
     assert {
         "rack_power_over",
         "rack_power_headroom",
@@ -118,12 +119,12 @@ def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
     assert lay.loc["compute-leaf-01", "power_source"] == "switches"
     f = plan.findings
     est = f[f["code"] == "device_figures_estimated"].set_index("subject")["data"]
-    # three storage models (the HDD node serves warm and cold: 2 devices), two switches
+    # three storage models (the HDD node serves warm and cold, three each: 6 devices), two switches
     # and the UFM appliances (4, a pair per InfiniBand fabric: the 1U / 0.8 kW
     # management-server stand-in, network.ufm_model)
     assert est["HDD capacity node 60x24TB 2x100G"] == {
         "model": "HDD capacity node 60x24TB 2x100G",
-        "count": 2,
+        "count": 6,
         "kw": 2.0,
         "units": 2,
     }
@@ -132,10 +133,10 @@ def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
         "model": "UFM Enterprise Appliance 3.1", "count": 4, "kw": 0.8, "units": 1,
     }  # fmt: skip
     assert len(est) == 6 and "QM9700" not in est
-    # the stand-in is a setting: 1.5 kW storage nodes make a 6 × 1.5 = 9 kW storage rack
+    # the stand-in is a setting: 1.5 kW storage nodes make one 10 × 1.5 = 15 kW storage rack
     s = default.with_changes({"facility.unknown_storage_kw": 1.5})
     alloc = hubplan.build_plan(s)["power_allocation"]
-    assert alloc.loc[alloc["kind"] == "storage", "device_power_kw"].tolist() == [9.0]
+    assert alloc.loc[alloc["kind"] == "storage", "device_power_kw"].tolist() == [15.0]
 
 
 def test_devices_are_named_as_the_network_names_them():
@@ -257,14 +258,15 @@ def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
     # Air cools up to 15 × 0.85 = 12.75 kW a rack. Over it, needing rear doors: 6 training
     # racks (30.6 kW), the inference rack (2 × 10.2 = 20.4 kW) and unit 1's compute-leaf
     # rack (8 QM9700 × 1.72 = 13.76 kW) and the shared network rack (15.0275 kW, its 4
-    # UFM appliances and 2 SN2201 included; test_default_packs_three_dgx_per_40_kw_rack):
-    # 9 racks. Under it: the L40S rack (5.09 kW) and the storage rack (6 × 2 kW = 12 kW).
+    # UFM appliances and 2 SN2201 included; test_default_packs_three_dgx_per_40_kw_rack)
+    # and the first storage rack (9 × 2 kW = 18 kW): 10 racks. Under it: the L40S rack
+    # (5.09 kW) and the second storage rack (one 2 kW node).
     missing = cool[(cool["level"] == "rack") & (cool["status"] == "missing")]
-    assert len(missing) == 9
+    assert len(missing) == 10
     assert "cooling_missing" in codes(plan)
     row = cool[cool["level"] == "row"].iloc[0]
-    # row A: 6 × 30.6 + 20.4 + 5.0909 + 12 + 13.76 + 15.0275 = 249.878 kW
-    assert row["heat_kw"] == pytest.approx(249.878, abs=0.001)
+    # row A: 6 × 30.6 + 20.4 + 5.0909 + 18 + 2 + 13.76 + 15.0275 = 257.878 kW
+    assert row["heat_kw"] == pytest.approx(257.878, abs=0.001)
 
 
 def test_rack_scale_systems_get_their_own_racks(default):
@@ -395,13 +397,13 @@ def test_compute_inventory_and_facility_power(default):
     by_scope = plan["facility_power"].set_index("scope")
     # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + 2 SN2201 × 0.098 ÷ 0.8 + 4 UFM
     # appliances × 0.8 (management-server stand-in) = 22.36 + 0.5825 + 0.245 + 3.2
-    # = 26.3875 kW; storage: 6 nodes × 2 kW stand-in = 12 kW
+    # = 26.3875 kW; storage: 10 nodes × 2 kW stand-in = 20 kW
     assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(26.3875)
-    assert by_scope.loc["storage_node", "it_nameplate_kw"] == pytest.approx(12.0)
+    assert by_scope.loc["storage_node", "it_nameplate_kw"] == pytest.approx(20.0)
     fp = by_scope.loc["total"]
-    # 20 × 10.2 + 5.0909 + 12 + 26.3875 + 3 × 0.8 = 249.878 kW nameplate; × 1.25 = 312.348
-    assert fp["it_nameplate_kw"] == pytest.approx(249.878, abs=1e-3)
-    assert fp["facility_kw"] == pytest.approx(312.348, abs=1e-3)
+    # 20 × 10.2 + 5.0909 + 20 + 26.3875 + 3 × 0.8 = 257.878 kW nameplate; × 1.25 = 322.348
+    assert fp["it_nameplate_kw"] == pytest.approx(257.878, abs=1e-3)
+    assert fp["facility_kw"] == pytest.approx(322.348, abs=1e-3)
 
 
 def test_16k_gpu_plan_closes():
@@ -415,41 +417,43 @@ def test_16k_gpu_plan_closes():
     assert (lay["device_type"] == "gpu_server").sum() == 2151
     gpu = lay.loc[lay["device_type"] == "gpu_server", "device"]
     assert gpu.iloc[0] == "train-0001" and gpu.iloc[-1] == "train-2151"
-    # Storage stage: 87 hot OSS + 2 MDS + 1 warm + 1 cold node = 91 on the 2 kW stand-in,
-    # 9 a rack (9 × 2 = 18 ≤ 22 × 0.85 = 18.7 kW) → ⌈91 ÷ 9⌉ = 11 racks.
+    # Storage stage: 56 hot OSS (sized by checkpoint writes, test_storage.py) + 2 MDS + 10
+    # warm + 10 cold nodes (EC 8+2: ten failure domains) = 78 on the 2 kW stand-in, 9 a
+    # rack (9 × 2 = 18 ≤ 22 × 0.85 = 18.7 kW) → ⌈78 ÷ 9⌉ = 9 racks.
     # Network stage: the compute fabric is sized for the 64 working SUs (the 103 spares
-    # wait in the cold pool): 512 leaves, 512 spines, 256 cores; storage 141 + 144 + 96
-    # QM9700 (1 661 in all), 157 SN4600C, 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
+    # wait in the cold pool): 512 leaves, 512 spines, 256 cores; storage 140 + 144 + 96
+    # QM9700 (1 660 in all), 156 SN4600C, 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
     # 64 units' 8 compute leaves (13.76 kW) take a rack each = 64. Shared, in table
     # order: 768 spines and cores at 10 a rack (17.2 kW ≤ 18.7) = 76 racks + 8; that rack
-    # takes the 4 UFM (16.96 kW) and one storage QM9700 (18.68 kW); the other 380 storage
-    # QM9700 = 38 racks, the last topped with 2 SN4600C (18.365 kW); 155 SN4600C at 20 a
-    # rack (40U) = 7 racks + 15, topped with 10 SN2201; 113 SN2201 at 40 a rack = 2 + 33,
-    # with the 3 management servers: 76 + 1 + 38 + 7 + 1 + 2 + 1 = 126. Network racks:
+    # takes the 4 UFM (16.96 kW) and one storage QM9700 (18.68 kW); the other 379 storage
+    # QM9700 = 37 racks + 9, topped with 5 SN4600C (15.48 + 2.9125 = 18.3925 kW); 151
+    # SN4600C at 20 a rack (40U) = 7 racks + 11, topped with 18 SN2201 (40U); 105 SN2201
+    # at 40 a rack = 2 + 25, with the 3 management servers: 76 + 1 + 37 + 1 + 7 + 1 + 2 + 1
+    # = 126. Network racks:
     # 64 + 126 = 190.
     racks = plan["racks"]
     assert racks["kind"].value_counts()[["compute", "storage", "network"]].tolist() == [
-        717, 11, 190]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
-    # 717 compute + 11 storage racks fill ⌈728 ÷ 10⌉ = 73 rows, each unit's leaf rack joins
+        717, 9, 190]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
+    # 717 compute + 9 storage racks fill ⌈726 ÷ 10⌉ = 73 rows, each unit's leaf rack joins
     # its row; the 126 shared network racks (spines, cores, storage, in-band, BMC) are more
     # than half a row, so they fill ⌈126 ÷ 10⌉ = 13 rows of their own: 86 rows, none longer
     # than 10 floor racks + 1 unit network rack.
     assert racks["row"].nunique() == 86
     assert racks.groupby("row").size().max() == 11
     counts = plan["switches"].groupby("model")["count"].sum()
-    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1661, 157, 123]
+    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1660, 156, 123]
     assert (plan["power_allocation"]["status"] == "ok").all()
     assert (plan["cooling"]["status"] == "ok").all()
     fp = plan["facility_power"].set_index("scope").loc["total"]
-    # typical: 2 151 × 8.16 = 17 552.16; switches 1 661 × 0.747 + 157 × 0.466 + 123 ×
-    # 0.098 + 4 UFM × 0.64 = 1 328.543; storage 91 × 2 × 0.8 = 145.6; management 3 × 0.4 =
-    # 1.2: 19 027.503 kW; × 1.25 PUE × 8 760 h = 208 351.16 MWh; × US$88 per MWh =
-    # US$18.335 M a year, which the cost stage prices (the facility stage reports energy)
-    assert fp["it_typical_kw"] == pytest.approx(19027.503)
-    assert fp["annual_mwh"] == pytest.approx(208351.16, abs=0.01)
+    # typical: 2 151 × 8.16 = 17 552.16; switches 1 660 × 0.747 + 156 × 0.466 + 123 ×
+    # 0.098 + 4 UFM × 0.64 = 1 327.33; storage 78 × 2 × 0.8 = 124.8; management 3 × 0.4 =
+    # 1.2: 19 005.49 kW; × 1.25 PUE × 8 760 h = 208 110.12 MWh; × US$88 per MWh =
+    # US$18.314 M a year, which the cost stage prices (the facility stage reports energy)
+    assert fp["it_typical_kw"] == pytest.approx(19005.49)
+    assert fp["annual_mwh"] == pytest.approx(208110.1155, abs=0.01)
     assert "annual_cost_usd" not in fp.index
     energy = plan["cost_opex"].set_index("category").loc["energy", "usd_per_year"]
-    assert energy == pytest.approx(18.33490e6, rel=1e-6)
+    assert energy == pytest.approx(18.31369e6, rel=1e-6)
     assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
         pytest.approx(17208 * 989.5 / 1000)
     )
@@ -468,11 +472,11 @@ def test_facility_panel_recomputes_racks_headless():
     from hubplan.views import FacilityPanel, charts
 
     p = FacilityPanel()
-    # default: 21 GPU servers in 8 compute racks, + 1 storage rack (6 nodes, 12 kW) and 2
-    # network racks (8 compute leaves; spines, storage leaf, management switches and
-    # servers), as in test_default_packs_three_dgx_per_40_kw_rack: 11, all with headroom
+    # default: 21 GPU servers in 8 compute racks, + 2 storage racks (10 nodes, 18 + 2 kW)
+    # and 2 network racks (8 compute leaves; spines, storage leaf, management switches
+    # and servers), as in test_default_packs_three_dgx_per_40_kw_rack: 12, all with headroom
     nums = p.summary_numbers()
-    assert (nums["racks"], nums["compute"], nums["ok"], nums["total"]) == (11, 8, 11, 11)
+    assert (nums["racks"], nums["compute"], nums["ok"], nums["total"]) == (12, 8, 12, 12)
     # cap two servers a rack: 18 training → 9, 2 inference → 1, 1 dev → 1: 11 compute racks
     p.controls["max_servers_per_rack"].value = 2
     assert p.summary_numbers()["compute"] == 11
