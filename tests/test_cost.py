@@ -52,7 +52,8 @@ FACILITY = SimpleNamespace(pue=1.25, electricity_usd_per_kwh=0.088)
 #     (NVIDIA DGX H100 user guide) = 204 kW, plus one 8 × L40S server the catalogue does
 #     not rate: 8 × 350 W ÷ 0.55 GPU share = 5.0909 kW → 209.0909 kW nameplate; typical
 #     0.8 × that = 167.2727 kW (facility.server_typical_ratio);
-#   storage: 6 nodes on the 2.0 kW stand-in (facility.unknown_storage_kw) = 12 kW; 9.6 typ.;
+#   storage: 10 nodes (2 OSS, 2 MDS, three replicas on each of warm and cold) on the 2.0 kW
+#     stand-in (facility.unknown_storage_kw) = 20 kW; 16 typical;
 #   switches: 13 QM9700 × 1.72 kW (max) / 0.747 kW (typical) (NVIDIA QM97x0 manual), one
 #     SN4600C (0.466 kW typical, maximum 0.466 ÷ 0.8 = 0.5825) and two SN2201 (0.098 kW,
 #     maximum 0.1225; the second for the ports kept for rack PDUs) and 4 UFM appliances
@@ -60,18 +61,18 @@ FACILITY = SimpleNamespace(pue=1.25, electricity_usd_per_kwh=0.088)
 #     0.64 typical) = 22.36 + 0.5825 + 0.245 + 3.2 = 26.3875 kW; 9.711 + 0.466 + 0.196
 #     + 2.56 = 12.933 kW typical;
 #   management: 3 × 0.8 kW nameplate, 3 × 0.4 kW typical = 2.4 / 1.2 kW.
-# IT nameplate 209.0909 + 12 + 26.3875 + 2.4 = 249.8784 kW;
-# IT typical 167.2727 + 9.6 + 12.933 + 1.2 = 191.0057 kW.
-IT_NAMEPLATE_KW = 249.8784
-IT_TYPICAL_KW = 191.0057
-# fit-out: 249.8784 kW × $11 700 (Cushman & Wakefield 2025) = $2 923 577.4
-FITOUT_USD = 2_923_577.4
-# capex: servers 4 860 000 + 540 000 + 88 400 = 5 488 400, + fit-out = 8 411 977.4
-CAPEX_USD = 8_411_977.4
-# energy: 191.0057 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 091 512.7 kWh × $0.088
-ENERGY_USD = 184_053.12
-# owning a year: 8 411 977.4 / 5 years = 1 682 395.5 depreciation + 184 053.12 energy
-OWN_USD = 1_866_448.6
+# IT nameplate 209.0909 + 20 + 26.3875 + 2.4 = 257.8784 kW;
+# IT typical 167.2727 + 16 + 12.933 + 1.2 = 197.4057 kW.
+IT_NAMEPLATE_KW = 257.8784
+IT_TYPICAL_KW = 197.4057
+# fit-out: 257.8784 kW × $11 700 (Cushman & Wakefield 2025) = $3 017 177.4
+FITOUT_USD = 3_017_177.4
+# capex: servers 4 860 000 + 540 000 + 88 400 = 5 488 400, + fit-out = 8 505 577.4
+CAPEX_USD = 8_505_577.4
+# energy: 197.4057 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 161 592.7 kWh × $0.088
+ENERGY_USD = 190_220.16
+# owning a year: 8 505 577.4 / 5 years = 1 701 115.5 depreciation + 190 220.16 energy
+OWN_USD = 1_891_335.6
 
 
 def test_useful_gpu_hours_issue_example():
@@ -89,11 +90,11 @@ def test_default_capex_prices_servers_from_the_catalogue(plan, summary):
     assert servers.loc["training: DGX H100", "capex_usd"] == 18 * 270_000
     assert servers.loc["inference: DGX H100", "capex_usd"] == 2 * 270_000
     assert servers["price_source"].str.len().gt(10).all()
-    # fit-out on the critical (nameplate) IT load, worked above: 249.8784 kW × $11 700
+    # fit-out on the critical (nameplate) IT load, worked above: 257.8784 kW × $11 700
     fit = capex.set_index("category").loc["facility_fitout"]
     assert fit["line_quantity"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
     assert fit["capex_usd"] == pytest.approx(FITOUT_USD, abs=1)
-    # 4 860 000 + 540 000 + 88 400 + 2 923 577.4
+    # 4 860 000 + 540 000 + 88 400 + 3 017 177.4
     assert summary["capex_usd"] == pytest.approx(CAPEX_USD, abs=1)
 
 
@@ -130,11 +131,11 @@ def test_capex_total_is_not_flagged_when_everything_is_priced(plan):
     # network: 8 + 4 + 1 + 1 + 2 switches and 4 UFM appliances (rows of the switches
     # table) = 20 × $20 000 = $400 000; spares 5 % = $20 000
     assert lines.loc["network_spares", "capex_usd"] == pytest.approx(20_000)
-    # storage 6 nodes × $10 000; fit-out for the 250 kW critical (nameplate) load ×
+    # storage 10 nodes × $10 000; fit-out for the 250 kW critical (nameplate) load ×
     # $11 700 = $2.925 M
     assert lines.loc["facility_fitout", "capex_usd"] == pytest.approx(2_925_000)
-    # installation 5 % of hardware: (5 488 400 + 60 000 + 400 000) × 0.05 = 297 420
-    assert lines.loc["installation", "capex_usd"] == pytest.approx(297_420)
+    # installation 5 % of hardware: (5 488 400 + 100 000 + 400 000) × 0.05 = 299 420
+    assert lines.loc["installation", "capex_usd"] == pytest.approx(299_420)
 
 
 def test_default_cost_per_useful_gpu_hour(summary):
@@ -142,31 +143,31 @@ def test_default_cost_per_useful_gpu_hour(summary):
     assert summary["gpus"] == 152
     # 152 × 8 760 × 0.7 × 0.9 (the fine-tune's goodput) = 838 857.6 useful GPU-hours
     assert summary["useful_gpu_hours"] == pytest.approx(838_857.6)
-    # depreciation $8 411 977.4 / 5 years = $1 682 395.5 a year; priced opex: energy
-    # $184 053.12 (licences $0); staff and maintenance unpriced
-    assert summary["depreciation_usd_per_year"] == pytest.approx(1_682_395.5, abs=1)
+    # depreciation $8 505 577.4 / 5 years = $1 701 115.5 a year; priced opex: energy
+    # $190 220.16 (licences $0); staff and maintenance unpriced
+    assert summary["depreciation_usd_per_year"] == pytest.approx(1_701_115.5, abs=1)
     assert summary["opex_usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
     assert summary["own_usd_per_year"] == pytest.approx(OWN_USD, abs=1)
-    # 1 866 448.6 / 838 857.6 = 2.2250 USD per useful GPU-hour
-    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2250, abs=1e-4)
+    # 1 891 335.6 / 838 857.6 = 2.2547 USD per useful GPU-hour
+    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2547, abs=1e-4)
 
 
 def test_energy_is_priced_from_the_facility_power(plan, summary):
-    # The facility stage's total: 191.0057 kW typical, 249.8784 kW nameplate (worked above)
+    # The facility stage's total: 197.4057 kW typical, 257.8784 kW nameplate (worked above)
     power = plan["facility_power"].set_index("scope").loc["total"]
     assert power["it_typical_kw"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)
     assert power["it_nameplate_kw"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
-    # 191.0057 kW × 1.0 duty × 8 760 h × 1.25 PUE = 2 091 512.7 kWh = 2 091.51 MWh;
-    # × $0.088 a kWh (facility.electricity_usd_per_kwh) = $184 053.12 a year
+    # 197.4057 kW × 1.0 duty × 8 760 h × 1.25 PUE = 2 161 592.7 kWh = 2 161.59 MWh;
+    # × $0.088 a kWh (facility.electricity_usd_per_kwh) = $190 220.16 a year
     opex = plan["cost_opex"].set_index("category")
     assert opex.loc["energy", "priced"] and opex.loc["energy", "cost_basis"] == "facility_power"
     assert opex.loc["energy", "line_quantity"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)
     assert opex.loc["energy", "usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
-    assert summary["energy_mwh_per_year"] == pytest.approx(2091.5127, abs=1e-3)
-    # the facility stage's annual energy at the tariff: 2 091.51 MWh × $88 a MWh
+    assert summary["energy_mwh_per_year"] == pytest.approx(2161.5927, abs=1e-3)
+    # the facility stage's annual energy at the tariff: 2 161.59 MWh × $88 a MWh
     assert power["annual_mwh"] * 88 == pytest.approx(ENERGY_USD, abs=0.01)
-    # 2 091.51 MWh on China's 2022 grid (0.5366 kg/kWh, MEE/NBS) = 1 122.31 t CO2
-    assert summary["co2_t_per_year"] == pytest.approx(1122.306, abs=1e-3)
+    # 2 161.59 MWh on China's 2022 grid (0.5366 kg/kWh, MEE/NBS) = 1 159.91 t CO2
+    assert summary["co2_t_per_year"] == pytest.approx(1159.911, abs=1e-3)
     f = plan.findings
     unpriced = f[f["code"] == "opex_unpriced"]
     assert "energy" not in set(unpriced["subject"])
@@ -203,12 +204,12 @@ def test_breakeven_against_the_cheapest_h100_offer(summary):
     # Lambda H100 on demand $2.99: renting 152 GPUs at 70 % = 152 × 8 760 × 0.7 × 2.99
     assert summary["cloud_offer"] == "Lambda H100 SXM on-demand"
     assert summary["cloud_usd_per_year"] == pytest.approx(2_786_871.36)
-    # rent saves 2 786 871.36 − 184 053.12 energy = 2 602 818.24 a year over owning's opex:
-    # break-even at 12 × 8 411 977.4 / 2 602 818.24 = 38.782 months
-    assert summary["breakeven_month"] == pytest.approx(38.782, abs=1e-3)
-    # owning costs 1 866 448.6 a year = renting at u: 152 × 8 760 × 2.99 × u
-    # = 3 981 244.8 u → u = 0.46881
-    assert summary["breakeven_utilisation"] == pytest.approx(0.46881, abs=1e-5)
+    # rent saves 2 786 871.36 − 190 220.16 energy = 2 596 651.20 a year over owning's opex:
+    # break-even at 12 × 8 505 577.4 / 2 596 651.20 = 39.307 months
+    assert summary["breakeven_month"] == pytest.approx(39.307, abs=1e-3)
+    # owning costs 1 891 335.6 a year = renting at u: 152 × 8 760 × 2.99 × u
+    # = 3 981 244.8 u → u = 0.47506
+    assert summary["breakeven_utilisation"] == pytest.approx(0.47506, abs=1e-5)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
     assert summary["npv_cloud_usd"] == pytest.approx(2_786_871.36 * 3.99271, rel=1e-5)
 
@@ -223,15 +224,15 @@ def test_cheap_cloud_finding(default):
     s = default.with_changes({"cost.cloud_usd_per_gpu_hour": 0.5})
     plan = hubplan.build_plan(s)
     f = plan.findings[plan.findings["code"] == "cloud_cheaper_over_horizon"]
-    # 1 866 448.6 / (152 × 8 760 × 0.5) = 1 866 448.6 / 665 760 = 2.8035: renting is
+    # 1 891 335.6 / (152 × 8 760 × 0.5) = 1 891 335.6 / 665 760 = 2.8409: renting is
     # cheaper at any use
     assert len(f) == 1 and f.iloc[0]["data"]["breakeven_utilisation"] == pytest.approx(
-        2.8035, abs=1e-4
+        2.8409, abs=1e-4
     )
-    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year, less the 184 053.12 energy
-    # owning pays, saves 281 978.88 a year: it repays 8 411 977.4 only after
-    # 12 × 8 411 977.4 / 281 978.88 = 357.98 months, beyond the 60-month horizon
-    assert plan["cost_summary"].iloc[0]["breakeven_month"] == pytest.approx(357.98, abs=0.01)
+    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year, less the 190 220.16 energy
+    # owning pays, saves 275 811.84 a year: it repays 8 505 577.4 only after
+    # 12 × 8 505 577.4 / 275 811.84 = 370.06 months, beyond the 60-month horizon
+    assert plan["cost_summary"].iloc[0]["breakeven_month"] == pytest.approx(370.06, abs=0.01)
 
 
 def test_no_cheap_cloud_finding_by_default(plan):
@@ -243,10 +244,10 @@ def test_manual_allocation_finding(default, plan):
     low = hubplan.build_plan(default.with_changes({"cost.utilisation": 0.4}))
     assert "manual_allocation_utilisation" in set(low.findings["code"])
     # cost per useful GPU-hour scales with 0.7 / 0.4 (energy is billed on the typical
-    # draw all year, whatever the allocation): 1 866 448.6 / (152 × 8 760 × 0.4 × 0.9)
-    # = 1 866 448.6 / 479 347.2 = 3.8937
+    # draw all year, whatever the allocation): 1 891 335.6 / (152 × 8 760 × 0.4 × 0.9)
+    # = 1 891 335.6 / 479 347.2 = 3.9456
     assert low["cost_summary"].iloc[0]["cost_per_useful_gpu_hour_usd"] == pytest.approx(
-        3.8937, abs=1e-4
+        3.9456, abs=1e-4
     )
 
 
@@ -261,10 +262,10 @@ def test_no_cloud_offer_finding(plan):
 def test_tornado_utilisation_and_mfu(plan):
     t = plan["cost_tornado"]
     head = t[t["metric"] == "cost_per_useful_gpu_hour_usd"]
-    # utilisation swings it most: at 0.30, 1 866 448.6 / (152 × 8 760 × 0.3 × 0.9)
-    # = 1 866 448.6 / 359 510.4 = 5.1916
+    # utilisation swings it most: at 0.30, 1 891 335.6 / (152 × 8 760 × 0.3 × 0.9)
+    # = 1 891 335.6 / 359 510.4 = 5.2609
     assert head.iloc[0]["assumption"] == "utilisation"
-    assert head.iloc[0]["at_low"] == pytest.approx(5.1916, abs=1e-4)
+    assert head.iloc[0]["at_low"] == pytest.approx(5.2609, abs=1e-4)
     # MFU does not change the price of a GPU-hour, only how many the run takes:
     # training cost at MFU 0.35 = base × 0.45 / 0.35
     mfu = t[t["assumption"] == "mfu"].set_index("metric")
@@ -272,8 +273,8 @@ def test_tornado_utilisation_and_mfu(plan):
     run = mfu.loc["training_cost_usd"]
     assert run["at_low"] == pytest.approx(run["base"] * 0.45 / 0.35)
     # the run's cost: 1 516.2637 GPU-days × 24 h = 36 390.33 GPU-hours at
-    # 1 866 448.6 / (152 × 8 760 × 0.7) = $2.00249 an allocated GPU-hour = $72 871
-    assert run["base"] == pytest.approx(72_871, abs=1)
+    # 1 891 335.6 / (152 × 8 760 × 0.7) = $2.02919 an allocated GPU-hour = $73 843
+    assert run["base"] == pytest.approx(73_843, abs=1)
 
 
 def test_monte_carlo_quantiles(plan):
@@ -282,7 +283,7 @@ def test_monte_carlo_quantiles(plan):
     assert row["samples"] == 10_000 and row["p10"] < row["p50"] < row["p90"]
     # Only utilisation varying, triangular(0.3, 0.7, 0.8): the median of u is
     # 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623, and cost falls with u, so P50 of cost is the
-    # cost at that u: 1 866 448.6 / (152 × 8 760 × 0.61623 × 0.9) = 2.5275.
+    # cost at that u: 1 891 335.6 / (152 × 8 760 × 0.61623 × 0.9) = 2.5612.
     from hubplan.cost import Assumption
 
     only_u = (Assumption(name="utilisation", low=0.3, high=0.8),)
@@ -292,17 +293,17 @@ def test_monte_carlo_quantiles(plan):
         .set_index("metric")
         .loc["cost_per_useful_gpu_hour_usd", "p50"]
     )
-    assert p50 == pytest.approx(2.5275, rel=0.01)
+    assert p50 == pytest.approx(2.5612, rel=0.01)
 
 
 def test_phasing_default(plan):
     ph = plan["cost_phasing"]
     totals = ph.groupby("strategy")["capex_usd"].sum()
-    # all now: 2 × 152 GPUs at 8 411 977.4 / 152 per GPU (fit-out included) = $16.82 M
-    assert totals["all_now"] == pytest.approx(16_823_955, abs=1)
+    # all now: 2 × 152 GPUs at 8 505 577.4 / 152 per GPU (fit-out included) = $17.01 M
+    assert totals["all_now"] == pytest.approx(17_011_155, abs=1)
     # phased: 1.3 × now + 0.7 × in year 2 at (1 − 0.285)² = 0.511225:
-    # 8 411 977.4 × (1.3 + 0.3578575) = 8 411 977.4 × 1.6578575 = $13 945 860
-    assert totals["phased"] == pytest.approx(13_945_860, abs=1)
+    # 8 505 577.4 × (1.3 + 0.3578575) = 8 505 577.4 × 1.6578575 = $14 101 035
+    assert totals["phased"] == pytest.approx(14_101_035, abs=1)
 
 
 def test_pretrain_16k_headline():
@@ -311,21 +312,21 @@ def test_pretrain_16k_headline():
     # 2 048 DGX H100 + 103 spares (5 %, rounded up) = 2 151 × $270 000 = $580.77 M.
     # IT load (same sources as the default plan above):
     #   2 151 DGX H100 × 10.2 / 8.16 kW                            = 21 940.2 / 17 552.16
-    #   1 661 QM9700 × 1.72 / 0.747 kW (compute 512 + 512 + 256 for the 64 working SUs,
-    #   the 103 spares in the cold pool; storage 141 + 144 + 96) =  2 856.92 / 1 240.767
-    #   157 SN4600C × 0.5825 / 0.466 kW, 123 SN2201 × 0.1225 / 0.098 = 106.52 / 85.216
+    #   1 660 QM9700 × 1.72 / 0.747 kW (compute 512 + 512 + 256 for the 64 working SUs,
+    #   the 103 spares in the cold pool; storage 140 + 144 + 96) =  2 855.2 / 1 240.02
+    #   156 SN4600C × 0.5825 / 0.466 kW, 123 SN2201 × 0.1225 / 0.098 = 105.9375 / 84.75
     #   4 UFM appliances × 0.8 / 0.64 kW (management-server stand-in) =   3.2 / 2.56
-    #   91 storage nodes × 2.0 / 1.6 kW (stand-in)                 =    182 / 145.6
+    #   78 storage nodes × 2.0 / 1.6 kW (stand-in; test_facility.py) =   156 / 124.8
     #   3 management servers × 0.8 / 0.4 kW                        =    2.4 / 1.2
-    #   IT nameplate 25 091.24 kW, typical 19 027.503 kW.
-    # fit-out 25 091.24 × $11 700 = $293 567 508; capex 580 770 000 + 293 567 508
-    assert row["capex_usd"] == pytest.approx(874_337_508, abs=1)
-    # energy 19 027.503 kW × 8 760 × 1.25 × $0.088 = $18 334 901.89 a year
-    assert row["opex_usd_per_year"] == pytest.approx(18_334_901.89, abs=0.1)
+    #   IT nameplate 25 062.9375 kW, typical 19 005.49 kW.
+    # fit-out 25 062.9375 × $11 700 = $293 236 368.75; capex 580 770 000 + that
+    assert row["capex_usd"] == pytest.approx(874_006_368.75, abs=1)
+    # energy 19 005.49 kW × 8 760 × 1.25 × $0.088 = $18 313 690.16 a year
+    assert row["opex_usd_per_year"] == pytest.approx(18_313_690.16, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
-    # 874.34 M / 5 = 174 867 501.6 + 18 334 901.89 = 193 202 403.5 a year → $2.1367
+    # 874.01 M / 5 = 174 801 273.75 + 18 313 690.16 = 193 114 963.9 a year → $2.1358
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1367, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1358, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():
@@ -366,15 +367,15 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 1 866 448.6 / 838 857.6 = 2.22 USD per useful GPU-hour; 26 unpriced capex lines
+    # 1 891 335.6 / 838 857.6 = 2.25 USD per useful GPU-hour; 26 unpriced capex lines
     # (4 storage, 7 switch and UFM rows, 13 optics: modules and cables per plane, segment
     # and speed, compute 4, storage 4, in-band 4, BMC RJ45 1; spares, installation; the
     # fit-out is priced)
-    assert "2.22 USD per useful GPU-hour" in p.summary.value
+    assert "2.25 USD per useful GPU-hour" in p.summary.value
     assert "excluding 26 unpriced lines" in p.summary.value
-    # manual allocation at 40 %: 2.2250 × 0.7 / 0.4 = 3.89, and the finding shows
+    # manual allocation at 40 %: 2.2547 × 0.7 / 0.4 = 3.95, and the finding shows
     p.controls["utilisation"].value = 0.4
-    assert "3.89 USD per useful GPU-hour" in p.summary.value
+    assert "3.95 USD per useful GPU-hour" in p.summary.value
     assert "manual-allocation range" in p.findings.value
     p.controls["cloud_offer"].value = "AWS p5 capacity block"
     assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"
