@@ -111,7 +111,7 @@ class Plan:
         >>> from hubplan import default_scenario
         >>> h = build_plan(default_scenario()).headline()
         >>> h["gpus"], h["servers"], round(h["facility_mw"], 3), h["errors"]
-        (168, 21, 0.312, 0)
+        (168, 21, 0.322, 0)
         """
         pools = self["pools"]
         fleet = pools[pools["level"] == "fleet"]

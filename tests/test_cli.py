@@ -649,10 +649,10 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     assert dgx[-4:] == ["18.00", "server", "270,000.00", "4,860,000"]
     spine = next(line for line in table if "compute spine QM9700" in line).split()
     assert spine[-2:] == ["unpriced", "unpriced"]  # not 0: the catalogue has no price
-    # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 2 923 577 (fit-out of
-    # 249.88 kW, tests/test_cost.py) = 8 411 977 USD; the other 26 lines are left out and
+    # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 3 017 177 (fit-out of
+    # 257.88 kW, tests/test_cost.py) = 8 505 577 USD; the other 26 lines are left out and
     # counted.
-    assert ("Capex of the priced lines: 8,411,977 USD; 26 line(s) unpriced, left out of the "
+    assert ("Capex of the priced lines: 8,505,577 USD; 26 line(s) unpriced, left out of the "
             "total") in out  # fmt: skip
     zh = run(capsys, "plan", "--lang", "zh")
     assert "资本支出明细" in zh and "未定价" in zh

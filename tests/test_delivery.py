@@ -71,15 +71,15 @@ def test_no_buffer_shortens_to_the_raw_lead_times():
 
 
 def test_fabric_links_count_every_tier_of_every_plane(plan, big):
-    # Default: compute 144 × 2 tiers at 1:1 = 288; storage 52 + 4 UFM ports = 56; in-band
-    # 50 + 4 UFM + 2 OOB switches × 2 uplinks = 58; BMC 44 + 4 UFM + 18 PDU ports
-    # (⌈0.85 × 21 servers⌉) = 66; 288 + 56 + 58 + 66 = 468.
-    assert fabric_links(plan["fabric"]) == 468
+    # Default: compute 144 × 2 tiers at 1:1 = 288; storage 60 (20 DGX × 2, 10 storage
+    # nodes × 2) + 4 UFM ports = 64; in-band 54 + 4 UFM + 2 OOB switches × 2 uplinks = 62;
+    # BMC 48 + 4 UFM + 18 PDU ports (⌈0.85 × 21 servers⌉) = 70; 288 + 64 + 62 + 70 = 484.
+    assert fabric_links(plan["fabric"]) == 484
     # 16K (network stage's fabric table): compute 16 384 × 3 = 49 152 (the 103 spares wait
-    # off the compute fabric); storage 4 488 × 3 = 13 464; in-band 4 646 × (1 + 2 × 13/51)
-    # = 7 014.55 (3 tiers at 51:13); BMC 5 896 on one tier (its uplinks are in-band
-    # endpoints); total 75 526.55 cables.
-    assert fabric_links(big["fabric"]) == pytest.approx(75_526.55, abs=0.1)
+    # off the compute fabric); storage 4 462 (2 151 DGX × 2, 78 storage nodes × 2, 4 UFM)
+    # × 3 = 13 386; in-band 4 633 × (1 + 2 × 13/51) = 6 994.92 (3 tiers at 51:13); BMC
+    # 5 881 on one tier (its uplinks are in-band endpoints); total 75 413.92 cables.
+    assert fabric_links(big["fabric"]) == pytest.approx(75_413.92, abs=0.01)
 
 
 def test_16k_schedule_is_phased_and_grows_with_size(big, one_k):
@@ -89,7 +89,7 @@ def test_16k_schedule_is_phased_and_grows_with_size(big, one_k):
     assert ends.is_monotonic_increasing and ends.iloc[0] < ends.iloc[-1]
     # 16K, worked by hand: 2 151 DGX in 8 batches (7 × 269 + 268). Racking a batch takes
     # ⌈269 / (4 crews × 8)⌉ = 9 d (+2) = 11: rack_1 ends 219 + 11 = 230. Each batch has
-    # 76 858.1 × 269/2 151 = 9 611.6 links: 5 + ⌈9 611.6 / (8 crews × 96)⌉ = 5 + 13 = 18 d
+    # 75 413.9 × 269/2 151 = 9 431.1 links: 5 + ⌈9 431.1 / (8 crews × 96)⌉ = 5 + 13 = 18 d
     # (+4) = 22, and the cabling crews work batch after batch: network_8 ends at
     # 230 + 8 × 22 = 406 (batch 8 also rounds to 13 cabling days), though its servers
     # arrived on day 337. Commissioning 15 + ⌈268/64⌉ = 20 (+4) → 430; trial 3 → 433.

@@ -121,10 +121,11 @@ def test_summary_headline_findings_and_assumptions(plan, tmp_path):
     flat = {(r[0], r[1]): r[2] for r in rows if r[0] is not None}
     # the worked example: 144 training + 16 inference H100 = 160 in the fleet row
     assert flat[("Total GPUs", "H100 SXM5 80GB / DGX H100")] == 160
-    # 540 links plus an in-band and a BMC link for each of the 3 management servers, and
+    # 556 links (the 10 storage nodes' 2 storage, 1 in-band and 1 BMC link each among
+    # them) plus an in-band and a BMC link for each of the 3 management servers, and
     # 20 for the 4 UFM appliances and the out-of-band uplinks: 4 compute + 4 storage IB
     # ports, 4 in-band, 4 BMC, 2 SN2201 × 2 uplinks
-    assert flat[("Links in the port map", None)] == len(plan["port_map"]) == 566
+    assert flat[("Links in the port map", None)] == len(plan["port_map"]) == 582
     assert flat[("workload.training[0].mfu", 0.45)] is not None  # value and its source
     src = next(r[2] for r in rows if r[0] == "workload.training[0].mfu")
     assert "Llama 3" in src or "planning" in src

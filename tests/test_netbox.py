@@ -193,14 +193,15 @@ def test_rack_power_in_netbox_reads_the_plans_allocation(default_plan, default_f
 def test_every_device_supply_has_a_pdu_outlet_and_cable(default_plan, default_files):
     layout = default_plan["rack_layout"]
     ports = [r for r in _read(default_files["power_ports"]) if r["name"].startswith("PSU")]
-    # 50 devices on A+B feeds (45, the 4 UFM appliances and a second SN2201)
-    assert len(ports) == 2 * len(layout) == 100
+    # 54 devices on A+B feeds (49 with the 10 storage nodes, the 4 UFM appliances and a
+    # second SN2201)
+    assert len(ports) == 2 * len(layout) == 108
     outlets = _read(default_files["power_outlets"])
     cables = _read(default_files["power_cables"])
-    assert len(outlets) == 100 and len(cables) == 100 + 2 * 11  # + a PDU input per feed
+    assert len(outlets) == 108 and len(cables) == 108 + 2 * 12  # + a PDU input per feed
     devices = _read(default_files["devices"])
     pdus = [d for d in devices if d["role"] == "pdu"]
-    assert len(pdus) == 22 and {d["position"] for d in pdus} == {""}  # 0 U, at the side
+    assert len(pdus) == 24 and {d["position"] for d in pdus} == {""}  # 0 U, at the side
 
 
 def test_without_the_facility_stage_the_network_files_are_written(default_plan, tmp_path):

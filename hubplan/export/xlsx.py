@@ -568,11 +568,11 @@ def build_appendix(
     >>> wb.sheetnames[:4]
     ['摘要', '设备清单', 'IP 地址规划', '功率分配表']
 
-    Device power per rack is a live sum over the rack layout (50 devices, rows 2-51;
+    Device power per rack is a live sum over the rack layout (54 devices, rows 2-55;
     rack in column D, maximum power in column G):
 
     >>> wb["功率分配表"]["E2"].value
-    "=SUMIF('机柜设备布置'!$D$2:$D$51,A2,'机柜设备布置'!$G$2:$G$51)"
+    "=SUMIF('机柜设备布置'!$D$2:$D$55,A2,'机柜设备布置'!$G$2:$G$55)"
     """
     lang = normalize_language(lang)
     st = style if isinstance(style, AppendixStyle) else load_style(style)

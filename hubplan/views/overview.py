@@ -52,7 +52,7 @@ def headline_figures(plan: Plan) -> dict[str, Any]:
     >>> from hubplan import build_plan, default_scenario
     >>> f = headline_figures(build_plan(default_scenario()))
     >>> f["gpus_by_pool"], f["servers"], round(f["facility_mw"], 3)
-    ({'training': 144, 'inference': 16, 'development': 8}, 21, 0.312)
+    ({'training': 144, 'inference': 16, 'development': 8}, 21, 0.322)
     """
     figures = plan.headline()  # the plan's own headline: one definition of each figure
     pools = plan["pools"]
