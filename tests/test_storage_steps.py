@@ -204,18 +204,21 @@ def test_failure_domains_per_scheme(scheme, nodes, usable):
 
 
 def test_warm_and_cold_tiers_have_enough_nodes_for_their_scheme():
+    # The default scenario keeps three replicas on its warm and cold tiers: 11.3 TB of warm
+    # content fits on one 1 440 TB HDD node, which protected nothing against its own loss;
+    # three copies need three nodes (before: 1 node each)
     p = hubplan.build_plan(hubplan.default_scenario())
     t = p["storage_tiers"].set_index("tier")
-    # 13.7 TB of warm content fits on one 1 440 TB HDD node, which protected nothing
-    # against its own loss; EC 8+2 across nodes needs 10 (before: 1 node each)
     for tier in ("warm", "cold"):
-        assert (t.loc[tier, "nodes"], t.loc[tier, "sized_by"]) == (10, "protection")
-        assert t.loc[tier, "nodes_for_protection"] == 10
-    nodes = p["storage_nodes"].set_index("tier")
-    assert nodes.loc["warm", "nodes"] == 10
-    three = hubplan.build_plan(hubplan.default_scenario().with_changes(
-        {"storage.warm_protection": "replica_3"}))  # fmt: skip
-    assert three["storage_tiers"].set_index("tier").loc["warm", "nodes"] == 3
+        assert (t.loc[tier, "nodes"], t.loc[tier, "sized_by"]) == (3, "protection")
+        assert t.loc[tier, "nodes_for_protection"] == 3
+    assert p["storage_nodes"].set_index("tier").loc["warm", "nodes"] == 3
+    # the section's default, EC 8+2 across nodes, places a stripe's ten chunks on ten
+    ec = hubplan.build_plan(hubplan.default_scenario().with_changes(
+        {"storage.warm_protection": "ec_8+2"}))  # fmt: skip
+    warm = ec["storage_tiers"].set_index("tier").loc["warm"]
+    assert (warm["nodes"], warm["nodes_for_protection"]) == (10, 10)
+    assert hubplan.Scenario().storage.warm_protection == "ec_8+2"
 
 
 def test_fixed_hot_tier_short_of_its_scheme_is_an_error():
