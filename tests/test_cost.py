@@ -313,19 +313,19 @@ def test_pretrain_16k_headline():
     #   2 151 DGX H100 × 10.2 / 8.16 kW                            = 21 940.2 / 17 552.16
     #   1 661 QM9700 × 1.72 / 0.747 kW (compute 512 + 512 + 256 for the 64 working SUs,
     #   the 103 spares in the cold pool; storage 141 + 144 + 96) =  2 856.92 / 1 240.767
-    #   157 SN4600C × 0.5825 / 0.466 kW, 123 SN2201 × 0.1225 / 0.098 = 106.52 / 85.216
+    #   149 SN4600C × 0.5825 / 0.466 kW, 123 SN2201 × 0.1225 / 0.098 = 101.86 / 81.488
     #   4 UFM appliances × 0.8 / 0.64 kW (management-server stand-in) =   3.2 / 2.56
     #   91 storage nodes × 2.0 / 1.6 kW (stand-in)                 =    182 / 145.6
     #   3 management servers × 0.8 / 0.4 kW                        =    2.4 / 1.2
-    #   IT nameplate 25 091.24 kW, typical 19 027.503 kW.
-    # fit-out 25 091.24 × $11 700 = $293 567 508; capex 580 770 000 + 293 567 508
-    assert row["capex_usd"] == pytest.approx(874_337_508, abs=1)
-    # energy 19 027.503 kW × 8 760 × 1.25 × $0.088 = $18 334 901.89 a year
-    assert row["opex_usd_per_year"] == pytest.approx(18_334_901.89, abs=0.1)
+    #   IT nameplate 25 086.58 kW, typical 19 023.775 kW.
+    # fit-out 25 086.58 × $11 700 = $293 512 986; capex 580 770 000 + 293 512 986
+    assert row["capex_usd"] == pytest.approx(874_282_986, abs=1)
+    # energy 19 023.775 kW × 8 760 × 1.25 × $0.088 = $18 331 309.59 a year
+    assert row["opex_usd_per_year"] == pytest.approx(18_331_309.59, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
-    # 874.34 M / 5 = 174 867 501.6 + 18 334 901.89 = 193 202 403.5 a year → $2.1367
+    # 874.28 M / 5 = 174 856 597.2 + 18 331 309.59 = 193 187 906.8 a year → $2.1366
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1367, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1366, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():

@@ -393,13 +393,16 @@ def test_compute_inventory_and_facility_power(default):
     assert inv.loc["training", "total_pflops"] == pytest.approx(142.488)
     assert inv.loc["total", "gpus"] == 168
     by_scope = plan["facility_power"].set_index("scope")
-    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + 2 SN2201 × 0.098 ÷ 0.8 + 4 UFM
-    # appliances × 0.8 (management-server stand-in) = 22.36 + 0.5825 + 0.245 + 3.2
-    # = 26.3875 kW; storage: 6 nodes × 2 kW stand-in = 12 kW
-    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(26.3875)
+    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + 2 SN2201 × 0.098 ÷ 0.8 = 22.36
+    # + 0.5825 + 0.245 = 23.1875 kW; 4 UFM appliances (their own scope, servers not
+    # switches) × 0.8 (management-server stand-in) = 3.2 kW; storage: 6 nodes × 2 kW
+    # stand-in = 12 kW
+    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(23.1875)
+    assert by_scope.loc["ufm", "it_nameplate_kw"] == pytest.approx(3.2)
     assert by_scope.loc["storage_node", "it_nameplate_kw"] == pytest.approx(12.0)
     fp = by_scope.loc["total"]
-    # 20 × 10.2 + 5.0909 + 12 + 26.3875 + 3 × 0.8 = 249.878 kW nameplate; × 1.25 = 312.348
+    # 20 × 10.2 + 5.0909 + 12 + 23.1875 + 3.2 + 3 × 0.8 = 249.878 kW nameplate; × 1.25 =
+    # 312.348
     assert fp["it_nameplate_kw"] == pytest.approx(249.878, abs=1e-3)
     assert fp["facility_kw"] == pytest.approx(312.348, abs=1e-3)
 
@@ -419,12 +422,13 @@ def test_16k_gpu_plan_closes():
     # 9 a rack (9 × 2 = 18 ≤ 22 × 0.85 = 18.7 kW) → ⌈91 ÷ 9⌉ = 11 racks.
     # Network stage: the compute fabric is sized for the 64 working SUs (the 103 spares
     # wait in the cold pool): 512 leaves, 512 spines, 256 cores; storage 141 + 144 + 96
-    # QM9700 (1 661 in all), 157 SN4600C, 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
+    # QM9700 (1 661 in all), 149 SN4600C (92 leaves, 38 spines, 19 cores: the in-band
+    # plane from its ports), 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
     # 64 units' 8 compute leaves (13.76 kW) take a rack each = 64. Shared, in table
     # order: 768 spines and cores at 10 a rack (17.2 kW ≤ 18.7) = 76 racks + 8; that rack
     # takes the 4 UFM (16.96 kW) and one storage QM9700 (18.68 kW); the other 380 storage
-    # QM9700 = 38 racks, the last topped with 2 SN4600C (18.365 kW); 155 SN4600C at 20 a
-    # rack (40U) = 7 racks + 15, topped with 10 SN2201; 113 SN2201 at 40 a rack = 2 + 33,
+    # QM9700 = 38 racks, the last topped with 2 SN4600C (18.365 kW); 147 SN4600C at 20 a
+    # rack (40U) = 7 racks + 7, topped with 26 SN2201; 97 SN2201 at 40 a rack = 2 + 17,
     # with the 3 management servers: 76 + 1 + 38 + 7 + 1 + 2 + 1 = 126. Network racks:
     # 64 + 126 = 190.
     racks = plan["racks"]
@@ -437,19 +441,20 @@ def test_16k_gpu_plan_closes():
     assert racks["row"].nunique() == 86
     assert racks.groupby("row").size().max() == 11
     counts = plan["switches"].groupby("model")["count"].sum()
-    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1661, 157, 123]
+    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1661, 149, 123]
     assert (plan["power_allocation"]["status"] == "ok").all()
     assert (plan["cooling"]["status"] == "ok").all()
     fp = plan["facility_power"].set_index("scope").loc["total"]
-    # typical: 2 151 × 8.16 = 17 552.16; switches 1 661 × 0.747 + 157 × 0.466 + 123 ×
-    # 0.098 + 4 UFM × 0.64 = 1 328.543; storage 91 × 2 × 0.8 = 145.6; management 3 × 0.4 =
-    # 1.2: 19 027.503 kW; × 1.25 PUE × 8 760 h = 208 351.16 MWh; × US$88 per MWh =
-    # US$18.335 M a year, which the cost stage prices (the facility stage reports energy)
-    assert fp["it_typical_kw"] == pytest.approx(19027.503)
-    assert fp["annual_mwh"] == pytest.approx(208351.16, abs=0.01)
+    # typical: 2 151 × 8.16 = 17 552.16; switches 1 661 × 0.747 + 149 × 0.466 + 123 ×
+    # 0.098 = 1 322.255, 4 UFM × 0.64 = 2.56; storage 91 × 2 × 0.8 = 145.6; management
+    # 3 × 0.4 = 1.2: 19 023.775 kW; × 1.25 PUE × 8 760 h = 208 310.34 MWh; × US$88 per
+    # MWh = US$18.331 M a year, which the cost stage prices (the facility stage reports
+    # energy)
+    assert fp["it_typical_kw"] == pytest.approx(19023.775)
+    assert fp["annual_mwh"] == pytest.approx(208310.34, abs=0.01)
     assert "annual_cost_usd" not in fp.index
     energy = plan["cost_opex"].set_index("category").loc["energy", "usd_per_year"]
-    assert energy == pytest.approx(18.33490e6, rel=1e-6)
+    assert energy == pytest.approx(18.33131e6, rel=1e-6)
     assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
         pytest.approx(17208 * 989.5 / 1000)
     )
