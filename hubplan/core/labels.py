@@ -170,7 +170,8 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
 #: the raw ``inband``; a list value (``fabrics``) is labelled item by item.
 PARAM_VALUES = {"plane": "choice.plane", "media": "choice.media",
                 "technology": "choice.technology", "fabrics": "choice.technology",
-                "area": "choice.area"}  # fmt: skip
+                "area": "choice.area", "tests": "test", "rdma_tool": "choice.tool",
+                "collective_tool": "choice.tool"}  # fmt: skip
 
 #: How a list parameter's items are joined, per language.
 _LIST_SEP = {"en": ", ", "zh": "、"}
