@@ -2,8 +2,11 @@
 
 Each plane has its own switches and speed (DGX SuperPOD RA-11333-001: a storage fabric,
 an in-band Ethernet network and an out-of-band 1 GbE network, apart from the compute
-fabric). A plane is one switch while its endpoints fit one, else a leaf/spine pair of
-tiers at the plane's oversubscription.
+fabric). A plane is one switch while its endpoints fit one, else leaves and spines at the
+plane's oversubscription: the storage plane as the compute fabric is built
+(:func:`size_plane`), the in-band plane from the ports it needs at every scale, two tiers
+or three (:func:`management_plane`), the out-of-band plane leaves only, uplinked to the
+in-band plane (:func:`oob_leaves`).
 """
 
 from __future__ import annotations
