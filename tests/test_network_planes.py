@@ -65,6 +65,12 @@ def test_in_band_past_three_tiers_is_an_error_naming_the_reach():
         management_plane(104_449, SN4600C, 4.0)
 
 
+def test_in_band_ratio_that_leaves_no_downlink_is_named():
+    # at 0:1 a leaf's u = ⌈64 / 1⌉ = 64 uplinks leave d = 0 ports for endpoints
+    with pytest.raises(HubplanError, match=r"network\.management_oversubscription = 0"):
+        management_plane(100, SN4600C, 0.0)
+
+
 @pytest.mark.parametrize("endpoints", [290, 4646, 192 * 51, 3 * 51 * 32 + 7])
 def test_in_band_cabling_reaches_every_switch_within_its_ports(endpoints):
     # Every leaf reaches every spine of its pod, every spine every core of its group,

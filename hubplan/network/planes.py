@@ -226,8 +226,8 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
     if down < 1 or pair < 1:
         raise HubplanError(
             f"network.management_oversubscription = {oversubscription:g}: a {radix}-port "
-            "in-band leaf keeps no port for endpoints or none for uplinks; use a ratio "
-            f"between 1 and {radix - 2}"
+            "in-band leaf keeps no port for endpoints or none for uplinks; use a ratio of at "
+            "least 1 (downlinks : uplinks)"
         )
     leaves = math.ceil(endpoints / down)
     spines = _round_robin(leaves * up, radix, pair)
