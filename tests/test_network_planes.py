@@ -118,3 +118,22 @@ def test_16k_plan_in_band_and_out_of_band_counts(plan_16k):
     # in-band switches + ⌈0.85 × 2 151⌉ = 1 829 PDU ports = 5 888 → ⌈5 888 / 48⌉ = 123
     # SN2201 leaves, no spines (their 2 uplinks each land on the in-band plane).
     assert fabric.loc["bmc", ["endpoints", "leaves", "spines"]].tolist() == [5888, 123, 0]
+
+
+def test_16k_in_band_finding_prices_the_higher_radix_alternative(plan_16k):
+    # SN5400 (64 × 400G, breakout 4) and SN5600 (64 × 800G, breakout 4) both give
+    # 64 × 4 = 256 ports at 100G (NVIDIA SN5000 user manual, 'Data Interfaces'). At 4:1:
+    # u = ⌈256 / 5⌉ = 52, d = 204; ⌈4 646 / 204⌉ = 23 leaves, ⌈23 × 52 / 256⌉ = 5 spines
+    # ≤ 52: two tiers, 28 switches against 149. Of the two, the slower native port
+    # (SN5400, less breakout).
+    f = plan_16k.findings
+    (data,) = f.loc[f["code"] == "inband_three_tiers", "data"].tolist()
+    assert (data["switch"], data["leaves"], data["spines"], data["cores"]) == (
+        "SN4600C", 92, 38, 19)  # fmt: skip
+    assert (data["other"], data["other_radix"], data["other_leaves"], data["other_spines"]) == (
+        "SN5400", 256, 23, 5)  # fmt: skip
+
+
+def test_two_tier_in_band_plane_has_no_radix_finding():
+    f = build_plan(load_scenario("templates/scenarios/default.yaml"), until="network").findings
+    assert "inband_three_tiers" not in set(f["code"])
