@@ -314,19 +314,21 @@ def test_pretrain_16k_headline():
     #   2 151 DGX H100 × 10.2 / 8.16 kW                            = 21 940.2 / 17 552.16
     #   1 660 QM9700 × 1.72 / 0.747 kW (compute 512 + 512 + 256 for the 64 working SUs,
     #   the 103 spares in the cold pool; storage 140 + 144 + 96) =  2 855.2 / 1 240.02
-    #   156 SN4600C × 0.5825 / 0.466 kW, 123 SN2201 × 0.1225 / 0.098 = 105.9375 / 84.75
+    #   147 SN4600C × 0.5825 / 0.466 kW (the in-band plane from its ports: 91 leaves, 37
+    #   spines, 19 cores; test_network_planes.py), 123 SN2201 × 0.1225 / 0.098
+    #                                                               = 100.695 / 80.556
     #   4 UFM appliances × 0.8 / 0.64 kW (management-server stand-in) =   3.2 / 2.56
     #   78 storage nodes × 2.0 / 1.6 kW (stand-in; test_facility.py) =   156 / 124.8
     #   3 management servers × 0.8 / 0.4 kW                        =    2.4 / 1.2
-    #   IT nameplate 25 062.9375 kW, typical 19 005.49 kW.
-    # fit-out 25 062.9375 × $11 700 = $293 236 368.75; capex 580 770 000 + that
-    assert row["capex_usd"] == pytest.approx(874_006_368.75, abs=1)
-    # energy 19 005.49 kW × 8 760 × 1.25 × $0.088 = $18 313 690.16 a year
-    assert row["opex_usd_per_year"] == pytest.approx(18_313_690.16, abs=0.1)
+    #   IT nameplate 25 057.695 kW, typical 19 001.296 kW.
+    # fit-out 25 057.695 × $11 700 = $293 175 031.5; capex 580 770 000 + that
+    assert row["capex_usd"] == pytest.approx(873_945_031.5, abs=1)
+    # energy 19 001.296 kW × 8 760 × 1.25 × $0.088 = $18 309 648.83 a year
+    assert row["opex_usd_per_year"] == pytest.approx(18_309_648.83, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
-    # 874.01 M / 5 = 174 801 273.75 + 18 313 690.16 = 193 114 963.9 a year → $2.1358
+    # 873.95 M / 5 = 174 789 006.3 + 18 309 648.83 = 193 098 655.1 a year → $2.1356
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1358, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1356, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():

@@ -395,13 +395,16 @@ def test_compute_inventory_and_facility_power(default):
     assert inv.loc["training", "total_pflops"] == pytest.approx(142.488)
     assert inv.loc["total", "gpus"] == 168
     by_scope = plan["facility_power"].set_index("scope")
-    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + 2 SN2201 × 0.098 ÷ 0.8 + 4 UFM
-    # appliances × 0.8 (management-server stand-in) = 22.36 + 0.5825 + 0.245 + 3.2
-    # = 26.3875 kW; storage: 10 nodes × 2 kW stand-in = 20 kW
-    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(26.3875)
+    # switches: 13 QM9700 × 1.72 + SN4600C 0.466 ÷ 0.8 + 2 SN2201 × 0.098 ÷ 0.8 = 22.36
+    # + 0.5825 + 0.245 = 23.1875 kW; 4 UFM appliances (their own scope, servers not
+    # switches) × 0.8 (management-server stand-in) = 3.2 kW; storage: 10 nodes × 2 kW
+    # stand-in = 20 kW
+    assert by_scope.loc["switch", "it_nameplate_kw"] == pytest.approx(23.1875)
+    assert by_scope.loc["ufm", "it_nameplate_kw"] == pytest.approx(3.2)
     assert by_scope.loc["storage_node", "it_nameplate_kw"] == pytest.approx(20.0)
     fp = by_scope.loc["total"]
-    # 20 × 10.2 + 5.0909 + 20 + 26.3875 + 3 × 0.8 = 257.878 kW nameplate; × 1.25 = 322.348
+    # 20 × 10.2 + 5.0909 + 20 + 23.1875 + 3.2 + 3 × 0.8 = 257.878 kW nameplate; × 1.25 =
+    # 322.348
     assert fp["it_nameplate_kw"] == pytest.approx(257.878, abs=1e-3)
     assert fp["facility_kw"] == pytest.approx(322.348, abs=1e-3)
 
@@ -422,13 +425,14 @@ def test_16k_gpu_plan_closes():
     # rack (9 × 2 = 18 ≤ 22 × 0.85 = 18.7 kW) → ⌈78 ÷ 9⌉ = 9 racks.
     # Network stage: the compute fabric is sized for the 64 working SUs (the 103 spares
     # wait in the cold pool): 512 leaves, 512 spines, 256 cores; storage 140 + 144 + 96
-    # QM9700 (1 660 in all), 156 SN4600C, 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
+    # QM9700 (1 660 in all), 147 SN4600C (91 leaves, 37 spines, 19 cores: the in-band
+    # plane from its ports), 123 SN2201, 4 UFM appliances (1U, 0.8 kW).
     # 64 units' 8 compute leaves (13.76 kW) take a rack each = 64. Shared, in table
     # order: 768 spines and cores at 10 a rack (17.2 kW ≤ 18.7) = 76 racks + 8; that rack
     # takes the 4 UFM (16.96 kW) and one storage QM9700 (18.68 kW); the other 379 storage
-    # QM9700 = 37 racks + 9, topped with 5 SN4600C (15.48 + 2.9125 = 18.3925 kW); 151
-    # SN4600C at 20 a rack (40U) = 7 racks + 11, topped with 18 SN2201 (40U); 105 SN2201
-    # at 40 a rack = 2 + 25, with the 3 management servers: 76 + 1 + 37 + 1 + 7 + 1 + 2 + 1
+    # QM9700 = 37 racks + 9, topped with 5 SN4600C (15.48 + 2.9125 = 18.3925 kW); 142
+    # SN4600C at 20 a rack (40U) = 7 racks + 2, topped with 36 SN2201 (40U); 87 SN2201
+    # at 40 a rack = 2 + 7, with the 3 management servers: 76 + 1 + 37 + 1 + 7 + 1 + 2 + 1
     # = 126. Network racks:
     # 64 + 126 = 190.
     racks = plan["racks"]
@@ -441,19 +445,20 @@ def test_16k_gpu_plan_closes():
     assert racks["row"].nunique() == 86
     assert racks.groupby("row").size().max() == 11
     counts = plan["switches"].groupby("model")["count"].sum()
-    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1660, 156, 123]
+    assert counts[["QM9700", "SN4600C", "SN2201"]].tolist() == [1660, 147, 123]
     assert (plan["power_allocation"]["status"] == "ok").all()
     assert (plan["cooling"]["status"] == "ok").all()
     fp = plan["facility_power"].set_index("scope").loc["total"]
-    # typical: 2 151 × 8.16 = 17 552.16; switches 1 660 × 0.747 + 156 × 0.466 + 123 ×
-    # 0.098 + 4 UFM × 0.64 = 1 327.33; storage 78 × 2 × 0.8 = 124.8; management 3 × 0.4 =
-    # 1.2: 19 005.49 kW; × 1.25 PUE × 8 760 h = 208 110.12 MWh; × US$88 per MWh =
-    # US$18.314 M a year, which the cost stage prices (the facility stage reports energy)
-    assert fp["it_typical_kw"] == pytest.approx(19005.49)
-    assert fp["annual_mwh"] == pytest.approx(208110.1155, abs=0.01)
+    # typical: 2 151 × 8.16 = 17 552.16; switches 1 660 × 0.747 + 147 × 0.466 + 123 ×
+    # 0.098 = 1 320.576, 4 UFM × 0.64 = 2.56; storage 78 × 2 × 0.8 = 124.8; management
+    # 3 × 0.4 = 1.2: 19 001.296 kW; × 1.25 PUE × 8 760 h = 208 064.19 MWh; × US$88 per
+    # MWh = US$18.310 M a year, which the cost stage prices (the facility stage reports
+    # energy)
+    assert fp["it_typical_kw"] == pytest.approx(19001.296)
+    assert fp["annual_mwh"] == pytest.approx(208064.1912, abs=0.01)
     assert "annual_cost_usd" not in fp.index
     energy = plan["cost_opex"].set_index("category").loc["energy", "usd_per_year"]
-    assert energy == pytest.approx(18.31369e6, rel=1e-6)
+    assert energy == pytest.approx(18.30965e6, rel=1e-6)
     assert plan["compute_inventory"].set_index("pool").loc["total", "total_pflops"] == (
         pytest.approx(17208 * 989.5 / 1000)
     )

@@ -141,7 +141,10 @@ def check_rack_layout(plan) -> None:
     want = {
         "gpu_server": int(pools["total_servers"].sum()),
         "storage_node": int(plan["storage_nodes"]["nodes"].sum()),
-        "switch": int(plan["switches"]["count"].sum()),
+        # UFM appliances ride in the switches table (role ufm) and are racked as their
+        # own device type, servers not switches
+        "switch": int(plan["switches"].query("role != 'ufm'")["count"].sum()),
+        "ufm": int(plan["switches"].query("role == 'ufm'")["count"].sum()),
         "management_server": plan.scenario.facility.management_servers,
     }
     got = lay["device_type"].value_counts().to_dict()

@@ -103,6 +103,11 @@ def acceptance(tests=("rdma_write_bw", "fabric_all_reduce", "stability_run"), ho
     )
 
 
+#: The NVIDIA family's fabric acceptance tools (data/families.csv: rdma_test_cmd, and
+#: the collective test's command under MPI).
+NVIDIA_TOOLS = {"rdma_tool": "ib_write_bw --use_cuda", "collective_tool": "all_reduce_perf (MPI)"}
+
+
 # (rule, arguments that must trigger it, arguments that must not, the code)
 CASES = [
     # 2 × 989.5 = 1979: the 2:4-sparse BF16 figure of H100 SXM (NVIDIA datasheet).
@@ -160,8 +165,8 @@ CASES = [
     (check_phased_handover, (SCHED_NO_BUFFER, pools(servers=100)), (SCHED, pools(servers=100)),
      "review_single_handover"),
     (check_stability_run, (acceptance(hours=12.0),), (acceptance(),), "review_short_stability_run"),
-    (check_fabric_acceptance, (acceptance(tests=("stability_run",)), pools()),
-     (acceptance(), pools()), "review_fabric_untested"),
+    (check_fabric_acceptance, (acceptance(tests=("stability_run",)), pools(), NVIDIA_TOOLS),
+     (acceptance(), pools(), NVIDIA_TOOLS), "review_fabric_untested"),
     # 1 953 125 MiB physical (2 048 GB); RealMemory 1 950 000 keeps 0.16 % < 2 %.
     (check_memory_margin,
      (DF({"node_group": ["g"], "real_memory_mib": [1_950_000], "physical_memory_mib": [1_953_125]}),),

@@ -13,7 +13,7 @@ from typing import Literal
 
 import pandas as pd
 
-from .labels import label
+from .labels import coded_params, label
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -29,10 +29,10 @@ class Finding:
     params: dict[str, object] = field(default_factory=dict)
 
     def message(self, lang: str = "en") -> str:
-        return label(f"finding.{self.code}", lang, **self.params)
+        return label(f"finding.{self.code}", lang, **coded_params(self.params, lang))
 
     def fix(self, lang: str = "en") -> str:
-        return label(f"fix.{self.code}", lang, **self.params)
+        return label(f"fix.{self.code}", lang, **coded_params(self.params, lang))
 
 
 def findings_frame(findings: list[Finding] | tuple[Finding, ...]) -> pd.DataFrame:

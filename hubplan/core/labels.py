@@ -166,6 +166,44 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "figure_source": "figure_source"}  # fmt: skip
 
 
+#: Finding parameters whose values are codes with labels, beside :data:`VALUE_COLUMNS`:
+#: parameter -> key prefix. A finding's ``{plane}`` reads "in-band" / "带内管理", never
+#: the raw ``inband``; a list value (``fabrics``) is labelled item by item.
+PARAM_VALUES = {"plane": "choice.plane", "media": "choice.media",
+                "technology": "choice.technology", "fabrics": "choice.technology",
+                "area": "choice.area", "tests": "test", "rdma_tool": "choice.tool",
+                "collective_tool": "choice.tool"}  # fmt: skip
+
+#: How a list parameter's items are joined, per language.
+_LIST_SEP = {"en": ", ", "zh": "、"}
+
+
+def coded_params(params: dict, lang: str = "en") -> dict:
+    """A finding's parameters with code values (a plane, a medium, a stage area, a
+    ``limited_by`` code …) replaced by their labels in ``lang``; a list or tuple of codes
+    becomes its labels joined; values with no label stay as they are.
+
+    >>> coded_params({"plane": "inband", "servers": 3}, "zh")
+    {'plane': '带内管理', 'servers': 3}
+    >>> coded_params({"fabrics": ["infiniband", "ethernet"]}, "en")
+    {'fabrics': 'InfiniBand, Ethernet'}
+    """
+    lang = normalize_language(lang)
+    keys = _entries()
+    out = dict(params)
+    for name, value in params.items():
+        prefix = PARAM_VALUES.get(name) or VALUE_COLUMNS.get(name)
+        if not prefix:
+            continue
+        if isinstance(value, str) and f"{prefix}.{value}" in keys:
+            out[name] = label(f"{prefix}.{value}", lang)
+        elif isinstance(value, list | tuple):
+            named = [label(f"{prefix}.{v}", lang) if f"{prefix}.{v}" in keys else str(v)
+                     for v in value]  # fmt: skip
+            out[name] = _LIST_SEP[lang].join(named)
+    return out
+
+
 def format_value(key: str, value: object) -> str:
     """Text for a table cell, using the column's Excel number format from the catalogue.
 

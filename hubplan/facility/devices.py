@@ -312,12 +312,15 @@ def device_table(
             group = "network:" + (unit if unit != "" else "shared")
             units, kw, sources = float(cols["rack_units"][j]), cols["max_power_kw"][j], (
                 cols["model"][j], "switches", nan, "switches")  # fmt: skip
+            # A UFM appliance is a server running the subnet manager, not a switch: its
+            # own device type (equipment list, rack layout, power, NetBox role).
+            kind = "ufm" if role == "ufm" else "switch"
             if role == "ufm" and _missing(units) and _missing(kw):
-                # A UFM appliance is a server running the subnet manager: unrated, it
-                # takes the management server's height and power, marked as estimates.
+                # unrated, it takes the management server's height and power, marked as
+                # estimates
                 units, kw = float(facility.management_server_units), facility.management_server_kw
                 sources = (cols["model"][j], "estimate", "estimate", "switches")
-            add(n, "switch", "network", group, "", False,
+            add(n, kind, "network", group, "", False,
                 (units, kw, cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
                 sources)  # fmt: skip
     mgmt = facility.management_servers
@@ -402,6 +405,7 @@ def estimate_missing(rows: dict[str, list], facility: Facility) -> None:
     ratio = facility.server_typical_ratio
     stand_in = {
         "switch": (float(facility.unknown_switch_units), facility.unknown_switch_kw),
+        "ufm": (float(facility.management_server_units), facility.management_server_kw),
         "storage_node": (float(facility.unknown_storage_units), facility.unknown_storage_kw),
     }
     for i, device_type in enumerate(rows["device_type"]):

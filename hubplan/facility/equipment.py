@@ -206,8 +206,10 @@ def equipment_list(
     ):  # fmt: skip
         for name, where, role, ports, gbps in zip(*(table[c].tolist() for c in read),
                                                   strict=True):  # fmt: skip
-            uses.setdefault((kind, name), {})[use.format(where, role)] = None
-            config[(kind, name)] = f"; {ports:g} × {gbps:g} Gb/s"
+            # a UFM appliance rides in the switches table (role ufm) but is its own type
+            key = ("ufm" if role == "ufm" and kind == "switch" else kind, name)
+            uses.setdefault(key, {})[use.format(where, role)] = None
+            config[key] = f"; {ports:g} × {gbps:g} Gb/s"
     for key, names in uses.items():
         config[key] = ", ".join(names) + config[key]
     configuration = [config.get(k, "") for k in zip(types, models, strict=True)]

@@ -91,7 +91,7 @@ def facility_findings(
     layout = t["rack_layout"]
     device_type = layout["device_type"].to_numpy()
     est = np.flatnonzero(
-        ((device_type == "switch") | (device_type == "storage_node"))
+        np.isin(device_type, ("switch", "ufm", "storage_node"))
         & (
             (layout["power_source"].to_numpy() == "estimate")
             | (layout["size_source"].to_numpy() == "estimate")

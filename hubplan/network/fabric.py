@@ -74,6 +74,9 @@ class Fabric:
     spine_up: int
     cores_per_group: int
     cores: int
+    #: Every spine reaches every core (one core group of ``cores``), as a management
+    #: plane's small core is built; False: spine j of every pod feeds core group j.
+    core_mesh: bool = False
 
     @property
     def spines(self) -> int:

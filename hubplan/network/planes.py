@@ -2,8 +2,11 @@
 
 Each plane has its own switches and speed (DGX SuperPOD RA-11333-001: a storage fabric,
 an in-band Ethernet network and an out-of-band 1 GbE network, apart from the compute
-fabric). A plane is one switch while its endpoints fit one, else a leaf/spine pair of
-tiers at the plane's oversubscription.
+fabric). A plane is one switch while its endpoints fit one, else leaves and spines at the
+plane's oversubscription: the storage plane as the compute fabric is built
+(:func:`size_plane`), the in-band plane from the ports it needs at every scale, two tiers
+or three (:func:`management_plane`), the out-of-band plane leaves only, uplinked to the
+in-band plane (:func:`oob_leaves`).
 """
 
 from __future__ import annotations
@@ -136,8 +139,14 @@ def endpoint_columns(
 MANAGEMENT_SPINES = 2
 
 
+def _round_robin(links: int, radix: int, least: int) -> int:
+    """Switches for ``links`` spread round-robin: at least ``least``, and enough that the
+    busiest takes ⌈links / n⌉ ≤ ``radix`` (so n = max(least, ⌈links / radix⌉))."""
+    return max(least, -(-links // radix))
+
+
 def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fabric:
-    """In-band management plane: leaves and spines from the ports actually needed.
+    """In-band management plane: leaves, spines and cores from the ports actually needed.
 
     Parameters
     ----------
@@ -146,20 +155,44 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
         UFM appliances, and the out-of-band leaves' uplinks (RA-11333-001: "the OOB
         network is connected to the in-band network").
     radix : int
-        Switch ports at the plane's speed (SN4600C: 64 × 100 GbE).
+        Switch ports at the plane's speed (SN4600C: 64 × 100 GbE); leaf, spine and core
+        are one model (``network.inband_switch``).
     oversubscription : float
-        Leaf downlink : uplink (``network.management_oversubscription``).
+        Leaf downlink : uplink (``network.management_oversubscription``); the tiers above
+        the leaves are 1:1, so the plane's end-to-end ratio stays the leaf's.
 
     Notes
     -----
-    - One switch while endpoints ≤ radix.
-    - Else each leaf has u = ⌈radix / (1 + o)⌉ uplinks and d = radix − u downlinks;
-      leaves L = ⌈endpoints / d⌉; spines S = max(2, ⌈L·u / radix⌉): the ports the
-      spines must take, and at least a pair. A leaf's uplinks go round-robin over the
-      spines, so S need not divide u (the divisor rule this replaces turned a prime
-      u = 13 into 13 spines where the ports need 2).
-    - Two tiers while S ≤ u (every leaf reaches every spine); beyond that the plane is
-      sized as a three-tier tree (:func:`size_plane`).
+    A leaf has u = ⌈k / (1 + o)⌉ uplinks and d = k − u downlinks (k = radix); leaves
+    L = ⌈E / d⌉. Uplinks go round-robin over the switches above, so a count need not
+    divide u (the divisor rule this replaces turned a prime u = 13 into 13 spines where
+    the ports need 2). Every tier has at least a pair (:data:`MANAGEMENT_SPINES`).
+
+    - **One switch** while E ≤ k.
+    - **Two tiers** while S = max(2, ⌈L·u / k⌉) ≤ u: the spines take the L·u uplinks
+      and every leaf reaches every spine.
+    - **Three tiers** past that (the fat-tree arithmetic of Al-Fares, Loukissas &
+      Vahdat, SIGCOMM 2008, §3.1, with the counts taken from the ports in use). A spine
+      gives h = k/2 ports down and as many up. A pod is at most h leaves (u spines, each
+      taking one link from each of h leaves); pods P = ⌈L / h⌉, filled in order. A pod
+      of n leaves has s = max(2, ⌈n·u / h⌉) spines; each spine sends up as many links as
+      the busiest spine of any pod takes down, su = max ⌈n·u / s⌉ (1:1). Cores:
+
+      - *mesh* while C = max(2, ⌈S·su / k⌉) ≤ su: every spine reaches every core;
+      - else *groups*: spine j of every pod feeds core group j of c = max(2, ⌈P·su / k⌉)
+        cores (the compute fabric's layout), cores = (spines of a full pod) × c, while
+        c ≤ su, i.e. up to P = k pods: k · h · d endpoints (104 448 at 4:1 on 64 ports).
+    - Beyond: an error naming the reach, not a silently wrong plan.
+
+    A higher-radix spine is the other way past two tiers and is not modelled here: an
+    SN5600 broken out to 256 × 100 GbE would keep the 16 K plan's in-band plane at two
+    tiers with ⌈1 196 / 256⌉ = 5 spines.
+
+    References
+    ----------
+    NVIDIA DGX SuperPOD H100 RA, RA-11333-001 V11, Tables 7 and 8 (in-band SN4600C
+    leaves and two cores); M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity
+    Data Center Network Architecture", SIGCOMM 2008, §3.1.
 
     Examples
     --------
@@ -173,19 +206,55 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
     (6, 51, 13, 2)
     >>> management_plane(64, 64, 4.0).leaves, management_plane(64, 64, 4.0).spines
     (1, 0)
+
+    16 384 GPUs (templates/scenarios/pretrain-16k.yaml): 2 151 DGX × 2 + 91 storage
+    nodes + 3 management servers + 4 UFM + 123 OOB leaves × 2 = 4 646 ports →
+    L = ⌈4 646 / 51⌉ = 92 leaves, whose 1 196 uplinks need ⌈1 196 / 64⌉ = 19 spines
+    > u = 13: three tiers. P = ⌈92 / 32⌉ = 3 pods of 32, 32, 28 leaves; s = 13, 13,
+    ⌈364 / 32⌉ = 12 spines (38); su = 32; C = ⌈38 × 32 / 64⌉ = 19 ≤ 32 cores, a mesh:
+    149 switches (the fabric rule this replaces: 92 + 39 + 26 = 157).
+
+    >>> f = management_plane(4646, 64, 4.0)
+    >>> f.tiers, f.leaves, f.pod_spines, f.spine_up, f.cores, f.core_mesh
+    (3, 92, (13, 13, 12), 32, 19, True)
     """
     if endpoints <= radix:
         return size_plane("inband", endpoints, radix, oversubscription)
     up = math.ceil(round(radix / (1 + oversubscription), 9))
     down = radix - up
+    pair = min(MANAGEMENT_SPINES, up)
+    if down < 1 or pair < 1:
+        raise HubplanError(
+            f"network.management_oversubscription = {oversubscription:g}: a {radix}-port "
+            "in-band leaf keeps no port for endpoints or none for uplinks; use a ratio of at "
+            "least 1 (downlinks : uplinks)"
+        )
     leaves = math.ceil(endpoints / down)
-    spines = max(MANAGEMENT_SPINES, math.ceil(leaves * up / radix))
-    while -(-leaves * up // spines) > radix:  # round-robin: ⌈L·u / S⌉ on the busiest
-        spines += 1
-    if spines > up:
-        return size_plane("inband", endpoints, radix, oversubscription)
-    return Fabric(endpoints, 1, down, leaves, 2, radix, down, up, leaves, leaves,
-                  (spines,), radix, 0, 0, 0)  # fmt: skip
+    spines = _round_robin(leaves * up, radix, pair)
+    if spines <= up:
+        return Fabric(endpoints, 1, down, leaves, 2, radix, down, up, leaves, leaves,
+                      (spines,), radix, 0, 0, 0)  # fmt: skip
+    half = radix // 2
+    pods = math.ceil(leaves / half)
+    sizes = [half] * (pods - 1) + [leaves - half * (pods - 1)]
+    pod_spines = tuple(_round_robin(n * up, half, pair) for n in sizes)
+    spine_up = max(-(-n * up // s) for n, s in zip(sizes, pod_spines, strict=True))
+    mesh = _round_robin(sum(pod_spines) * spine_up, radix, MANAGEMENT_SPINES)
+    if mesh <= spine_up:
+        return Fabric(endpoints, 1, down, leaves, 3, radix, down, up, leaves, half,
+                      pod_spines, half, spine_up, mesh, mesh, core_mesh=True)  # fmt: skip
+    group = _round_robin(pods * spine_up, radix, MANAGEMENT_SPINES)
+    if group > spine_up:
+        reach = radix * half * down
+        raise HubplanError(
+            f"network: the in-band plane's {endpoints:,} ports need more than three tiers "
+            f"of {radix}-port switches (three tiers reach {radix} pods × {half} leaves × "
+            f"{down} ports = {reach:,} at {oversubscription:g}:1); choose a switch with "
+            "more ports for network.inband_switch or raise "
+            "network.management_oversubscription"
+        )
+    return Fabric(endpoints, 1, down, leaves, 3, radix, down, up, leaves, half, pod_spines,
+                  half, spine_up, group, pod_spines[0] * group)  # fmt: skip
 
 
 def oob_leaves(endpoints: int, radix: int, uplinks: int, dedicated_uplinks: int) -> Fabric:

@@ -197,7 +197,8 @@ def tree_links(
     ``ends`` = (device names, device ports, leaf index, leaf port) per endpoint link.
     Leaf uplink j of the pod's leaf l goes to spine (l·up + j) mod S of its pod (up / S
     links from every leaf when S divides up, round-robin otherwise); spine uplink m of
-    pod p goes to core (p·up + m) mod c of the spine's group (round-robin likewise).
+    pod p goes to core (p·up + m) mod c of the spine's group (round-robin likewise), or,
+    when ``fabric.core_mesh``, uplink m of spine g to core (g·up + m) mod c of one group.
 
     A link runs at the slower end's speed: an endpoint link at min(endpoint port,
     ``speed_gbps``) when ``endpoint_gbps`` gives each endpoint port's speed (a 2 × 100G
@@ -268,8 +269,12 @@ def tree_links(
         su, c = fabric.spine_up, fabric.cores_per_group
         gg = np.repeat(g, su)
         m = np.tile(np.arange(su), len(g))
-        t = np.repeat(pod_of, su) * su + m  # the group's links, pod by pod, round-robin
-        core = np.repeat(local, su) * c + t % c
+        if fabric.core_mesh:  # every spine over every core, spine by spine, round-robin
+            t = gg * su + m
+            core = t % c
+        else:
+            t = np.repeat(pod_of, su) * su + m  # the group's links, pod by pod, round-robin
+            core = np.repeat(local, su) * c + t % c
         cport = t // c + 1
         groups.append(
             _group(

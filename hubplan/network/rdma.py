@@ -236,5 +236,5 @@ def fabric_family_findings(family: pd.Series, technology: str, switch: str) -> l
     if technology not in fabrics:
         return [Finding("warning", "network", "compute", "fabric_unsuited_to_family",
                         {"family": name, "switch": switch, "technology": technology,
-                         "fabrics": ", ".join(fabrics)})]  # fmt: skip
+                         "fabrics": fabrics})]  # fmt: skip
     return []

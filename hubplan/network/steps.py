@@ -647,6 +647,8 @@ def management_planes(
         if planes["bmc"].leaves == oob_leaves_n:
             break
         oob_leaves_n = planes["bmc"].leaves
+    findings += _inband_radix_findings(planes["inband"], sws["inband"], catalog.switches,
+                                       speeds["inband"], network)  # fmt: skip
     bmc = planes["bmc"]
     oob_names = name_table("bmc-leaf-", bmc.leaves, width(bmc.leaves))
     if bmc.leaves and planes["inband"].servers:
@@ -718,6 +720,39 @@ def management_planes(
                 }
             )
     return out
+
+
+def _inband_radix_findings(inband: Fabric, switch: pd.Series, switches: pd.DataFrame,
+                           gbps: float, network: Network) -> list[Finding]:  # fmt: skip
+    """An info finding when the in-band plane needs three tiers of its switch while a
+    catalogue switch of the same technology with more ports at the plane's speed (broken
+    out) keeps it at two: the alternative's leaves and spines from
+    :func:`~hubplan.network.planes.management_plane` at its radix. Of several, the one
+    with the fewest switches, then the slowest native ports (the least breakout)."""
+    if inband.tiers != 3:
+        return []
+    o = network.management_oversubscription
+    best = None
+    same = switches[switches["technology"] == switch["technology"]]
+    for _, alt in same.iterrows():
+        k = ports_at(alt["ports"], alt["port_gbps"], alt["max_breakout"], gbps)
+        if k <= inband.radix:
+            continue
+        try:
+            f = management_plane(inband.servers, k, o)
+        except HubplanError:
+            continue
+        key = (f.leaves + f.spines, float(alt["port_gbps"]))
+        if f.tiers <= 2 and (best is None or key < best[0]):
+            best = (key, alt["name"], k, f)
+    if best is None:
+        return []
+    _, name, k, f = best
+    return [Finding("info", "network", "inband", "inband_three_tiers",
+                    {"ports": inband.servers, "switch": switch["name"], "radix": inband.radix,
+                     "gbps": gbps, "leaves": inband.leaves, "spines": inband.spines,
+                     "cores": inband.cores, "other": name, "other_radix": k,
+                     "other_leaves": f.leaves, "other_spines": f.spines})]  # fmt: skip
 
 
 def _split_oob_uplinks(

@@ -312,8 +312,16 @@ def check_stability_run(acceptance: pd.DataFrame, policy: ReviewPolicy) -> list[
 
 
 def check_fabric_acceptance(acceptance: pd.DataFrame, pools: pd.DataFrame,
+                            fabric_tools: dict[str, str],
                             policy: ReviewPolicy) -> list[Finding]:  # fmt: skip
-    """A multi-server training pool accepted without a fabric all-reduce or RDMA test."""
+    """A multi-server training pool accepted without a fabric all-reduce or RDMA test.
+
+    ``fabric_tools`` names the training pool's accelerator family's tools for the two
+    tests (``rdma_tool``, ``collective_tool``:
+    :func:`hubplan.review.stage.fabric_tools_of`), so the fix names ``ib_write_bw`` and
+    ``all_reduce_perf`` for NVIDIA, the HCCL test for Ascend, and no tool where the
+    family's sources name none.
+    """
     training = ((_col(pools, "level") == "pool") & (_col(pools, "pool") == "training")
                 & (_col(pools, "total_servers") > 1))  # fmt: skip
     if not training.any():
@@ -321,7 +329,7 @@ def check_fabric_acceptance(acceptance: pd.DataFrame, pools: pd.DataFrame,
     tests = set(_col(acceptance, "test")[_col(acceptance, "pool") == "training"].tolist())
     missing = [t for t in ("rdma_write_bw", "fabric_all_reduce") if t not in tests]
     return [_f("warning", "training", "review_fabric_untested", "delivery",
-               tests=", ".join(missing))] if missing else []  # fmt: skip
+               tests=missing, **fabric_tools)] if missing else []  # fmt: skip
 
 
 def check_memory_margin(slurm_nodes: pd.DataFrame, policy: ReviewPolicy) -> list[Finding]:
@@ -385,7 +393,8 @@ RULES: tuple[Rule, ...] = (
     Rule(check_no_schedule_buffer, ("schedule",), "review_no_schedule_buffer"),
     Rule(check_phased_handover, ("schedule", "pools"), "review_single_handover"),
     Rule(check_stability_run, ("acceptance",), "review_short_stability_run"),
-    Rule(check_fabric_acceptance, ("acceptance", "pools"), "review_fabric_untested"),
+    Rule(check_fabric_acceptance, ("acceptance", "pools"), "review_fabric_untested",
+         extra=("fabric_tools",)),
     Rule(check_memory_margin, ("slurm_nodes",), "review_memory_margin"),
     Rule(check_default_partition, ("slurm_partitions",), "review_default_partition"),
 )  # fmt: skip

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.errors import ExportError, HubplanError
-from ..core.labels import VALUE_COLUMNS, catalog, display_frame, label, normalize_language
+from ..core.labels import catalog, coded_params, display_frame, label, normalize_language
 
 
 def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
@@ -32,14 +32,9 @@ def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
 
 def _coded(params: dict, lang: str) -> dict:
     """A finding's parameters with code values (those of the label catalogue's value
-    columns, e.g. ``limited_by='clients'``) in ``lang``."""
-    keys = catalog().index
-    out = dict(params)
-    for name, value in params.items():
-        prefix = VALUE_COLUMNS.get(name)
-        if prefix and isinstance(value, str) and f"{prefix}.{value}" in keys:
-            out[name] = label(f"{prefix}.{value}", lang)
-    return out
+    columns, e.g. ``limited_by='clients'``, and of planes, media, technologies and
+    areas) in ``lang``: :func:`hubplan.core.labels.coded_params`."""
+    return coded_params(params, lang)
 
 
 def _check_params(row: dict) -> dict:
