@@ -1,0 +1,99 @@
+"""Slurm's topology/block files for a GB200 NVL72 plan, checked against Slurm's own source.
+
+Debian's slurmctld here is 22.05, which predates the block plugin (23.11), so the
+real-daemon test cannot start these files; Debian 12 and PyPI offer no later Slurm. The
+rules below are read from SchedMD/slurm (commit 284c3b95f0, 26.11 development branch,
+and the tags slurm-23-11-0-1 and slurm-24-05-0-1):
+
+- doc/man/man5/topology.conf.5, "topology/block": ``BlockName`` (must be specified,
+  unique), ``Nodes`` (child nodes), ``BlockSizes``: "List of the planning base block size,
+  alongside any higher-level block sizes ... Each block must have at least the planning
+  base block size count of nodes. Successive BlockSizes must be a power of two larger
+  than the prior values" (lines 98-115); example ``BlockSizes=30,120`` (line 176).
+- src/plugins/topology/block/block_record.c: the parser knows ``BlockName`` (with
+  ``Nodes``) and ``BlockSizes`` only (lines 61, 83-84; any other key fails the file);
+  each size must be a multiple of the first, the quotient a power of two, its log2 at
+  most 15, else ``fatal("Invalid BlockSizes value")`` (lines 105-142).
+- NEWS of 24.05.0: "topology/block - Replaced the BlockLevels with BlockSizes in
+  topology.conf"; at slurm-23-11-0-1 topology_block.c reads ``BlockLevels`` (line 172).
+- topology_block.c ``topology_p_eval_nodes`` (24.05 on): "Don't use eval_nodes_block()
+  when there isn't any block node on node_map. This allows the allocation of nodes not
+  connected by block topology (separated by partition or constraints)".
+- doc/man/man5/slurm.conf.5: ``SwitchType=switch/nvidia_imex`` "For allocating unique
+  channels within an NVIDIA IMEX domain" (line 6772), one channel per job (line 6744).
+"""
+
+import math
+import re
+
+import pytest
+
+import hubplan
+from hubplan.delivery import slurm_conf, topology_conf
+
+NVL72 = {
+    "pools.training.accelerator": "GB200 186GB",
+    "pools.training.gpus_per_server": 72,
+    "pools.training.server": "GB200 NVL72",
+}
+
+
+@pytest.fixture(scope="module")
+def nvl72_plan(default):
+    return hubplan.build_plan(default.with_changes(NVL72))
+
+
+def slurm_block_sizes(value: str) -> list[int]:
+    """BlockSizes as block_record.c (lines 105-142) parses it: raises where slurmctld
+    would stop with 'Invalid BlockSizes value'."""
+    sizes, base = [], 0
+    for text in value.split(","):
+        size = int(text)
+        if size <= 0:
+            raise ValueError(f"Invalid BlockSizes value: {text}")
+        base = base or size
+        level = math.log2(size / base) if size % base == 0 else 0.5
+        if level != math.floor(level) or level > 15:
+            raise ValueError(f"Invalid BlockSizes value: {text}")
+        sizes.append(size)
+    return sizes
+
+
+def test_the_rule_read_from_slurm_rejects_what_slurm_rejects():
+    # topology.conf(5) example; 18 × 2 and × 4; 18 then 27 (not a power of two times 18)
+    assert slurm_block_sizes("30,120") == [30, 120]
+    assert slurm_block_sizes("18,36,72") == [18, 36, 72]
+    with pytest.raises(ValueError, match="Invalid BlockSizes value: 27"):
+        slurm_block_sizes("18,27")
+
+
+def test_nvl72_topology_conf_is_one_slurm_parses(nvl72_plan):
+    text = topology_conf(nvl72_plan["slurm_topology"])
+    lines = [x for x in text.splitlines() if x and not x.startswith("#")]
+    assert {x.split("=", 1)[0] for x in lines} == {"BlockName", "BlockSizes"}
+    blocks = dict(re.findall(r"^BlockName=(\S+) Nodes=(\S+)$", text, re.M))
+    # one block per NVL72 rack: 72 GPUs / 4 per tray = 18 trays (DGX GB200 user guide)
+    assert blocks == {"train-nvl-01": "train-0001-t[01-18]", "train-nvl-02": "train-0002-t[01-18]"}
+    (sizes,) = re.findall(r"^BlockSizes=(\S+)$", text, re.M)
+    assert slurm_block_sizes(sizes) == [18, 36]  # base 18; 2 blocks = 36
+    # BlockSizes is 24.05's key (23.11 read BlockLevels): the header says which Slurm
+    assert "Slurm >= 24.05" in text and "23.11" in text.split("BlockSizes needs")[1]
+
+
+def test_nvl72_slurm_conf_selects_the_block_plugin_and_imex_channels(nvl72_plan, default):
+    conf = slurm_conf(nvl72_plan["slurm_nodes"], nvl72_plan["slurm_partitions"],
+                      topology=nvl72_plan["slurm_topology"])  # fmt: skip
+    assert "TopologyPlugin=topology/block\n" in conf
+    assert "SwitchType=switch/nvidia_imex\n" in conf
+    plain = hubplan.build_plan(default)
+    tree = slurm_conf(plain["slurm_nodes"], plain["slurm_partitions"],
+                      topology=plain["slurm_topology"])  # fmt: skip
+    assert "TopologyPlugin=topology/tree\n" in tree and "SwitchType" not in tree
+
+
+def test_a_pool_in_its_own_partition_outside_every_block_is_not_warned_of(nvl72_plan):
+    # dev-0001 (L40S, partition dev) shares no partition with a block node: Slurm
+    # schedules it without the block logic (topology_p_eval_nodes). Before, it was
+    # warned of as a node on which 'Slurm places no job'.
+    f = nvl72_plan.findings
+    assert f.loc[f["code"] == "topology_nodes_missing", "subject"].tolist() == []
