@@ -60,6 +60,34 @@ def server_figures(name: str, catalog: Catalog, pools: Pools | None = None,
     return None if server is None else server.figures()
 
 
+#: Words of a catalogue ``cpu_model`` whose cores run one hardware thread each (no SMT):
+#: Arm Neoverse V2, the core of NVIDIA Grace. A GB200 tray's two Grace CPUs give 144
+#: CPUs (Crusoe's MLPerf Inference v6.1 system JSON, GB200-NVL72: 144 cores per 4-GPU
+#: node; a GB200 NVL72 slurm.conf, github.com/hyxcl/slurm_in_docker README:
+#: ``NodeName=nvl721001-T[01-18] ... CPUs=144 ... CoresPerSocket=72 ThreadsPerCore=1``).
+SINGLE_THREAD_CPUS = ("neoverse", "grace")
+
+
+def threads_per_core(server: str, catalog: Catalog, default: int) -> int:
+    """Hardware threads per core of the catalogue server ``server``'s CPU: 1 for a CPU of
+    :data:`SINGLE_THREAD_CPUS`, else ``default`` (``delivery.threads_per_core``, x86 SMT).
+
+    slurmd registers what the node has: a node configured with more CPUs than it
+    registers is set INVALID and runs no job (slurm.conf(5), NodeName CPUs), so a Grace
+    tray written as 2 threads a core (288 CPUs) would never run a job.
+
+    >>> from hubplan.core.catalog import load_catalog
+    >>> cat = load_catalog()
+    >>> threads_per_core("DGX GB200 compute tray", cat, 2), threads_per_core("DGX H100", cat, 2)
+    (1, 2)
+    """
+    try:
+        model = str(catalog.server(server)["cpu_model"]).lower()
+    except CatalogError:
+        return default
+    return 1 if any(word in model for word in SINGLE_THREAD_CPUS) else default
+
+
 def real_memory_mib(ram_gb: float, margin: float) -> int:
     """Slurm ``RealMemory`` for a node with ``ram_gb`` of RAM, kept ``margin`` below
     physical. [MiB]
@@ -230,7 +258,7 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
             if sockets != sockets or cores != cores:
                 sockets = cores = math.nan
-        tpc = delivery.threads_per_core
+        tpc = threads_per_core(str(p["server"]), catalog, delivery.threads_per_core)
         # The pools section admits only hostname prefixes (letters, digits, hyphens), so
         # Slurm names the nodes exactly as the IP plan and the port map do.
         partition = str(p["partition"]) or p["pool"]
