@@ -100,6 +100,9 @@ def test_nvl72_rack_elevation_is_free_and_in_range(nvl72_plan, nvl72_files):
         "train-0001-ps01", "train-0001-ps04", "train-0001-t01", "train-0001-t08",
         "train-0001-nvsw01", "train-0001-nvsw09", "train-0001-t09", "train-0001-t18",
         "train-0001-ps05", "train-0001-ps08"]  # fmt: skip
+    makers = {r["model"]: r["manufacturer"] for r in nvl72_files["device_types"]}
+    # the system's parts are its maker's (data/servers.csv: vendor NVIDIA)
+    assert makers["GB200 NVL72 NVLink switch tray"] == makers["DGX GB200 compute tray"] == "NVIDIA"
     system = next(r for r in nvl72_files["devices"] if r["name"] == "train-0001")
     assert (system["rack"], system["position"], system["device_type"]) == (
         rack,

@@ -215,6 +215,13 @@ def _vendors(catalog) -> dict[str, str]:
             maker = GENERIC if str(vendor).strip().lower() in ("", "generic") else str(vendor)
             for key in [name, *str(aliases).split(";")]:
                 out.setdefault(key.strip(), maker)
+    # a rack-scale system's switch trays and power shelves are its maker's
+    from ..facility import rack_system_parts
+
+    parts = rack_system_parts()
+    for system, model in zip(parts["system"], parts["model"], strict=True):
+        if model and system in out:
+            out.setdefault(model, out[system])
     return out
 
 
