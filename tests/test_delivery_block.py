@@ -1,8 +1,9 @@
 """Slurm's topology/block files for a GB200 NVL72 plan, checked against Slurm's own source.
 
-Debian's slurmctld here is 22.05, which predates the block plugin (23.11), so the
-real-daemon test cannot start these files; Debian 12 and PyPI offer no later Slurm. The
-rules below are read from SchedMD/slurm (commit 284c3b95f0, 26.11 development branch,
+Debian 12's slurmctld is 22.05, which predates the block plugin (23.11) and BlockSizes
+(24.05); PyPI has no Slurm daemon. Debian 13 has slurmctld 24.11: the last test starts it
+(from a minimal Debian 13 root, see the Makefile) on the exported files. The rules below
+are read from SchedMD/slurm (commit 284c3b95f0, 26.11 development branch,
 and the tags slurm-23-11-0-1 and slurm-24-05-0-1):
 
 - doc/man/man5/topology.conf.5, "topology/block": ``BlockName`` (must be specified,
@@ -24,7 +25,12 @@ and the tags slurm-23-11-0-1 and slurm-24-05-0-1):
 """
 
 import math
+import os
 import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +103,94 @@ def test_a_pool_in_its_own_partition_outside_every_block_is_not_warned_of(nvl72_
     # warned of as a node on which 'Slurm places no job'.
     f = nvl72_plan.findings
     assert f.loc[f["code"] == "topology_nodes_missing", "subject"].tolist() == []
+
+
+# -- Slurm itself: slurmctld >= 24.05 started on the exported files ---------------------
+
+# Debian 12's slurmctld is 22.05; `make test` makes a minimal Debian 13 root with its
+# slurmctld 24.11 (debootstrap, the Makefile's SYSDEPS rule) where the host's is older.
+SLURM24_ROOT = Path(os.environ.get("HUBPLAN_SLURM24_ROOT", "/var/tmp/hubplan-slurm24/root"))
+
+
+def _slurm24() -> list[str] | None:
+    """The command prefix that runs a slurmctld >= 24.05: the host's, or the Debian 13
+    root's through chroot; None when there is neither."""
+    host = shutil.which("slurmctld") or shutil.which("slurmctld", path="/usr/sbin:/sbin")
+    if host:
+        out = subprocess.run([host, "-V"], capture_output=True, text=True).stdout.split()
+        if len(out) > 1 and tuple(int(x) for x in out[1].split(".")[:2]) >= (24, 5):
+            return []
+    if (SLURM24_ROOT / "usr/sbin/slurmctld").exists() and os.geteuid() == 0:
+        return ["chroot", str(SLURM24_ROOT)]
+    return None
+
+
+SESSION = """
+set -u
+[ -z "$ROOT" ] || mount -t proc proc "$ROOT/proc"
+mount --bind "$HOSTS" "$ROOT/etc/hosts"
+ip link set lo up
+ip addr add 192.0.2.1/32 dev lo
+$PREFIX slurmctld -D -f "$CONF" 2>"$OUT/slurmctld.stderr" &
+pid=$!
+i=0
+while [ "$i" -lt 300 ] && kill -0 "$pid" 2>/dev/null; do
+  grep -q "Running as primary controller" "$OUT/slurmctld.log" 2>/dev/null && break
+  sleep 0.1; i=$((i + 1))
+done
+for what in topology config; do
+  SLURM_CONF="$CONF" $PREFIX scontrol show "$what" >"$OUT/scontrol-$what.txt" 2>&1
+done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+"""
+
+
+@pytest.mark.skipif(_slurm24() is None, reason="no slurmctld >= 24.05: `make test` makes a "
+                    "Debian 13 root with one (the Makefile's SYSDEPS rule)")  # fmt: skip
+def test_slurmctld_24_accepts_the_nvl72_block_files(nvl72_plan, tmp_path):
+    from hubplan.delivery import ACCOUNTING_BEGIN, ACCOUNTING_END, hostnames
+    from hubplan.export import write_scheduler_files
+
+    prefix = _slurm24()
+    root = SLURM24_ROOT if prefix else Path("/")
+    out = Path(tempfile.mkdtemp(prefix="hubplan-slurm24-", dir=root / "tmp"))
+    inner = "/" + str(out.relative_to(root))
+    try:
+        write_scheduler_files(nvl72_plan, out)
+        text = (out / "slurm.conf").read_text()
+        begin, end = text.index(ACCOUNTING_BEGIN), text.index(ACCOUNTING_END)
+        site = (f"SlurmctldHost=localhost\nSlurmUser=root\nAuthType=auth/none\n"
+                f"CredType=cred/none\nStateSaveLocation={inner}/state\n"
+                f"SlurmctldPidFile={inner}/slurmctld.pid\nSlurmctldLogFile={inner}/slurmctld.log\n"
+                f"SlurmdSpoolDir={inner}/spool\nMailProg=/bin/true\n")  # fmt: skip
+        (out / "slurm.conf").write_text(site + text[:begin] + text[end + len(ACCOUNTING_END) :])
+        (out / "state").mkdir()
+        names = [n for g in nvl72_plan["slurm_nodes"]["node_group"] for n in hostnames(g)]
+        (out / "hosts").write_text("127.0.0.1 localhost\n"
+                                   + "".join(f"127.0.0.1 {n}\n" for n in names))  # fmt: skip
+        (root / "etc/hosts").touch()
+        env = {**os.environ, "ROOT": str(root) if prefix else "", "HOSTS": str(out / "hosts"),
+               "PREFIX": " ".join(prefix), "CONF": f"{inner}/slurm.conf", "OUT": str(out)}  # fmt: skip
+        subprocess.run(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
+                       timeout=120, capture_output=True)  # fmt: skip
+        log = (out / "slurmctld.log").read_text(errors="replace")
+        topology = (out / "scontrol-topology.txt").read_text()
+        config = (out / "scontrol-config.txt").read_text()
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    assert "Running as primary controller" in log, log[-3000:]
+    bad = [x for x in log.splitlines() if re.search(r"\b(error|fatal):", x)
+           and not re.search(r"state file|Trying backup state save", x)]  # fmt: skip
+    assert bad == []
+    # Slurm 24.11.5 (Debian 13) read the two NVL72 blocks, aggregated them into one of
+    # 36 nodes (BlockSizes=18,36), and took the block plugin and the IMEX channels.
+    assert re.findall(r"^BlockName=(\S+) .*Nodes=(\S+) BlockSize=(\d+)$", topology, re.M) == [
+        ("train-nvl-01", "train-0001-t[01-18]", "18"),
+        ("train-nvl-02", "train-0002-t[01-18]", "18"),
+    ]
+    assert re.search(r"^AggregatedBlock=train-nvl-\[01-02\] .*BlockSize=36$", topology, re.M)
+    assert re.search(r"^TopologyPlugin\s*=\s*topology/block$", config, re.M)
+    assert re.search(r"^SwitchType\s*=\s*switch/nvidia_imex$", config, re.M)
+    # the only warning: the development node is in no block (its own partition)
+    assert re.findall(r"warning: (.*)", log) == ["blocks lack access to 1 nodes: dev-0001"]
