@@ -194,3 +194,31 @@ def test_slurmctld_24_accepts_the_nvl72_block_files(nvl72_plan, tmp_path):
     assert re.search(r"^SwitchType\s*=\s*switch/nvidia_imex$", config, re.M)
     # the only warning: the development node is in no block (its own partition)
     assert re.findall(r"warning: (.*)", log) == ["blocks lack access to 1 nodes: dev-0001"]
+
+
+def test_nvl72_acceptance_tests_the_whole_nvlink_domain_and_imex(nvl72_plan):
+    a = nvl72_plan["acceptance"]
+    domain = a[a["scope"] == "domain"].set_index("test")
+    # one run per NVL72 rack (2 racks), across its 18 trays × 4 GPUs; per-GPU NVLink bus
+    # bandwidth 900 GB/s one way (NVLink 5) × 0.82 = 738 GB/s, the same as inside a tray.
+    # Before: only 'all_reduce_perf -g 4' inside each tray, which never crosses one.
+    run = domain.loc["nvlink_domain_all_reduce"]
+    assert (run["count"], run["tool"]) == (2, "all_reduce_perf (MPI), 18 nodes × 4")
+    assert run["expected"] == pytest.approx(738.0)
+    imex = domain.loc["imex_domain"]
+    assert (imex["tool"], imex["count"], imex["expected"], imex["pass_if"]) == (
+        "nvidia-imex-ctl -N",
+        2,
+        18.0,
+        "equal",
+    )
+    steps = nvl72_plan["deployment_steps"].set_index("step")
+    assert steps.loc["nvlink_domain", "order"] == 5
+    assert "nvidia-imex-ctl -N" in steps.loc["nvlink_domain", "tool"]
+
+
+def test_a_plan_without_rack_scale_nvlink_has_no_domain_rows(default):
+    plan = hubplan.build_plan(default)
+    assert "domain" not in set(plan["acceptance"]["scope"])
+    assert "nvlink_domain" not in set(plan["deployment_steps"]["step"])
+    assert len(plan["deployment_steps"]) == 6

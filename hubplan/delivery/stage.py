@@ -55,7 +55,10 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
         {
             "schedule": schedule,
             "phase_acceptance": phase_acceptance(),
-            "deployment_steps": deployment_steps(families),
+            # a rack-scale NVLink domain (its nodes span trays) adds its fabric and IMEX
+            "deployment_steps": deployment_steps(
+                families, rack_scale_nvlink=bool((nodes["domain_nodes"] > 1).any())
+            ),
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
             "slurm_topology": topology,
