@@ -148,3 +148,32 @@ def test_nvl72_rack_power_is_counted_once(nvl72_plan, nvl72_files):
     drawn = sum(int(r["maximum_draw"]) for (d, n), r in ports.items()
                 if n == "PSU-A" and d.startswith("train-0001"))  # fmt: skip
     assert drawn == 132_000
+
+
+def test_a_rack_scale_system_without_listed_parts_lays_out_its_trays_and_says_so(default, tmp_path):
+    # A user's own catalogue row for an NVL72 under another name: data/rack_systems.csv
+    # has no parts for it, so its 18 trays fill units 1-18 and a warning says the switch
+    # trays and power shelves are missing; the rack still sums to 132 kW.
+    from hubplan.core.catalog import load_catalog
+    from hubplan.core.paths import data_dir
+
+    rows = _read(data_dir() / "servers.csv")
+    rack = next(r for r in rows if r["name"] == "GB200 NVL72 rack")
+    path = tmp_path / "servers.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerow(rack | {"name": "Our NVL72", "aliases": ""})
+    plan = hubplan.build_plan(
+        default.with_changes(NVL72 | {"pools.training.server": "Our NVL72"}),
+        catalog=load_catalog(servers=path),
+    )
+    f = plan.findings
+    assert f.loc[f["code"] == "rack_parts_unlisted", "subject"].tolist() == ["Our NVL72"]
+    layout = plan["rack_layout"].set_index("device")
+    assert layout.loc["train-0001-t18", "u_position"] == 18
+    assert layout.loc["train-0001", "max_power_kw"] == pytest.approx(11.994)
+    rack_name = layout.loc["train-0001", "rack"]
+    assert plan["power_allocation"].set_index("rack").loc[rack_name, "device_power_kw"] == (
+        pytest.approx(132.0)
+    )

@@ -74,12 +74,14 @@ def compute_tray(system: str, catalog: Catalog) -> pd.Series:
     return trays.iloc[0]
 
 
-def _parts_of(system: str, nodes: int, parts: pd.DataFrame) -> pd.DataFrame:
+def _parts_of(system: str, nodes: int, parts: pd.DataFrame, tray_u: float) -> pd.DataFrame:
+    """The parts of ``system`` bottom up; a system the file does not list (a user's own
+    catalogue row) gets its compute trays only, and the facility stage says so
+    (``rack_parts_unlisted``)."""
     mine = parts[parts["system"] == system]
     if mine.empty:
-        raise CatalogError(f"data/rack_systems.csv: no parts listed for the rack-scale system "
-                           f"{system!r} (system = {system!r}); list its compute trays, "
-                           f"switch trays and power shelves bottom up")  # fmt: skip
+        return pd.DataFrame({"system": [system], "part": ["compute_tray"], "model": [""],
+                             "count": [nodes], "u_height": [tray_u]})  # fmt: skip
     trays = int(mine.loc[mine["part"] == "compute_tray", "count"].sum())
     if trays != nodes:
         raise CatalogError(f"data/rack_systems.csv: {system!r} lists {trays} compute trays, "
@@ -103,11 +105,14 @@ def expand_rack_scale(layout: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
     Typical power keeps the system's typical / maximum ratio. Every part takes the
     system's rack, feed, power-on step and pool; the parts' ``size_source`` is ``rack``.
 
+    A system ``data/rack_systems.csv`` does not list is laid out as its compute trays
+    alone (1 U each, bottom up), the rest in its own row.
+
     Raises
     ------
     CatalogError
-        The trays' power exceeds the system's, or ``data/rack_systems.csv`` does not list
-        the system (or lists another number of compute trays than it has).
+        The trays' power exceeds the system's, or ``data/rack_systems.csv`` lists
+        another number of compute trays than it has.
     """
     scale = (layout["size_source"] == "rack").to_numpy()
     if not scale.any():
@@ -125,6 +130,9 @@ def expand_rack_scale(layout: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
         gpus = int(catalog.server(system)["gpus"])
         nodes = gpus // int(tray["gpus"])
         tray_kw = float(tray["max_power_kw"])
+        # a tray row without a height: 1 U, the compute tray of the MGX rack (DGX GB200
+        # user guide: '18x 1RU compute trays')
+        tray_u = float(tray["rack_units"]) if tray["rack_units"] == tray["rack_units"] else 1.0
         rest_kw = float(row["max_power_kw"]) - nodes * tray_kw
         if rest_kw < -1e-9:
             raise CatalogError(f"data/servers.csv: {nodes} × {tray['name']!r} draw "
@@ -136,7 +144,7 @@ def expand_rack_scale(layout: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
         unit = str(row["device"])
         position = int(row["u_position"])
         numbers = dict.fromkeys(PART_TYPES, 0)
-        for part, model, count, height in zip(*(_parts_of(system, nodes, parts)[c]
+        for part, model, count, height in zip(*(_parts_of(system, nodes, parts, tray_u)[c]
                                                 for c in ("part", "model", "count", "u_height")),
                                               strict=True):  # fmt: skip
             device_type, suffix = PART_TYPES[part]

@@ -15,7 +15,7 @@ from .cooling import cooling_table
 from .devices import device_table, server_types, with_sheet_weights
 from .equipment import compute_inventory, equipment_list, group_codes
 from .power import facility_power, power_allocation, power_on_sequence
-from .rack_scale import expand_rack_scale
+from .rack_scale import SYSTEM_TYPE, expand_rack_scale, rack_system_parts
 from .racks import RACK_COLUMNS, place_devices
 from .section import Facility
 
@@ -232,6 +232,10 @@ def facility_findings(
             used=float(used[worst]),
             usable=float(usable[worst]),
         )
+    systems = layout["model"].to_numpy()[layout["device_type"].to_numpy() == SYSTEM_TYPE]
+    listed = set(rack_system_parts()["system"])
+    for model in dict.fromkeys(m for m in systems.tolist() if m not in listed):
+        add("warning", str(model), "rack_parts_unlisted", model=str(model))
     # the parts of a rack-scale system (size_source 'rack') are weighed with the system
     unweighed = np.flatnonzero(np.isnan(layout["weight_kg"].to_numpy(float))
                                & (layout["size_source"].to_numpy() != "rack"))  # fmt: skip
