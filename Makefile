@@ -95,7 +95,7 @@ properties: $(STAMP)
 	HUBPLAN_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py \
 	  tests/test_cli.py
 
-# Import the NetBox files of the default and 16K plans into a real NetBox (pinned in
+# Import the NetBox files of the default, GB200 NVL72 and 16K plans into a real NetBox (pinned in
 # scripts/netbox_check.py; Debian PostgreSQL and Redis, all on loopback) through its own
 # bulk-import pages, and count accepted/rejected rows per file. Slow (tens of minutes on
 # 2 cores), so not part of `make test`; `make test` checks columns and choices offline.
