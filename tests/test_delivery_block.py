@@ -212,6 +212,13 @@ def test_nvl72_acceptance_tests_the_whole_nvlink_domain_and_imex(nvl72_plan):
         18.0,
         "equal",
     )
+    # the node tests run tray by tray and name the tray (before: the rack, 36 times)
+    node = a[(a["scope"] == "node") & (a["pool"] == "training")].set_index("test")
+    assert node.loc["gpu_count", "subject"] == "DGX GB200 compute tray"
+    assert node.loc["rdma_write_bw", ["subject", "count"]].tolist() == [
+        "DGX GB200 compute tray",
+        144,
+    ]  # 36 trays × 4 ConnectX-7 (DGX GB200 user guide)
     steps = nvl72_plan["deployment_steps"].set_index("step")
     assert steps.loc["nvlink_domain", "order"] == 5
     assert "nvidia-imex-ctl -N" in steps.loc["nvlink_domain", "tool"]
@@ -222,3 +229,18 @@ def test_a_plan_without_rack_scale_nvlink_has_no_domain_rows(default):
     assert "domain" not in set(plan["acceptance"]["scope"])
     assert "nvlink_domain" not in set(plan["deployment_steps"]["step"])
     assert len(plan["deployment_steps"]) == 6
+
+
+def test_an_ascend_supernode_gets_blocks_but_no_nvidia_imex(default):
+    # Atlas 800T A3: 8 × Ascend 910C a server in a 384-NPU supernode (data/servers.csv,
+    # accelerators.csv): Slurm blocks of servers, but IMEX and the NVLink domain bring-up
+    # are NVIDIA's. Before: slurm.conf had SwitchType=switch/nvidia_imex and the runbook
+    # 'nvidia-smi -q ... nvidia-imex-ctl -N' for any block topology.
+    plan = hubplan.build_plan(default.with_changes({
+        "pools.training.server": "Huawei Atlas 800T A3",
+        "pools.training.accelerator": "Ascend 910C 128GB",
+        "pools.training.gpus_per_server": 8}))  # fmt: skip
+    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"],
+                      topology=plan["slurm_topology"])  # fmt: skip
+    assert "TopologyPlugin=topology/block\n" in conf and "SwitchType" not in conf
+    assert "nvlink_domain" not in set(plan["deployment_steps"]["step"])

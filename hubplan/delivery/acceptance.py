@@ -19,6 +19,7 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.errors import InputError
 from ..core.findings import Finding
+from ..facility import compute_tray
 from ..pools import Pools
 from .scheduler import fact, records, server_figures
 from .section import Delivery
@@ -243,6 +244,8 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         family = catalog.family(str(acc["vendor"]))
         tools = family_tools(family, gps)
         host = p["server"] or acc["name"]
+        if per > 1:  # the node tests run on each compute tray: name the tray
+            host = str(compute_tray(str(p["server"]), catalog)["name"])
         add("node", pool, host, "gpu_count", tools["gpu_count"], nodes, gps, gps, "equal",
             "plan", "plan_pools", "count")  # fmt: skip
         mamf = float(acc["mamf_bf16_tflops"])
@@ -290,7 +293,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             else:
                 rdma = rdma_gbps(nic_gbps, d.rdma_share)
                 basis, source = "derived", "line_rate_times_share"
-            add("node", pool, p["server"], "rdma_write_bw", tools["rdma_write_bw"],
+            add("node", pool, host, "rdma_write_bw", tools["rdma_write_bw"],
                 nodes * nics, rdma, rdma * bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
             if pool == "training" and nodes > 1:
                 units = 1

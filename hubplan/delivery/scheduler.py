@@ -507,11 +507,14 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
     if topology is not None and not topology.empty:
         plugin = topology["topology_plugin"].iloc[0]
         lines.append(f"TopologyPlugin=topology/{plugin}")
-        if plugin == "block":
+        nvidia = {"domain_nodes", "family"} <= set(nodes.columns) and bool(
+            ((nodes["domain_nodes"] > 1) & (nodes["family"] == "NVIDIA")).any()
+        )
+        if plugin == "block" and nvidia:
             # a job across the trays of an NVLink domain shares GPU memory through an IMEX
             # channel, which this plugin allocates per job (slurm.conf(5), SwitchType
             # switch/nvidia_imex: "For allocating unique channels within an NVIDIA IMEX
-            # domain"; in Slurm from 24.05, as BlockSizes)
+            # domain"; in Slurm from 24.05, as BlockSizes). NVIDIA's only.
             lines.append("SwitchType=switch/nvidia_imex")
     if "preemptible" in quotas:
         lines += ["PreemptType=preempt/qos", "PreemptMode=REQUEUE"]

@@ -28,7 +28,7 @@ from .power import (
     power_on_steps,
     power_status,
 )
-from .rack_scale import expand_rack_scale, rack_system_parts
+from .rack_scale import compute_tray, expand_rack_scale, rack_system_parts
 from .racks import next_fit, place_devices, rack_power_cap_kw, row_name
 from .section import COOLING_MODES, Facility, VersionPin
 
@@ -41,6 +41,7 @@ __all__ = [
     "VersionPin",
     "annual_energy_mwh",
     "compute_inventory",
+    "compute_tray",
     "cooling_mode",
     "cooling_table",
     "device_table",
