@@ -30,8 +30,12 @@ $(STAMP): pyproject.toml templates/jupyterlab/overrides.json | $(BIN)/python
 # the browser test drives Debian's Chromium (no `playwright install`); CJK fonts for both.
 # The Slurm test starts Debian's slurmctld (with scontrol from slurm-client) on the exported
 # files, in a private mount and network namespace (unshare, mount, ip: loopback only).
+# The GB200 block-topology test needs slurmctld >= 24.05 (BlockSizes; Debian 12 has 22.05):
+# where the host's is older, a minimal Debian 13 root with its slurmctld (24.11) is made
+# with debootstrap in SLURM24_ROOT (about 2 minutes, 200 MB; tests/test_delivery_block.py).
 # Installed from Debian's packages when missing (as root, like CI); rechecked whenever this
 # Makefile changes.
+SLURM24_ROOT ?= /var/tmp/hubplan-slurm24/root
 SYSDEPS := $(VENV)/.sysdeps
 $(SYSDEPS): Makefile | $(BIN)/python
 	@command -v soffice >/dev/null 2>&1 && test -x /usr/bin/chromium || { \
@@ -44,6 +48,14 @@ $(SYSDEPS): Makefile | $(BIN)/python
 	  echo "slurmctld not found: installing Debian's slurmctld, slurm-client and iproute2"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    slurmctld slurm-client util-linux mount iproute2; }
+	@PATH="$$PATH:/usr/sbin:/sbin"; v=$$(slurmctld -V 2>/dev/null | cut -d' ' -f2); \
+	  if [ "$$(printf '%s\n24.05\n' "$$v" | sort -V | head -n1)" != 24.05 ] \
+	     && [ ! -x $(SLURM24_ROOT)/usr/sbin/slurmctld ]; then \
+	    echo "slurmctld $$v predates 24.05: making a Debian 13 root with its slurmctld in $(SLURM24_ROOT)"; \
+	    command -v debootstrap >/dev/null 2>&1 || { apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap; }; \
+	    debootstrap --variant=minbase --include=slurmctld,slurm-client trixie \
+	      $(SLURM24_ROOT) http://deb.debian.org/debian && touch $(SLURM24_ROOT)/etc/hosts; fi
 	@touch $(SYSDEPS)
 
 lab: $(STAMP)
@@ -62,7 +74,8 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 pytest: $(STAMP) $(SYSDEPS)
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
+	HUBPLAN_SLURM24_ROOT=$(SLURM24_ROOT) $(BIN)/python -m pytest --nbval-lax --nbval-current-env \
+	  --nbval-cell-timeout=300 \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests hubplan notebooks
 
 test: lint pytest
@@ -82,7 +95,7 @@ properties: $(STAMP)
 	HUBPLAN_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py \
 	  tests/test_cli.py
 
-# Import the NetBox files of the default and 16K plans into a real NetBox (pinned in
+# Import the NetBox files of the default, GB200 NVL72 and 16K plans into a real NetBox (pinned in
 # scripts/netbox_check.py; Debian PostgreSQL and Redis, all on loopback) through its own
 # bulk-import pages, and count accepted/rejected rows per file. Slow (tens of minutes on
 # 2 cores), so not part of `make test`; `make test` checks columns and choices offline.

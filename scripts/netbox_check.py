@@ -55,7 +55,7 @@ Hence ``WORKERS = 2`` (the machine's cores). The 16K plan's ~311 k rows then nee
 2-3 hours on two free cores, cables (77,565) being half of it; on a machine shared with
 other work at lower priority (``nice``) it takes correspondingly longer.
 
-Usage: ``python scripts/netbox_check.py [--plans default pretrain-16k] [--chunk 250]
+Usage: ``python scripts/netbox_check.py [--plans default pretrain-16k gb200-nvl72] [--chunk 250]
 [--workers 2] [--deadline-s 5400]``
 """
 
@@ -192,7 +192,7 @@ class NetBoxHost:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--plans", nargs="+", default=["default", "pretrain-16k"])
+    ap.add_argument("--plans", nargs="+", default=["default", "gb200-nvl72", "pretrain-16k"])
     ap.add_argument("--chunk", type=int, default=CHUNK_ROWS)
     ap.add_argument("--workers", type=int, default=WORKERS)
     ap.add_argument("--deadline-s", type=float, default=5400)
@@ -414,6 +414,27 @@ def check_order(import_order: list[str] | tuple[str, ...]) -> list[str]:
     ]
 
 
+#: Plans made from the default scenario with a few changes (``--plans gb200-nvl72``): the
+#: training pool on GB200 NVL72 racks, whose trays the port map and IP plan name.
+PLAN_CHANGES = {
+    "gb200-nvl72": {"pools.training.accelerator": "GB200 186GB",
+                    "pools.training.gpus_per_server": 72,
+                    "pools.training.server": "GB200 NVL72"},
+}  # fmt: skip
+
+
+def plan_scenario(name: str):
+    """The scenario of a ``--plans`` name: ``default``, a :data:`PLAN_CHANGES` key, or a
+    file ``templates/scenarios/<name>.yaml``."""
+    import hubplan
+
+    if name == "default":
+        return hubplan.default_scenario()
+    if name in PLAN_CHANGES:
+        return hubplan.default_scenario().with_changes(PLAN_CHANGES[name])
+    return hubplan.load_scenario(ROOT / "templates" / "scenarios" / f"{name}.yaml")
+
+
 def stop(proc: subprocess.Popen) -> None:
     proc.terminate()
     try:
@@ -434,10 +455,7 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
     netbox = NB_VENV + "/bin/netbox"
     failed = 0
     for plan_name in args.plans:
-        path = ROOT / "templates" / "scenarios" / f"{plan_name}.yaml"
-        scenario = (
-            hubplan.default_scenario() if plan_name == "default" else hubplan.load_scenario(path)
-        )
+        scenario = plan_scenario(plan_name)
         plan = hubplan.build_plan(scenario)
         site = f"hubplan {plan_name}"
         files = write_netbox(plan, tmp / plan_name, site=site)

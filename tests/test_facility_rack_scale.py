@@ -101,12 +101,17 @@ def test_nvl72_slurm_nodes_are_its_trays(nvl72_plan):
     assert node["node_group"] == "train-[0001-0002]-t[01-18]"
     assert (node["nodes"], node["gres_gpus"], node["domain_nodes"]) == (36, 4, 18)
     assert (node["sockets"], node["cores_per_socket"]) == (2, 72)
+    # Neoverse V2 cores run one thread each: 144 CPUs, as slurmd registers a GB200 tray
+    # (a GB200 NVL72 slurm.conf: CPUs=144 ThreadsPerCore=1). Before: ThreadsPerCore=2,
+    # CPUs=288, more than the node has, so slurmctld would set every tray INVALID.
+    assert (node["threads_per_core"], node["cpus"]) == (1, 144)
     topo = nvl72_plan["slurm_topology"]
     assert topo["child_nodes"].tolist()[:2] == ["train-0001-t[01-18]", "train-0002-t[01-18]"]
-    # (the L40S development node, outside every NVLink block, is still named: by design)
+    # the L40S development node, in no NVLink block, is in a partition of its own: Slurm
+    # schedules it without the block logic (tests/test_delivery_block.py), no warning
     f = nvl72_plan.findings
     missing = f[f["code"] == "topology_nodes_missing"]
-    assert missing["subject"].tolist() == ["dev-0001"]
+    assert missing["subject"].tolist() == []
     # acceptance: nvidia-smi on each of the 36 trays lists 4 GPUs (before: 72 on 2 nodes)
     accept = nvl72_plan["acceptance"]
     count = accept[(accept["pool"] == "training") & (accept["test"] == "gpu_count")]
@@ -121,9 +126,11 @@ def test_nvl72_inference_pool_plans_and_schedules_on_trays(default):
     assert f.loc[f["severity"] == "error", "code"].tolist() == []
     # A pod's share is of one 4-GPU tray (GKE's reservation rule, kubernetes.node_allocatable):
     # 960 GB = 894.07 GiB; reserved 1 + 0.8 + 0.8 + 6.72 + 0.02 × 766.07 + 0.098 = 24.74;
-    # (894.07 − 24.74 − 2 GiB of daemon sets) × 2/4 GPUs = 433.7 → 433 GiB. CPUs: 288
-    # threads − 0.79 reserved − 1 = 286.2 × 2/4 → 143. Before, the share was 2/72 of the
-    # whole rack's 17 280 GB: 437 GiB, more than the tray leaves.
+    # (894.07 − 24.74 − 2 GiB of daemon sets) × 2/4 GPUs = 433.7 → 433 GiB. CPUs: Grace
+    # has one thread a core, 144 (two 72-core Grace, Crusoe's MLPerf GB200-NVL72 JSON);
+    # reserved 0.06 + 0.01 + 2 × 0.005 + 140 × 0.0025 = 0.43; 144 − 0.43 − 1 = 142.57 ×
+    # 2/4 = 71.3 → 71. Before, the share was 2/72 of the whole rack's 17 280 GB (437 GiB,
+    # more than the tray leaves), then of 288 "threads" (143 CPUs the tray does not have).
     pod = plan["k8s_pools"].iloc[0]
     assert pod["gpus_per_pod"] == 2
-    assert (pod["cpus_per_pod"], pod["memory_gib_per_pod"]) == (143, 433)
+    assert (pod["cpus_per_pod"], pod["memory_gib_per_pod"]) == (71, 433)

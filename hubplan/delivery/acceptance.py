@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.findings import Finding
+from ..facility import compute_tray
 from ..pools import Pools
 from .scheduler import fact, records, server_figures
 from .section import Delivery
@@ -207,6 +208,8 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         family = catalog.family(str(acc["vendor"]))
         tools = family_tools(family, gps)
         host = p["server"] or acc["name"]
+        if per > 1:  # the node tests run on each compute tray: name the tray
+            host = str(compute_tray(str(p["server"]), catalog)["name"])
         add("node", pool, host, "gpu_count", tools["gpu_count"], nodes, gps, gps, "equal",
             "plan", "plan_pools", "count")  # fmt: skip
         mamf = float(acc["mamf_bf16_tflops"])
@@ -227,6 +230,21 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 basis, source = "derived", "scaleup_times_ring_share"
             add("node", pool, acc["name"], "nvlink_all_reduce", tools["scaleup_all_reduce"],
                 nodes, nvlink, nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
+        if per > 1 and acc["scaleup_kind"] == "nvswitch":
+            # A rack-scale NVLink domain spans its trays: the per-tray test never crosses
+            # a tray. Its whole-domain all_reduce runs over MPI on all its GPUs (every GPU
+            # keeps its full NVLink bandwidth through the switch trays: the per-GPU figure
+            # stands), and a job across trays needs the IMEX service ready on every tray
+            # of the domain ("nvidia-imex-ctl -N: Gets the full status of the entire IMEX
+            # domain", NVIDIA IMEX Service for NVLink Networks user's guide).
+            systems = int(p["total_servers"])
+            if nvlink == nvlink:
+                add("domain", pool, p["server"], "nvlink_domain_all_reduce",
+                    f"{tools['fabric_all_reduce']}, {per} nodes × {gps}", systems, nvlink,
+                    nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
+            if fact(family, "name") == "NVIDIA":
+                add("domain", pool, p["server"], "imex_domain", "nvidia-imex-ctl -N",
+                    systems, per, per, "equal", "plan", "plan_domain_nodes", "count")  # fmt: skip
         nics = float(server["compute_nics"]) / per if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
@@ -239,7 +257,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             else:
                 rdma = rdma_gbps(nic_gbps, d.rdma_share)
                 basis, source = "derived", "line_rate_times_share"
-            add("node", pool, p["server"], "rdma_write_bw", tools["rdma_write_bw"],
+            add("node", pool, host, "rdma_write_bw", tools["rdma_write_bw"],
                 nodes * nics, rdma, rdma * bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
             if pool == "training" and nodes > 1:
                 units = 1

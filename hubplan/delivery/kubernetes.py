@@ -31,7 +31,7 @@ from ..core.findings import Finding
 from ..core.frames import records
 from ..core.names import ascii_words, drops_letters, name_digest
 from ..pools import Pools
-from .scheduler import server_figures
+from .scheduler import server_figures, threads_per_core
 from .section import Delivery
 
 K8S_COLUMNS = ["service", "k8s_name", "pool", "accelerator", "node_label", "taint",
@@ -358,8 +358,8 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
         cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
         gps //= per
         if cores == cores and ram == ram:
-            node_cpu, node_mem = node_allocatable(cores * delivery.threads_per_core,
-                                                  ram * 1e9 / GIB)  # fmt: skip
+            tpc = threads_per_core(str(pool["server"]), catalog, delivery.threads_per_core)
+            node_cpu, node_mem = node_allocatable(cores * tpc, ram * 1e9 / GIB)
             node_cpu -= DAEMONSET_CPUS
             node_mem -= DAEMONSET_MEMORY_GIB
     image = delivery.serving_image or VLLM_IMAGES.get(

@@ -322,8 +322,19 @@ def _family_tool(template: str, family: pd.Series) -> str:
     return re.sub(r"\{(\w+)\}", fill, template)
 
 
-def deployment_steps(families: list[pd.Series] | None = None) -> pd.DataFrame:
-    """The six deployment steps in order, each with its verification action and tool.
+#: The step a rack-scale NVLink domain (GB200 NVL72) adds after the driver: its NVLink
+#: switch trays' fabric up and the IMEX service configured over the domain's trays
+#: (NVIDIA MNNVL user guide: NMX-Controller on the switch trays, IMEX service;
+#: "nvidia-imex-ctl -N: Gets the full status of the entire IMEX domain", IMEX user's
+#: guide; a GPU's fabric registration in ``nvidia-smi -q``, section Fabric).
+NVLINK_DOMAIN_STEP = ("nvlink_domain", "verify_nvlink_domain",
+                      "nvidia-smi -q (Fabric: State Completed); nvidia-imex-ctl -N")  # fmt: skip
+
+
+def deployment_steps(families: list[pd.Series] | None = None,
+                     rack_scale_nvlink: bool = False) -> pd.DataFrame:  # fmt: skip
+    """The six deployment steps in order, each with its verification action and tool
+    (seven with ``rack_scale_nvlink``: :data:`NVLINK_DOMAIN_STEP` after the driver).
 
     The driver, RDMA and smoke-test tools are the plan's accelerator families' own
     (``families``: rows of ``data/families.csv``, one per family in the plan): NVIDIA
@@ -337,7 +348,10 @@ def deployment_steps(families: list[pd.Series] | None = None) -> pd.DataFrame:
     """
     families = list(families or [pd.Series({"name": ""})])
     rows = []
-    for i, (step, verification, template) in enumerate(DEPLOYMENT_STEPS, start=1):
+    steps = list(DEPLOYMENT_STEPS)
+    if rack_scale_nvlink:
+        steps.insert(4, NVLINK_DOMAIN_STEP)
+    for i, (step, verification, template) in enumerate(steps, start=1):
         if "{" in template:
             tools = [(str(f.get("name", "")), _family_tool(template, f)) for f in families]
             tool = (tools[0][1] if len(tools) == 1

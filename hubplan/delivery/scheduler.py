@@ -60,6 +60,34 @@ def server_figures(name: str, catalog: Catalog, pools: Pools | None = None,
     return None if server is None else server.figures()
 
 
+#: Words of a catalogue ``cpu_model`` whose cores run one hardware thread each (no SMT):
+#: Arm Neoverse V2, the core of NVIDIA Grace. A GB200 tray's two Grace CPUs give 144
+#: CPUs (Crusoe's MLPerf Inference v6.1 system JSON, GB200-NVL72: 144 cores per 4-GPU
+#: node; a GB200 NVL72 slurm.conf, github.com/hyxcl/slurm_in_docker README:
+#: ``NodeName=nvl721001-T[01-18] ... CPUs=144 ... CoresPerSocket=72 ThreadsPerCore=1``).
+SINGLE_THREAD_CPUS = ("neoverse", "grace")
+
+
+def threads_per_core(server: str, catalog: Catalog, default: int) -> int:
+    """Hardware threads per core of the catalogue server ``server``'s CPU: 1 for a CPU of
+    :data:`SINGLE_THREAD_CPUS`, else ``default`` (``delivery.threads_per_core``, x86 SMT).
+
+    slurmd registers what the node has: a node configured with more CPUs than it
+    registers is set INVALID and runs no job (slurm.conf(5), NodeName CPUs), so a Grace
+    tray written as 2 threads a core (288 CPUs) would never run a job.
+
+    >>> from hubplan.core.catalog import load_catalog
+    >>> cat = load_catalog()
+    >>> threads_per_core("DGX GB200 compute tray", cat, 2), threads_per_core("DGX H100", cat, 2)
+    (1, 2)
+    """
+    try:
+        model = str(catalog.server(server)["cpu_model"]).lower()
+    except CatalogError:
+        return default
+    return 1 if any(word in model for word in SINGLE_THREAD_CPUS) else default
+
+
 def real_memory_mib(ram_gb: float, margin: float) -> int:
     """Slurm ``RealMemory`` for a node with ``ram_gb`` of RAM, kept ``margin`` below
     physical. [MiB]
@@ -230,7 +258,7 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
             if sockets != sockets or cores != cores:
                 sockets = cores = math.nan
-        tpc = delivery.threads_per_core
+        tpc = threads_per_core(str(p["server"]), catalog, delivery.threads_per_core)
         # The pools section admits only hostname prefixes (letters, digits, hyphens), so
         # Slurm names the nodes exactly as the IP plan and the port map do.
         partition = str(p["partition"]) or p["pool"]
@@ -368,7 +396,8 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
     With NVLink domains that span servers (``domain_nodes`` > 1: GB200 NVL72 trays) the
     ``topology/block`` plugin: one block per whole domain, in node order (a pool smaller
     than one domain is one block; the nodes of a partial last domain and of pools without
-    rack-scale NVLink are in no block, and :func:`validate_scheduler` warns). Otherwise the
+    rack-scale NVLink are in no block; :func:`validate_scheduler` warns of the first, which
+    the block logic never uses). Otherwise the
     ``topology/tree`` plugin, from the compute plane of the port map: nodes that share the
     same leaf switches form one leaf (a rail-optimised scalable unit's nodes reach each
     other through any of its rail leaves, so the unit is the leaf Slurm needs; listing
@@ -476,7 +505,17 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
              "SelectTypeParameters=CR_Core_Memory", "Prolog=/etc/slurm/prolog.d/*",
              "PriorityType=priority/multifactor"]  # fmt: skip
     if topology is not None and not topology.empty:
-        lines.append(f"TopologyPlugin=topology/{topology['topology_plugin'].iloc[0]}")
+        plugin = topology["topology_plugin"].iloc[0]
+        lines.append(f"TopologyPlugin=topology/{plugin}")
+        nvidia = {"domain_nodes", "family"} <= set(nodes.columns) and bool(
+            ((nodes["domain_nodes"] > 1) & (nodes["family"] == "NVIDIA")).any()
+        )
+        if plugin == "block" and nvidia:
+            # a job across the trays of an NVLink domain shares GPU memory through an IMEX
+            # channel, which this plugin allocates per job (slurm.conf(5), SwitchType
+            # switch/nvidia_imex: "For allocating unique channels within an NVIDIA IMEX
+            # domain"; in Slurm from 24.05, as BlockSizes). NVIDIA's only.
+            lines.append("SwitchType=switch/nvidia_imex")
     if "preemptible" in quotas:
         lines += ["PreemptType=preempt/qos", "PreemptMode=REQUEUE"]
     lines += ["", ACCOUNTING_BEGIN, "AccountingStorageType=accounting_storage/slurmdbd",
@@ -518,14 +557,18 @@ def topology_conf(topology: pd.DataFrame) -> str:
     with the real switches it stands for in a comment. Block: ``BlockName=… Nodes=…`` and
     ``BlockSizes=``: the base block (one NVLink domain's nodes), then that times 2, 4, …
     up to the number of blocks (each further size must be a power of two times the base;
-    topology.conf(5), BlockSizes). The block plugin needs Slurm 23.11 or later.
+    topology.conf(5), BlockSizes). ``BlockSizes`` needs Slurm 24.05 or later: the
+    block plugin came with 23.11, whose topology.conf took ``BlockLevels`` instead
+    (Slurm NEWS, 24.05.0: "topology/block - Replaced the BlockLevels with BlockSizes in
+    topology.conf"), and a 23.11 slurmctld stops at a key it does not know.
     """
     if topology.empty:
         return "# topology.conf generated by hubplan: no Slurm nodes in the plan\n"
     plugin = topology["topology_plugin"].iloc[0]
     lines = [f"# topology.conf generated by hubplan (TopologyPlugin=topology/{plugin})"]
     if plugin == "block":
-        lines.append("# One block per NVLink domain; topology/block needs Slurm >= 23.11.")
+        lines.append("# One block per NVLink domain; BlockSizes needs Slurm >= 24.05 (23.11's")
+        lines.append("# topology/block read BlockLevels instead).")
         rows = records(topology, ["name", "child_nodes"])
         for r in rows:
             lines.append(f"BlockName={r['name']} Nodes={r['child_nodes']}")
@@ -762,14 +805,28 @@ def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame,
                        topology: pd.DataFrame | None = None) -> list[Finding]:  # fmt: skip
     """Check the generated text against the plan: RealMemory below physical memory, every
     node group in a partition, ``Gres=gpu:…:N`` equal to the GPUs per server in both
-    files, CPU and memory figures present, and every node in the topology (with the block
-    plugin Slurm runs no job on a node outside every block: a partial NVLink domain, or
-    a pool without rack-scale NVLink beside one with it)."""
+    files, CPU and memory figures present, and every node in the topology.
+
+    With the block plugin a node outside every block matters only in a partition that
+    also has block nodes: such a partition's jobs are placed by the block logic, which
+    takes nodes from blocks only (a partial NVLink domain is never used). A partition
+    with no block node at all (a pool without rack-scale NVLink) is scheduled without it:
+    "Don't use eval_nodes_block() when there isn't any block node on node_map. This
+    allows the allocation of nodes not connected by block topology (separated by
+    partition or constraints)" (Slurm, src/plugins/topology/block/topology_block.c,
+    ``topology_p_eval_nodes``, from 24.05), so it is not warned of.
+    """
     found: list[Finding] = []
     if topology is not None and not topology.empty:
         plugin = str(topology["topology_plugin"].iloc[0])
         placed = {n for expr in topology["child_nodes"] if expr for n in hostnames(expr)}
+        blocked = set()  # partitions with a node in a block
+        if plugin == "block":
+            blocked = {n["partition"] for n in records(nodes, ["node_group", "partition"])
+                       if placed & set(hostnames(n["node_group"]))}  # fmt: skip
         for n in records(nodes, ["node_group", "partition", "nodes"]):
+            if plugin == "block" and n["partition"] not in blocked:
+                continue
             missing = [x for x in hostnames(n["node_group"]) if x not in placed]
             if missing:
                 found.append(Finding("warning", "delivery", n["node_group"],

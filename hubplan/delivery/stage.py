@@ -55,7 +55,14 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
         {
             "schedule": schedule,
             "phase_acceptance": phase_acceptance(),
-            "deployment_steps": deployment_steps(families),
+            # an NVIDIA NVLink domain spanning nodes (GB200 NVL72 trays) adds its fabric
+            # and IMEX (an Ascend supernode has neither)
+            "deployment_steps": deployment_steps(
+                families,
+                rack_scale_nvlink=bool(
+                    ((nodes["domain_nodes"] > 1) & (nodes["family"] == "NVIDIA")).any()
+                ),
+            ),
             "slurm_nodes": nodes,
             "slurm_partitions": partitions,
             "slurm_topology": topology,

@@ -215,6 +215,13 @@ def _vendors(catalog) -> dict[str, str]:
             maker = GENERIC if str(vendor).strip().lower() in ("", "generic") else str(vendor)
             for key in [name, *str(aliases).split(";")]:
                 out.setdefault(key.strip(), maker)
+    # a rack-scale system's switch trays and power shelves are its maker's
+    from ..facility import rack_system_parts
+
+    parts = rack_system_parts()
+    for system, model in zip(parts["system"], parts["model"], strict=True):
+        if model and system in out:
+            out.setdefault(model, out[system])
     return out
 
 
@@ -288,7 +295,10 @@ def _frames(plan, site: str, catalog=None) -> dict[str, pd.DataFrame]:
             "name": layout["device"], "role": layout["device_type"],
             "manufacturer": layout["model"].map(lambda m: vendors.get(m, GENERIC)),
             "device_type": layout["model"], "status": "planned", "site": site,
-            "rack": layout["rack"], "position": layout["u_position"], "face": "front",
+            # a 0 U device (a rack-scale system's own row) has no position and no face:
+            # NetBox refuses a 0 U device type at a rack position
+            "rack": layout["rack"], "position": layout["u_position"],
+            "face": np.where(layout["u_position"].isna(), "", "front"),
         })  # fmt: skip
         if power:
             types = pd.concat([types, pd.DataFrame([{
@@ -430,7 +440,9 @@ def _power_frames(t, layout, site: str) -> dict[str, pd.DataFrame]:
     for dev, rack, kw, feed in zip(layout["device"], layout["rack"], layout["max_power_kw"],
                                    layout["feed"] if "feed" in layout else ["A"] * len(layout),
                                    strict=True):  # fmt: skip
-        if rack not in factor or pd.isna(kw):
+        if rack not in factor or pd.isna(kw) or round(float(kw) * 1000) < 1:
+            # NetBox's draws are whole watts of at least 1: a part drawing nothing of its
+            # own (a rack-scale system's switch tray or power shelf) gets no power port
             continue
         for side in ("A", "B") if feed == "A+B" else ("A",):
             pdu = f"{rack}-PDU-{side}"

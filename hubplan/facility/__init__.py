@@ -28,6 +28,7 @@ from .power import (
     power_on_steps,
     power_status,
 )
+from .rack_scale import compute_tray, expand_rack_scale, rack_system_parts
 from .racks import next_fit, place_devices, rack_power_cap_kw, row_name
 from .section import COOLING_MODES, Facility, VersionPin
 
@@ -40,6 +41,7 @@ __all__ = [
     "VersionPin",
     "annual_energy_mwh",
     "compute_inventory",
+    "compute_tray",
     "cooling_mode",
     "cooling_table",
     "device_table",
@@ -47,6 +49,7 @@ __all__ = [
     "empty_switches",
     "equipment_list",
     "estimated_server_kw",
+    "expand_rack_scale",
     "facility_power",
     "headroom_pct",
     "heat_btu_h",
@@ -58,6 +61,7 @@ __all__ = [
     "power_on_steps",
     "power_status",
     "rack_power_cap_kw",
+    "rack_system_parts",
     "row_name",
     "server_types",
     "total_pflops",

@@ -15,6 +15,7 @@ from .cooling import cooling_table
 from .devices import device_table, server_types, with_sheet_weights
 from .equipment import compute_inventory, equipment_list, group_codes
 from .power import facility_power, power_allocation, power_on_sequence
+from .rack_scale import SYSTEM_TYPE, expand_rack_scale, rack_system_parts
 from .racks import RACK_COLUMNS, place_devices
 from .section import Facility
 
@@ -54,9 +55,21 @@ def facility_tables(
     steps, sequence = power_on_sequence(layout, allocation, facility)
     layout["power_on_step"] = steps
     layout["feed"] = "A+B" if facility.ab_feeds else "A"
+    # a rack-scale system is published as its trays, switch trays and power shelves, each
+    # in its unit (the names the port map cables); per rack the power is the same sum
+    published = expand_rack_scale(layout, catalog)
+    if published is not layout:
+        racks, allocation = racks.copy(), allocation.copy()
+        count = published.groupby("rack", sort=False).size()
+        units = published.groupby("rack", sort=False)["u_height"].sum()
+        racks["devices"] = racks["rack"].map(count).fillna(0).astype(racks["devices"].dtype)
+        racks["u_used"] = racks["rack"].map(units).fillna(0.0)
+        allocation["devices"] = (
+            allocation["rack"].map(count).fillna(0).astype(allocation["devices"].dtype)
+        )
     return {
         "racks": racks[RACK_COLUMNS],
-        "rack_layout": layout[LAYOUT_COLUMNS],
+        "rack_layout": published[LAYOUT_COLUMNS],
         "power_allocation": allocation,
         "power_on_sequence": sequence,
         "cooling": cooling_table(racks, allocation, facility),
@@ -219,7 +232,13 @@ def facility_findings(
             used=float(used[worst]),
             usable=float(usable[worst]),
         )
-    unweighed = np.flatnonzero(np.isnan(layout["weight_kg"].to_numpy(float)))
+    systems = layout["model"].to_numpy()[layout["device_type"].to_numpy() == SYSTEM_TYPE]
+    listed = set(rack_system_parts()["system"])
+    for model in dict.fromkeys(m for m in systems.tolist() if m not in listed):
+        add("warning", str(model), "rack_parts_unlisted", model=str(model))
+    # the parts of a rack-scale system (size_source 'rack') are weighed with the system
+    unweighed = np.flatnonzero(np.isnan(layout["weight_kg"].to_numpy(float))
+                               & (layout["size_source"].to_numpy() != "rack"))  # fmt: skip
     if len(unweighed):
         models = dict.fromkeys(layout["model"].to_numpy()[unweighed].tolist())
         add(
