@@ -1,6 +1,11 @@
 """The cost stage entry: capex by line, opex by line, the summary with the cost of a useful
 GPU-hour, own-versus-cloud curves, phasing, the tornado, the Monte Carlo and carbon.
 
+``run_cost`` calls one calculator per step, in order, each on the results of the ones
+before: :func:`capex_calculator`, :func:`opex_calculator` (with :func:`unpriced_findings`),
+:func:`cashflow_calculator`, :func:`cloud_calculator` and :func:`uncertainty_calculator`
+(the tornado and the Monte Carlo on the :func:`cost_base` totals).
+
 Energy needs the facility stage's ``facility_power`` table (IT typical kW) and the
 facility section's PUE and tariff. Until that stage is in the plan, energy is an
 unpriced opex line with a finding, and every total says it excludes it.
@@ -9,6 +14,7 @@ unpriced opex line with a finding, and every total says it excludes it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -150,24 +156,84 @@ def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
     return str(row["name"]), str(row["pricing"]), price
 
 
-def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
-             facility: Any = None) -> StageResult:  # fmt: skip
-    """Capex and opex by line, the cost of a useful GPU-hour, own versus cloud, phasing,
-    sensitivity, uncertainty and carbon.
+@dataclass(frozen=True)
+class CapexResult:
+    """What the capex calculator gives the later ones.
 
-    ``facility`` is the facility section (its ``pue`` and ``electricity_usd_per_kwh``);
-    with it and the ``facility_power`` table, energy is priced.
+    Attributes
+    ----------
+    lines : the ``cost_capex`` table, one row per line
+    rows : the same lines as dicts (the findings read them)
+    capex_usd : the priced lines' sum [USD]; unpriced : how many lines have no price
+    server_capex_usd : the priced GPU-server lines' sum [USD] (the tornado's ``gpu_price``)
+    install : the installation line (its ``priced`` decides the share on servers)
     """
-    findings: list[Finding] = []
-    pools, training = tables["pools"], tables["training"]
-    storage, switches = tables["storage_nodes"], tables["switches"]
-    optics = tables["transceivers"]
-    pue = float(facility.pue) if facility is not None else math.nan
-    tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
-    it_kw = _it_kw(tables, "it_typical_kw")
-    critical_kw = _it_kw(tables, "it_nameplate_kw")
 
-    # -- capex ---------------------------------------------------------------------------
+    lines: pd.DataFrame
+    rows: list[dict]
+    capex_usd: float
+    unpriced: int
+    server_capex_usd: float
+    install: dict
+
+
+@dataclass(frozen=True)
+class OpexResult:
+    """What the opex calculator gives the later ones.
+
+    Attributes
+    ----------
+    table : the ``cost_opex`` table; rows : its lines as dicts
+    opex_usd_per_year : the priced lines' sum [USD a year]; unpriced : unpriced lines
+    fixed_usd_per_year : staff, space and licences [USD a year]
+    maintenance_usd_per_year : None when it is not priced
+    gpus : GPUs in service; goodput : share of allocated hours that does useful work
+    """
+
+    table: pd.DataFrame
+    rows: list[dict]
+    opex_usd_per_year: float
+    unpriced: int
+    fixed_usd_per_year: float
+    maintenance_usd_per_year: float | None
+    gpus: float
+    goodput: float
+
+
+@dataclass(frozen=True)
+class CashflowResult:
+    """Depreciation, the yearly cost of owning, the cost of a useful GPU-hour and the NPV
+    of owning over the horizon."""
+
+    depreciation_usd_per_year: float
+    own_usd_per_year: float
+    cost_per_useful_gpu_hour_usd: float
+    residual_usd: float
+    npv_own_usd: float
+
+
+@dataclass(frozen=True)
+class CloudResult:
+    """Own versus cloud: the offer's yearly bill, the curves, break-even and NPVs."""
+
+    offer: str
+    kind: str
+    price: float
+    cloud_usd_per_year: float
+    curve: pd.DataFrame
+    breakeven_month: float
+    breakeven_utilisation: float
+    npv_cloud_usd: float
+    npv_hybrid_usd: float
+    findings: list[Finding]
+
+
+def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
+                     critical_kw: float) -> CapexResult:  # fmt: skip
+    """Capex by line: GPU servers, storage nodes, switches, optics, network spares,
+    installation and (own building) the fit-out on the critical IT load."""
+    pools, storage, switches = tables["pools"], tables["storage_nodes"], tables["switches"]
+    optics = tables["transceivers"]
     rows = server_lines(pools, _price_sources(pools, catalog))
     rows += device_lines(storage, "storage", "nodes", ["tier", "role", "model"],
                          "catalogue_storage", "data/storage.csv")  # fmt: skip
@@ -211,8 +277,17 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     server_capex = float(_nansum(np.array([r["capex_usd"] for r in rows
                                            if r["category"] == "gpu_servers" and r["priced"]],
                                           dtype=float)))  # fmt: skip
+    return CapexResult(lines, rows, capex, capex_gaps, server_capex, install)
 
-    # -- opex ----------------------------------------------------------------------------
+
+def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
+                    it_kw: float, critical_kw: float, pue: float,
+                    tariff: float) -> OpexResult:  # fmt: skip
+    """Opex by line a year: energy, maintenance, staff by role, colocation rent and
+    licences."""
+    pools, training = tables["pools"], tables["training"]
+    capex_gaps = capex.unpriced
+    capex = capex.capex_usd
     gpus = _in_service_gpus(pools)
     goodput = _goodput(cost, training)
     opex = [_opex("energy", "energy", it_kw, "kw", tariff,
@@ -241,8 +316,18 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
                                           [r["priced"] for r in opex])  # fmt: skip
     fixed = float(_nansum(np.array([r["usd_per_year"] for r in opex if r["priced"] and r[
         "category"] in ("staff", "space", "licences")], dtype=float)))  # fmt: skip
+    return OpexResult(opex_df, opex, opex_total, opex_gaps, fixed, maint, gpus, goodput)
 
-    # -- findings on unpriced lines ------------------------------------------------------
+
+def unpriced_findings(capex: CapexResult, opex: OpexResult) -> list[Finding]:
+    """One finding per category naming its unpriced lines, and one per total that
+    excludes some."""
+    findings: list[Finding] = []
+    rows, opex_rows = capex.rows, opex.rows
+    capex_gaps, opex_gaps = capex.unpriced, opex.unpriced
+    opex_total = opex.opex_usd_per_year
+    capex = capex.capex_usd
+    opex = opex_rows
     # One finding per category, naming its unpriced lines (a 16k-GPU plan has hundreds).
     for table, code in ((rows, "capex_unpriced"), (opex, "opex_unpriced")):
         gaps: dict[str, list[str]] = {}  # category -> its unpriced items, in line order
@@ -261,11 +346,18 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     if opex_gaps:
         findings.append(Finding("warning", "cost", "opex", "opex_excludes_unpriced",
                                 {"lines": opex_gaps, "opex_usd": opex_total}))  # fmt: skip
+    return findings
 
-    # -- headline ------------------------------------------------------------------------
-    offer, kind, price = _offer(cost, pools)
-    if math.isnan(price):
-        findings.append(Finding("info", "cost", "cloud", "no_cloud_offer", {}))
+
+def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
+              opex: OpexResult, it_kw: float, pue: float, tariff: float, price: float,
+              kind: str) -> CostBase:  # fmt: skip
+    """The totals the closed-form headline, the tornado and the Monte Carlo rest on."""
+    training = tables["training"]
+    install, server_capex, maint = capex.install, capex.server_capex_usd, \
+        opex.maintenance_usd_per_year  # fmt: skip
+    gpus, goodput, fixed = opex.gpus, opex.goodput, opex.fixed_usd_per_year
+    capex = capex.capex_usd
     job_hours = float(_nansum(_col(training, "gpu_days")) * 24) if len(training) else 0.0
     job_days = float(_nanmax(_col(training, "days_to_finish"))) if len(training) else 0.0
     job_gpus = _nansum(_col(training, "gpus")) if len(training) else 0
@@ -282,19 +374,42 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         cloud_usd_per_gpu_hour=price, cloud_pricing=kind, job_gpu_hours=job_hours,
         job_days=job_days, mfu=mfu,
     )  # fmt: skip
+    return base
+
+
+def cashflow_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
+                        base: CostBase) -> CashflowResult:  # fmt: skip
+    """Straight-line depreciation, the yearly cost of owning, the cost of a useful
+    GPU-hour and the net present cost of owning over the horizon."""
+    gpus, opex_total = opex.gpus, opex.opex_usd_per_year
+    capex = capex.capex_usd
     head = headline(base)
     dep = float(depreciation_usd_per_year(capex, cost.depreciation_years, cost.residual_share))
     annual = dep + opex_total
     per_hour = float(head["cost_per_useful_gpu_hour_usd"]) if gpus else math.nan
+    residual = capex * cost.residual_share if cost.horizon_years >= cost.depreciation_years \
+        else capex * (1 - (1 - cost.residual_share) * cost.horizon_years
+                      / cost.depreciation_years)  # fmt: skip
+    npv_own = npv_usd(capex, opex_total, cost.discount_rate, cost.horizon_years, residual)
+    return CashflowResult(dep, annual, per_hour, residual, npv_own)
+
+
+def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
+                     flow: CashflowResult, offer: str, kind: str,
+                     price: float) -> CloudResult:  # fmt: skip
+    """Own versus the cloud offer: its yearly bill at the plan's utilisation, the
+    cumulative curves, the break-even month and utilisation and the NPVs."""
+    findings: list[Finding] = []
+    gpus, opex_total = opex.gpus, opex.opex_usd_per_year
+    annual, npv_own = flow.own_usd_per_year, flow.npv_own_usd
+    capex = capex.capex_usd
+    if math.isnan(price):
+        findings.append(Finding("info", "cost", "cloud", "no_cloud_offer", {}))
     cloud_year = float(cloud_usd_per_year(gpus, price, cost.utilisation, kind))
     curve = cumulative_curves(capex, opex_total, cloud_year, cost.hybrid_own_share,
                               cost.horizon_years)  # fmt: skip
     b_month = breakeven_month(capex, opex_total, cloud_year)
     b_util = float(breakeven_utilisation(annual, gpus, price)) if gpus else math.nan
-    residual = capex * cost.residual_share if cost.horizon_years >= cost.depreciation_years \
-        else capex * (1 - (1 - cost.residual_share) * cost.horizon_years
-                      / cost.depreciation_years)  # fmt: skip
-    npv_own = npv_usd(capex, opex_total, cost.discount_rate, cost.horizon_years, residual)
     npv_cloud = npv_usd(0.0, cloud_year, cost.discount_rate, cost.horizon_years)
     s = cost.hybrid_own_share
     npv_hybrid = s * npv_own + (1 - s) * npv_cloud
@@ -307,12 +422,61 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     if cost.utilisation < 0.5:
         findings.append(Finding("warning", "cost", "utilisation", "manual_allocation_utilisation",
                                 {"utilisation": cost.utilisation}))  # fmt: skip
+    return CloudResult(offer, kind, price, cloud_year, curve, b_month, b_util, npv_cloud,
+                       npv_hybrid, findings)  # fmt: skip
+
+
+def uncertainty_calculator(*, cost: Cost, base: CostBase) -> dict[str, pd.DataFrame]:
+    """The tornado (each range at its ends) and the Monte Carlo (P10 / P50 / P90)."""
+    return {
+        "cost_tornado": tornado(base, cost.ranges),
+        "cost_monte_carlo": monte_carlo(base, cost.ranges, cost.samples, cost.seed),
+    }
+
+
+def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
+             facility: Any = None) -> StageResult:  # fmt: skip
+    """Capex and opex by line, the cost of a useful GPU-hour, own versus cloud, phasing,
+    sensitivity, uncertainty and carbon.
+
+    ``facility`` is the facility section (its ``pue`` and ``electricity_usd_per_kwh``);
+    with it and the ``facility_power`` table, energy is priced. The calculators run in
+    order, each on the results of the ones before: capex, opex, cash flow, cloud
+    comparison, uncertainty.
+    """
+    findings: list[Finding] = []
+    pools = tables["pools"]
+    pue = float(facility.pue) if facility is not None else math.nan
+    tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
+    it_kw = _it_kw(tables, "it_typical_kw")
+    critical_kw = _it_kw(tables, "it_nameplate_kw")
+
+    capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw)
+    opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
+                           critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
+    findings += unpriced_findings(capex, opex)
+    offer, kind, price = _offer(cost, pools)
+    base = cost_base(tables=tables, cost=cost, capex=capex, opex=opex, it_kw=it_kw, pue=pue,
+                     tariff=tariff, price=price, kind=kind)  # fmt: skip
+    flow = cashflow_calculator(cost=cost, capex=capex, opex=opex, base=base)
+    cloud = cloud_calculator(cost=cost, capex=capex, opex=opex, flow=flow, offer=offer,
+                             kind=kind, price=price)  # fmt: skip
+    findings += cloud.findings
+    risk = uncertainty_calculator(cost=cost, base=base)
 
     # -- carbon --------------------------------------------------------------------------
     factor = GRID_KG_PER_KWH[cost.grid_region]
     mwh = float(energy_mwh_per_year(it_kw, pue, cost.duty_cycle))
     co2 = float(emissions_t_per_year(mwh, factor, cost.green_share))
-
+    lines, opex_df, gpus, goodput = capex.lines, opex.table, opex.gpus, opex.goodput
+    capex_gaps, opex_total, opex_gaps = capex.unpriced, opex.opex_usd_per_year, opex.unpriced
+    dep, annual, per_hour = flow.depreciation_usd_per_year, flow.own_usd_per_year, \
+        flow.cost_per_useful_gpu_hour_usd  # fmt: skip
+    offer, kind, price, cloud_year, b_month, b_util = cloud.offer, cloud.kind, cloud.price, \
+        cloud.cloud_usd_per_year, cloud.breakeven_month, cloud.breakeven_utilisation  # fmt: skip
+    npv_own, npv_cloud, npv_hybrid = flow.npv_own_usd, cloud.npv_cloud_usd, cloud.npv_hybrid_usd
+    curve = cloud.curve
+    capex = capex.capex_usd
     summary = pd.DataFrame([{
         "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
         "opex_usd_per_year": opex_total, "opex_unpriced_lines": opex_gaps,
@@ -328,15 +492,13 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "it_kw": it_kw, "energy_mwh_per_year": mwh, "grid_kg_per_kwh": factor,
         "green_share": cost.green_share, "co2_t_per_year": co2,
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
-
     phasing = phasing_table(gpus, capex / gpus if gpus else math.nan, cost.phase_headroom,
                             cost.full_build_factor, cost.expand_after_years,
                             cost.annual_price_decline, cost.discount_rate)  # fmt: skip
     out = {
         "cost_capex": lines, "cost_opex": opex_df, "cost_summary": summary,
         "cost_curve": curve, "cost_phasing": phasing,
-        "cost_tornado": tornado(base, cost.ranges),
-        "cost_monte_carlo": monte_carlo(base, cost.ranges, cost.samples, cost.seed),
+        **risk,
     }  # fmt: skip
     return StageResult(out, tuple(findings))
 
