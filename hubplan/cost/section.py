@@ -209,6 +209,39 @@ class Cost(Section):
         "checkpoints lose the rest); empty = the training jobs' goodput "
         "(workload.training[].goodput), GPU-weighted, or 1 without training jobs.",
     )
+    # cashflow: lives per asset class (servers keep depreciation_years above)
+    network_life_years: float = Field(
+        6.0,
+        gt=0,
+        le=20,
+        description="Life of switches, optics and cables [years]: 6, as Microsoft and "
+        "Alphabet depreciate servers and network equipment (10-K filings, FY2023) and "
+        "Amazon its networking gear from 2022 (10-K).",
+    )
+    storage_life_years: float = Field(
+        5.0,
+        gt=0,
+        le=20,
+        description="Life of storage nodes and drives [years]: 5, the server life "
+        "(storage nodes are servers; Amazon 5 years for a subset of servers from 2025, "
+        "10-K).",
+    )
+    fitout_life_years: float = Field(
+        15.0,
+        ge=5,
+        le=40,
+        description="Life of the facility fit-out (power, cooling, fire, racks and "
+        "containment) [years]: 15, inside ASHRAE's 10-25 years for facilities and "
+        "infrastructure (HVAC Applications 2011, ch. 19) and the 15 years the ATO gives "
+        "refrigeration compressors and condensers (TR 2022/1, Table B).",
+    )
+    fitout_residual_share: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Fit-out value at the end of its life as a share of its price: 0, a "
+        "fit-out is written off over its life; before then it is worth its book value.",
+    )
     # -- cloud ---------------------------------------------------------------------------
     horizon_years: int = Field(
         5, ge=1, le=15, description="Planning horizon [years]: the depreciation life."
