@@ -320,6 +320,49 @@ class Cost(Section):
         description="Share of the energy bought as green power (zero-emission); 0 unless "
         "the client contracts it.",
     )
+    # -- currency and taxes (cashflow) ----------------------------------------------------
+    currency: Literal["USD", "CNY"] = Field(
+        "USD",
+        description="Currency of the cost tables: USD (every price in the catalogues is in "
+        "USD), or CNY, which adds a _cny twin beside every _usd column at cny_per_usd.",
+    )
+    cny_per_usd: float = Field(
+        7.1884,
+        gt=0,
+        le=100,
+        description="Exchange rate [CNY per USD]: the CFETS central parity the People's Bank "
+        "of China authorised for 31 December 2024, 7.1884 (China Foreign Exchange Trade "
+        "System, as reported by Xinhua). Set the rate of the budget's date.",
+    )
+    cny_per_usd_date: str = Field(
+        "2024-12-31",
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="Date of cny_per_usd (YYYY-MM-DD), shown beside every CNY figure.",
+    )
+    import_duty_rate: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Import duty on the IT hardware (servers, accelerators, switches, optics, "
+        "storage) as a share of its price: 0, China's MFN rate on HS 8471 computers and "
+        "8517 switches under the WTO Information Technology Agreement (Customs Tariff of "
+        "the PRC). Set it where an additional tariff applies to the goods' origin.",
+    )
+    vat_rate: float = Field(
+        0.13,
+        ge=0,
+        le=1,
+        description="VAT on purchases: 13 %, China's standard rate on goods since 1 April "
+        "2019 (MOF, STA and GACC Announcement No. 39 of 2019).",
+    )
+    vat_recoverable: bool = Field(
+        True,
+        description="True: the buyer is a general VAT taxpayer and deducts input VAT on "
+        "equipment (consumption-type VAT since 2009, PRC Provisional Regulations on VAT), "
+        "so VAT is no cost. False (a public body or a small-scale taxpayer): VAT at "
+        "vat_rate is added to every capex line and to the opex bought from suppliers "
+        "(energy, maintenance, space, licences; not staff).",
+    )
 
     @model_validator(mode="after")
     def _unique_ranges(self) -> Cost:

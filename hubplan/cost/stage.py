@@ -44,6 +44,13 @@ from .cloud import (
     cumulative_curves,
     npv_usd,
 )
+from .currency import (
+    IMPORTED_CATEGORIES,
+    TAXED_OPEX_CATEGORIES,
+    import_duty_usd,
+    vat_usd,
+    with_cny,
+)
 from .model import CostBase, headline, monte_carlo, tornado
 from .opex import (
     colocation_usd_per_year,
@@ -66,7 +73,8 @@ SUMMARY_COLUMNS = [
     "breakeven_month", "breakeven_utilisation", "horizon_years", "discount_rate",
     "npv_own_usd", "npv_cloud_usd", "npv_hybrid_usd", "it_kw", "energy_mwh_per_year",
     "grid_kg_per_kwh", "green_share", "co2_t_per_year",
-    "capital_charge_usd_per_year", "residual_usd",
+    "capital_charge_usd_per_year", "residual_usd", "currency", "cny_per_usd",
+    "cny_per_usd_date",
 ]  # fmt: skip
 
 
@@ -333,6 +341,56 @@ def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: Capex
     return OpexResult(opex_df, opex, opex_total, opex_gaps, fixed, maint, gpus, goodput)
 
 
+def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
+    """Import duty on the imported IT hardware and the VAT the buyer cannot recover, each
+    a capex line of its own (category ``taxes``), added only when it is not zero.
+
+    Notes
+    -----
+    duty = imported hardware (servers, switches, optics, spares, storage) × duty rate;
+    VAT = (capex + duty) × VAT rate when ``vat_recoverable`` is false, else none
+    (:func:`~hubplan.cost.currency.vat_usd`). Both rest on the priced lines only; the
+    unpriced ones are counted and named as before.
+    """
+    hardware = float(sum(r["capex_usd"] for r in capex.rows
+                         if r["priced"] and r["category"] in IMPORTED_CATEGORIES))  # fmt: skip
+    duty = import_duty_usd(hardware, cost.import_duty_rate)
+    vat = vat_usd(capex.capex_usd + duty, cost.vat_rate, cost.vat_recoverable)
+    extra = []
+    for item, base, rate, amount, basis in (
+        ("import_duty", hardware, cost.import_duty_rate, duty, "section_import_duty_rate"),
+        ("vat", capex.capex_usd + duty, cost.vat_rate, vat, "section_vat_rate"),
+    ):
+        if amount:
+            extra.append({"category": "taxes", "item": item, "line_quantity": base,
+                          "unit": "share", "line_unit_usd": rate, "capex_usd": amount,
+                          "price_basis": basis, "price_source": "cost section",
+                          "priced": True})  # fmt: skip
+    if not extra:
+        return capex
+    lines = pd.concat([capex.lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)],
+                      ignore_index=True)  # fmt: skip
+    return CapexResult(lines, capex.rows + extra, capex.capex_usd + duty + vat,
+                       capex.unpriced, capex.server_capex_usd, capex.install)  # fmt: skip
+
+
+def opex_taxes(*, cost: Cost, opex: OpexResult) -> OpexResult:
+    """VAT on the opex bought from suppliers (energy, maintenance, space, licences) when
+    the buyer cannot recover it: one opex line (category ``taxes``), counted with the
+    fixed yearly costs of the closed-form headline."""
+    base = float(sum(r["usd_per_year"] for r in opex.rows
+                     if r["priced"] and r["category"] in TAXED_OPEX_CATEGORIES))  # fmt: skip
+    vat = vat_usd(base, cost.vat_rate, cost.vat_recoverable)
+    if not vat:
+        return opex
+    row = _opex("taxes", "vat", base, "usd", cost.vat_rate, vat, "section_vat_rate")
+    table = pd.concat([opex.table, pd.DataFrame([row], columns=OPEX_COLUMNS)],
+                      ignore_index=True)  # fmt: skip
+    return OpexResult(table, [*opex.rows, row], opex.opex_usd_per_year + vat, opex.unpriced,
+                      opex.fixed_usd_per_year + vat, opex.maintenance_usd_per_year,
+                      opex.gpus, opex.goodput)  # fmt: skip
+
+
 def unpriced_findings(capex: CapexResult, opex: OpexResult) -> list[Finding]:
     """One finding per category naming its unpriced lines, and one per total that
     excludes some."""
@@ -521,8 +579,10 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     critical_kw = _it_kw(tables, "it_nameplate_kw")
 
     capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw)
+    capex = capex_taxes(cost=cost, capex=capex)
     opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
                            critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
+    opex = opex_taxes(cost=cost, opex=opex)
     findings += unpriced_findings(capex, opex)
     offer, kind, price = _offer(cost, pools)
     base = cost_base(tables=tables, cost=cost, capex=capex, opex=opex, it_kw=it_kw, pue=pue,
@@ -561,7 +621,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "it_kw": it_kw, "energy_mwh_per_year": mwh, "grid_kg_per_kwh": factor,
         "green_share": cost.green_share, "co2_t_per_year": co2,
         "capital_charge_usd_per_year": flow.capital_charge_usd_per_year,
-        "residual_usd": flow.residual_usd,
+        "residual_usd": flow.residual_usd, "currency": cost.currency,
+        "cny_per_usd": cost.cny_per_usd, "cny_per_usd_date": cost.cny_per_usd_date,
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
     fit = capex_by_class(capex_result).get("fitout", 0.0)
     phasing = phasing_table(gpus, (capex - fit) / gpus if gpus else math.nan,
@@ -574,6 +635,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "cost_curve": curve, "cost_phasing": phasing, "cost_cashflow": flow.table,
         **risk,
     }  # fmt: skip
+    if cost.currency == "CNY":  # every money column gains its CNY twin
+        out = {name: with_cny(table, cost.cny_per_usd) for name, table in out.items()}
     return StageResult(out, tuple(findings))
 
 
