@@ -75,9 +75,16 @@ ENERGY_USD = 190_220.16
 # rate (capital recovery factor CRF = r(1 + r)^L ÷ ((1 + r)^L − 1), Brealey, Myers & Allen,
 # Principles of Corporate Finance, ch. 6): servers 5 488 400 × CRF(8 %, 5 y) 0.2504565
 # = 1 374 605.2; fit-out 3 017 177.4 × CRF(8 %, 15 y) 0.1168295 = 352 495.5; capital
-# charge 1 727 100.7 + 190 220.16 energy = 1 917 320.8 (straight line was 1 891 335.6)
+# charge 1 727 100.7 a year (straight line was 1 701 115.5).
+# staff sized from the plan (cost.staff_ratios): systems operations 19 GPU servers in
+# service ÷ 125 = 0.15 → the 1-FTE minimum × $90 520 (BLS) = 90 520; a facility shift of
+# 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE × $57 300 (BLS) = 482 466; staff 572 986.
+# opex 190 220.16 energy + 572 986 staff = 763 206.16; owning a year
+# 1 727 100.7 + 763 206.16 = 2 490 306.9
 CAPITAL_USD = 1_727_100.7
-OWN_USD = 1_917_320.8
+STAFF_USD = 572_986.0
+OPEX_USD = 763_206.16
+OWN_USD = 2_490_306.9
 
 
 def test_useful_gpu_hours_issue_example():
@@ -143,20 +150,25 @@ def test_capex_total_is_not_flagged_when_everything_is_priced(plan):
     assert lines.loc["installation", "capex_usd"] == pytest.approx(299_420)
 
 
-def test_default_cost_per_useful_gpu_hour(summary):
+def test_default_cost_per_useful_gpu_hour(plan, summary):
     # In service (spares excluded): 18 H100 servers × 8 + 1 L40S server × 8 = 152 GPUs.
     assert summary["gpus"] == 152
     # 152 × 8 760 × 0.7 × 0.9 (the fine-tune's goodput) = 838 857.6 useful GPU-hours
     assert summary["useful_gpu_hours"] == pytest.approx(838_857.6)
     # depreciation, each class over its own life: servers $5 488 400 / 5 = 1 097 680,
     # fit-out $3 017 177.4 / 15 = 201 145.2 → $1 298 825.2 a year; priced opex: energy
-    # $190 220.16 (licences $0); staff and maintenance unpriced
+    # $190 220.16 and staff $572 986 (licences $0); maintenance unpriced
     assert summary["depreciation_usd_per_year"] == pytest.approx(1_298_825.2, abs=1)
-    assert summary["opex_usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
+    assert summary["opex_usd_per_year"] == pytest.approx(OPEX_USD, abs=0.01)
+    staff = plan["cost_opex"].set_index("item")
+    assert staff.loc["systems_operations", "line_quantity"] == 1
+    assert staff.loc["facility_shift", "line_quantity"] == pytest.approx(8.42)
+    assert staff.loc["facility_shift", "usd_per_year"] == pytest.approx(482_466)
     assert summary["capital_charge_usd_per_year"] == pytest.approx(CAPITAL_USD, abs=1)
     assert summary["own_usd_per_year"] == pytest.approx(OWN_USD, abs=1)
-    # 1 917 320.8 / 838 857.6 = 2.2856 USD per useful GPU-hour (straight line: 2.2547)
-    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2856, abs=1e-4)
+    # 2 490 306.9 / 838 857.6 = 2.9687 USD per useful GPU-hour (straight line and no
+    # staff: 2.2547)
+    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.9687, abs=1e-4)
 
 
 def test_energy_is_priced_from_the_facility_power(plan, summary):
@@ -211,12 +223,12 @@ def test_breakeven_against_the_cheapest_h100_offer(summary):
     # Lambda H100 on demand $2.99: renting 152 GPUs at 70 % = 152 × 8 760 × 0.7 × 2.99
     assert summary["cloud_offer"] == "Lambda H100 SXM on-demand"
     assert summary["cloud_usd_per_year"] == pytest.approx(2_786_871.36)
-    # rent saves 2 786 871.36 − 190 220.16 energy = 2 596 651.20 a year over owning's opex:
-    # break-even at 12 × 8 505 577.4 / 2 596 651.20 = 39.307 months
-    assert summary["breakeven_month"] == pytest.approx(39.307, abs=1e-3)
-    # owning costs 1 917 320.8 a year = renting at u: 152 × 8 760 × 2.99 × u
-    # = 3 981 244.8 u → u = 0.48159
-    assert summary["breakeven_utilisation"] == pytest.approx(0.48159, abs=1e-5)
+    # rent saves 2 786 871.36 − 763 206.16 opex = 2 023 665.20 a year over owning's opex:
+    # break-even at 12 × 8 505 577.4 / 2 023 665.20 = 50.437 months
+    assert summary["breakeven_month"] == pytest.approx(50.437, abs=1e-3)
+    # owning costs 2 490 306.9 a year = renting at u: 152 × 8 760 × 2.99 × u
+    # = 3 981 244.8 u → u = 0.62551
+    assert summary["breakeven_utilisation"] == pytest.approx(0.62551, abs=1e-5)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
     assert summary["npv_cloud_usd"] == pytest.approx(2_786_871.36 * 3.99271, rel=1e-5)
 
@@ -231,15 +243,14 @@ def test_cheap_cloud_finding(default):
     s = default.with_changes({"cost.cloud_usd_per_gpu_hour": 0.5})
     plan = hubplan.build_plan(s)
     f = plan.findings[plan.findings["code"] == "cloud_cheaper_over_horizon"]
-    # 1 917 320.8 / (152 × 8 760 × 0.5) = 1 917 320.8 / 665 760 = 2.8799: renting is
+    # 2 490 306.9 / (152 × 8 760 × 0.5) = 2 490 306.9 / 665 760 = 3.7405: renting is
     # cheaper at any use
     assert len(f) == 1 and f.iloc[0]["data"]["breakeven_utilisation"] == pytest.approx(
-        2.8799, abs=1e-4
+        3.7405, abs=1e-4
     )
-    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year, less the 190 220.16 energy
-    # owning pays, saves 275 811.84 a year: it repays 8 505 577.4 only after
-    # 12 × 8 505 577.4 / 275 811.84 = 370.06 months, beyond the 60-month horizon
-    assert plan["cost_summary"].iloc[0]["breakeven_month"] == pytest.approx(370.06, abs=0.01)
+    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year is less than the 763 206.16
+    # opex owning pays: owning never catches up (no break-even month)
+    assert np.isnan(plan["cost_summary"].iloc[0]["breakeven_month"])
 
 
 def test_no_cheap_cloud_finding_by_default(plan):
@@ -251,10 +262,10 @@ def test_manual_allocation_finding(default, plan):
     low = hubplan.build_plan(default.with_changes({"cost.utilisation": 0.4}))
     assert "manual_allocation_utilisation" in set(low.findings["code"])
     # cost per useful GPU-hour scales with 0.7 / 0.4 (energy is billed on the typical
-    # draw all year, whatever the allocation): 1 917 320.8 / (152 × 8 760 × 0.4 × 0.9)
-    # = 1 917 320.8 / 479 347.2 = 3.9999
+    # draw all year, whatever the allocation): 2 490 306.9 / (152 × 8 760 × 0.4 × 0.9)
+    # = 2 490 306.9 / 479 347.2 = 5.1952
     assert low["cost_summary"].iloc[0]["cost_per_useful_gpu_hour_usd"] == pytest.approx(
-        3.9999, abs=1e-4
+        5.1952, abs=1e-4
     )
 
 
@@ -269,10 +280,10 @@ def test_no_cloud_offer_finding(plan):
 def test_tornado_utilisation_and_mfu(plan):
     t = plan["cost_tornado"]
     head = t[t["metric"] == "cost_per_useful_gpu_hour_usd"]
-    # utilisation swings it most: at 0.30, 1 917 320.8 / (152 × 8 760 × 0.3 × 0.9)
-    # = 1 917 320.8 / 359 510.4 = 5.3331
+    # utilisation swings it most: at 0.30, 2 490 306.9 / (152 × 8 760 × 0.3 × 0.9)
+    # = 2 490 306.9 / 359 510.4 = 6.9269
     assert head.iloc[0]["assumption"] == "utilisation"
-    assert head.iloc[0]["at_low"] == pytest.approx(5.3331, abs=1e-4)
+    assert head.iloc[0]["at_low"] == pytest.approx(6.9269, abs=1e-4)
     # MFU does not change the price of a GPU-hour, only how many the run takes:
     # training cost at MFU 0.35 = base × 0.45 / 0.35
     mfu = t[t["assumption"] == "mfu"].set_index("metric")
@@ -280,8 +291,8 @@ def test_tornado_utilisation_and_mfu(plan):
     run = mfu.loc["training_cost_usd"]
     assert run["at_low"] == pytest.approx(run["base"] * 0.45 / 0.35)
     # the run's cost: 1 516.2637 GPU-days × 24 h = 36 390.33 GPU-hours at
-    # 1 917 320.8 / (152 × 8 760 × 0.7) = $2.05707 an allocated GPU-hour = $74 857
-    assert run["base"] == pytest.approx(74_857, abs=1)
+    # 2 490 306.9 / (152 × 8 760 × 0.7) = $2.67182 an allocated GPU-hour = $97 228
+    assert run["base"] == pytest.approx(97_228, abs=1)
 
 
 def test_monte_carlo_quantiles(plan):
@@ -290,7 +301,7 @@ def test_monte_carlo_quantiles(plan):
     assert row["samples"] == 10_000 and row["p10"] < row["p50"] < row["p90"]
     # Only utilisation varying, triangular(0.3, 0.7, 0.8): the median of u is
     # 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623, and cost falls with u, so P50 of cost is the
-    # cost at that u: 1 917 320.8 / (152 × 8 760 × 0.61623 × 0.9) = 2.5964.
+    # cost at that u: 2 490 306.9 / (152 × 8 760 × 0.61623 × 0.9) = 3.3723.
     from hubplan.cost import Assumption
 
     only_u = (Assumption(name="utilisation", low=0.3, high=0.8),)
@@ -300,7 +311,7 @@ def test_monte_carlo_quantiles(plan):
         .set_index("metric")
         .loc["cost_per_useful_gpu_hour_usd", "p50"]
     )
-    assert p50 == pytest.approx(2.5964, rel=0.01)
+    assert p50 == pytest.approx(3.3723, rel=0.01)
 
 
 def test_phasing_default(plan):
@@ -330,14 +341,17 @@ def test_pretrain_16k_headline():
     #   IT nameplate 25 062.9375 kW, typical 19 005.49 kW.
     # fit-out 25 062.9375 × $11 700 = $293 236 368.75; capex 580 770 000 + that
     assert row["capex_usd"] == pytest.approx(874_006_368.75, abs=1)
-    # energy 19 005.49 kW × 8 760 × 1.25 × $0.088 = $18 313 690.16 a year
-    assert row["opex_usd_per_year"] == pytest.approx(18_313_690.16, abs=0.1)
+    # energy 19 005.49 kW × 8 760 × 1.25 × $0.088 = $18 313 690.16 a year, + staff
+    # 1 965 545.68 (worked below) = $20 279 235.84
+    assert row["opex_usd_per_year"] == pytest.approx(20_279_235.84, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
     # capital charge: servers 580 770 000 × CRF(8 %, 5 y) 0.2504565 = 145 457 595.1,
     # fit-out 293 236 368.75 × CRF(8 %, 15 y) 0.1168295 = 34 258 671.5; + 18 313 690.16
-    # energy = 198 029 956.8 a year → $2.1901 (straight line over 5 years: $2.1358)
+    # energy = 198 029 956.8 a year; staff: systems 2 048 servers ÷ 125 = 16.384 FTE ×
+    # $90 520 = 1 483 079.7, facility shift 8.42 × $57 300 = 482 466 → 1 965 545.7;
+    # 199 995 502.5 a year → $2.2118 (straight line over 5 years, no staff: $2.1358)
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1901, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2118, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():
@@ -378,15 +392,15 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 1 917 320.8 / 838 857.6 = 2.29 USD per useful GPU-hour; 26 unpriced capex lines
+    # 2 490 306.9 / 838 857.6 = 2.97 USD per useful GPU-hour; 26 unpriced capex lines
     # (4 storage, 7 switch and UFM rows, 13 optics: modules and cables per plane, segment
     # and speed, compute 4, storage 4, in-band 4, BMC RJ45 1; spares, installation; the
     # fit-out is priced)
-    assert "2.29 USD per useful GPU-hour" in p.summary.value
+    assert "2.97 USD per useful GPU-hour" in p.summary.value
     assert "excluding 26 unpriced lines" in p.summary.value
-    # manual allocation at 40 %: 2.2856 × 0.7 / 0.4 = 4.00, and the finding shows
+    # manual allocation at 40 %: 2.9687 × 0.7 / 0.4 = 5.20, and the finding shows
     p.controls["utilisation"].value = 0.4
-    assert "4.00 USD per useful GPU-hour" in p.summary.value
+    assert "5.20 USD per useful GPU-hour" in p.summary.value
     assert "manual-allocation range" in p.findings.value
     p.controls["cloud_offer"].value = "AWS p5 capacity block"
     assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"

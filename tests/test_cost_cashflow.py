@@ -86,9 +86,10 @@ def test_default_plan_cashflow_and_npv(plan):
     assert energy["year"].tolist() == [1, 2, 3, 4, 5]
     # year 5: the fit-out has 10 of its 15 years left: 3 017 177.4 × 10/15 = 2 011 451.6
     assert s["residual_usd"] == pytest.approx(2_011_451.6, abs=0.1)
-    # NPV = 8 505 577.4 + 190 220.16 × 3.992710 − 2 011 451.6 × 1.08^−5 (0.6805832)
-    #     = 8 505 577.4 + 759 494.0 − 1 368 960.2 = 7 896 111.2
-    assert s["npv_own_usd"] == pytest.approx(7_896_111.2, abs=1)
+    # NPV = 8 505 577.4 + (190 220.16 energy + 572 986 staff, tests/test_cost.py)
+    #     × 3.992710 − 2 011 451.6 × 1.08^−5 (0.6805832)
+    #     = 8 505 577.4 + 759 494.0 + 2 287 766.9 − 1 368 960.2 = 10 183 878.1
+    assert s["npv_own_usd"] == pytest.approx(10_183_878.1, abs=1)
     assert t["present_usd"].sum() == pytest.approx(s["npv_own_usd"])
 
 
@@ -102,9 +103,10 @@ def test_refresh_over_a_ten_year_horizon(plan):
     assert refresh["category"].tolist() == ["servers"] and refresh["year"].tolist() == [5]
     assert refresh["usd"].iloc[0] == pytest.approx(1_025_595.2, abs=0.1)
     # NPV = 8 505 577.4 + 1 025 595.2 × 1.08^−5 (698 002.8) + energy 190 220.16 ×
-    # (1 − 1.08^−10)/0.08 = 6.7100814 (1 276 392.8) − fit-out 5 of 15 years left
-    # 1 005 725.8 × 1.08^−10 (465 845.6) = 10 014 127.4
-    assert p["cost_summary"].iloc[0]["npv_own_usd"] == pytest.approx(10_014_127.4, abs=1)
+    # (1 − 1.08^−10)/0.08 = 6.7100814 (1 276 392.8) + staff 572 986 × 6.7100814
+    # (3 844 782.7) − fit-out 5 of 15 years left 1 005 725.8 × 1.08^−10 (465 845.6)
+    # = 13 858 910.1
+    assert p["cost_summary"].iloc[0]["npv_own_usd"] == pytest.approx(13_858_910.1, abs=1)
 
 
 def test_lives_are_scenario_fields_with_bounds():

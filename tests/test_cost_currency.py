@@ -35,8 +35,13 @@ def test_cny_twins_at_the_dated_rate(cny_plan):
     s = cny_plan["cost_summary"].iloc[0]
     # 8 505 577.4 USD × 7.1884 = 61 141 492.6 CNY
     assert s["capex_cny"] == pytest.approx(61_141_492.6, abs=1)
-    # 1 917 320.8 USD a year × 7.1884 ÷ 838 857.6 useful GPU-hours = 16.4300 CNY
-    assert s["cost_per_useful_gpu_hour_cny"] == pytest.approx(16.4300, abs=1e-4)
+    # staff at their Chinese pay (NBS): systems 1 FTE × 231 810 + facility shift 8.42 ×
+    # 120 698 = 1 248 087.2 CNY (173 625.2 USD at the rate); owning a year
+    # 1 917 320.8 USD (capital 1 727 100.7 + energy 190 220.16) + 173 625.2 = 2 090 945.9
+    # USD × 7.1884 ÷ 838 857.6 useful GPU-hours = 17.9179 CNY
+    staff = cny_plan["cost_opex"].groupby("category")["cny_per_year"].sum()["staff"]
+    assert staff == pytest.approx(1_248_087.2, abs=0.1)
+    assert s["cost_per_useful_gpu_hour_cny"] == pytest.approx(17.9179, abs=1e-4)
     # Lambda's 2.99 USD an hour = 21.4933 CNY
     assert s["cloud_cny_per_gpu_hour"] == pytest.approx(21.4933, abs=1e-4)
     # the USD columns stay beside them
@@ -77,7 +82,8 @@ def test_import_duty_and_unrecoverable_vat():
     # and 13 % on the energy bill: 190 220.16 × 0.13 = 24 728.62 a year
     opex = plan["cost_opex"].set_index("category")
     assert opex.loc["taxes", "usd_per_year"] == pytest.approx(24_728.62, abs=0.01)
-    assert summary["opex_usd_per_year"] == pytest.approx(190_220.16 + 24_728.62, abs=0.01)
+    # staff (572 986, tests/test_cost.py) is payroll: no VAT on it
+    assert summary["opex_usd_per_year"] == pytest.approx(190_220.16 + 572_986 + 24_728.62, abs=0.01)
     assert not math.isnan(summary["cost_per_useful_gpu_hour_usd"])
 
 
@@ -101,5 +107,5 @@ def test_charts_in_the_chosen_currency(cny_plan):
     assert curve["layer"][0]["encoding"]["y"]["title"] == "CNY"
     bars = tornado_chart(cny_plan["cost_tornado"]).to_dict()
     rule = next(v for k, v in bars["datasets"].items() if len(v) == 1)
-    # the plan's figure: 16.4300 CNY a useful GPU-hour (worked above)
-    assert rule[0]["base"] == pytest.approx(16.4300, abs=1e-4)
+    # the plan's figure: 17.9179 CNY a useful GPU-hour (worked above)
+    assert rule[0]["base"] == pytest.approx(17.9179, abs=1e-4)

@@ -43,7 +43,7 @@ from .opex import (
     useful_gpu_hours,
 )
 from .phasing import phasing_table, price_factor
-from .section import ASSUMPTIONS, Assumption, Cost, OpticsPrice, StaffRole
+from .section import ASSUMPTIONS, Assumption, Cost, OpticsPrice, StaffRatio, StaffRole
 
 __all__ = [
     "ASSUMPTIONS",
@@ -56,6 +56,7 @@ __all__ = [
     "Cost",
     "CostBase",
     "OpticsPrice",
+    "StaffRatio",
     "StaffRole",
     "annuity_factor",
     "breakeven_month",

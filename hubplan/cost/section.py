@@ -39,6 +39,29 @@ class StaffRole(Section):
     )
 
 
+class StaffRatio(Section):
+    """One role of the operations team, sized from the plan: FTE = max(minimum, units ÷
+    units per FTE), the units being the GPU servers in service, the racks or the MW of
+    critical IT load (``site``: the minimum only)."""
+
+    role: str = Field(min_length=1, description="Role name, e.g. 'systems_operations'.")
+    basis: Literal["servers", "racks", "mw", "site"] = Field(
+        description="What the role scales with: GPU servers in service, racks, MW of "
+        "critical (nameplate) IT load, or one team per site."
+    )
+    units_per_fte: float = Field(gt=0, description="Servers, racks or MW one FTE covers.")
+    minimum_fte: float = Field(0.0, ge=0, le=10_000, description="FTE at the smallest size.")
+    own_building_only: bool = Field(
+        False, description="Only when site = own_building (a colocation provider staffs its "
+        "own power and cooling)."
+    )  # fmt: skip
+    usd_per_year: float | None = Field(None, ge=0, description="Annual pay [USD].")
+    cny_per_year: float | None = Field(
+        None, ge=0, description="Annual pay in China [CNY], used when currency = CNY."
+    )
+    source: str = Field("", description="Where the ratio and the pay come from.")
+
+
 class OpticsPrice(Section):
     """Price of one cable and one module of a link medium at a speed."""
 
@@ -69,12 +92,28 @@ class Assumption(Section):
         return self
 
 
-DEFAULT_STAFF = (
-    StaffRole(role="cluster_operations", headcount=2),
-    StaffRole(role="network", headcount=1),
-    StaffRole(role="storage", headcount=1),
-    StaffRole(role="scheduler_platform", headcount=1),
-)
+#: 8 760 hours a year over 2 080 paid hours of one FTE (52 weeks × 40 h): one post kept
+#: manned around the clock takes 4.2 FTE.
+SHIFT_RELIEF_FTE = 8760 / 2080
+
+DEFAULT_STAFF_RATIOS = (
+    StaffRatio(role="systems_operations", basis="servers", units_per_fte=125, minimum_fte=1,
+               usd_per_year=90_520, cny_per_year=231_810,
+               source="Roskies & Zacharia, 'Designing and Supporting High-end Computational "
+               "Facilities', CTWatch Quarterly 2(2), 2006: sites add one systems FTE for about "
+               "every 250 processors (two a server: 125 servers); 8-12 FTE for a large "
+               "stand-alone system. Pay: BLS OOH, network and computer systems administrators, "
+               "median $90,520 (May 2022); NBS, information transmission, software and IT "
+               "services, urban non-private units, 231 810 CNY (2023)."),
+    StaffRatio(role="facility_shift", basis="site", units_per_fte=1,
+               minimum_fte=round(2 * SHIFT_RELIEF_FTE, 2), own_building_only=True,
+               usd_per_year=57_300, cny_per_year=120_698,
+               source="Facilitiesnet, 'Operations Objectives Should Drive Data Center Staffing "
+               "Decisions': a minimum of two people on each shift for a critical facility "
+               "run around the clock; 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE. Pay: BLS OOH, "
+               "HVACR mechanics, median $57,300 (May 2023); NBS, all urban non-private units, "
+               "120 698 CNY (2023)."),
+)  # fmt: skip
 
 DEFAULT_RANGES = (
     Assumption(name="mfu", low=0.35, high=0.55,
@@ -158,10 +197,10 @@ class Cost(Section):
         "not per year): empty = an unpriced line until the vendor's support quote.",
     )
     staff: tuple[StaffRole, ...] = Field(
-        DEFAULT_STAFF,
-        description="The team that runs the centre (planning guide §7: the plan says how "
-        "many people and which skills). The default covers the four layers the guide "
-        "names (compute, network, storage, scheduling); salaries are left for the client.",
+        (),
+        description="The team that runs the centre, given role by role (planning guide §7: "
+        "the plan says how many people and which skills); empty = sized from "
+        "staff_ratios.",
     )
     colocation_usd_per_kw_month: float | None = Field(
         163.44,
@@ -177,6 +216,14 @@ class Cost(Section):
         "Kubernetes, and H100 systems ship with a 5-year NVIDIA AI Enterprise "
         "subscription; NVIDIA AI Enterprise lists $4,500 per GPU a year (NVIDIA Q3 FY2024 "
         "earnings call).",
+    )
+    # cashflow: staff by role sized from the plan
+    staff_ratios: tuple[StaffRatio, ...] = Field(
+        DEFAULT_STAFF_RATIOS,
+        description="Roles sized from the GPU servers, racks or MW when staff is empty: "
+        "systems operations one FTE per 125 servers (Roskies & Zacharia 2006), a facility "
+        "shift of two posts around the clock in an own building (Facilitiesnet), each with "
+        "its pay in USD (BLS) and CNY (NBS).",
     )
     # -- depreciation and use ------------------------------------------------------------
     depreciation_years: float = Field(

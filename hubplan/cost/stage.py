@@ -61,7 +61,7 @@ from .opex import (
     useful_gpu_hours,
 )
 from .phasing import phasing_table
-from .section import Cost
+from .section import Cost, StaffRole
 
 OPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "unit_cost_usd", "usd_per_year",
                 "cost_basis", "priced"]  # fmt: skip
@@ -302,6 +302,46 @@ def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost:
     return CapexResult(lines, rows, capex, capex_gaps, server_capex, install)
 
 
+def staff_roles(*, cost: Cost, tables: dict[str, pd.DataFrame],
+                critical_kw: float) -> tuple[StaffRole, ...]:  # fmt: skip
+    """The operations team: the section's ``staff`` when given, else each of
+    ``staff_ratios`` sized from the plan.
+
+    Notes
+    -----
+    FTE = max(minimum, units ÷ units per FTE), units = GPU servers in service (spares
+    out), racks (the facility stage's ``racks`` table), or MW of critical (nameplate) IT
+    load; ``site``: the minimum. A role for an own building only has none in colocation.
+    Pay is the role's USD figure, or with ``currency = CNY`` its CNY figure ÷ the rate
+    (so the CNY column shows the Chinese salary itself).
+
+    Examples
+    --------
+    The default plan: 19 GPU servers ÷ 125 = 0.15 → the 1-FTE minimum of systems
+    operations; the facility shift 2 posts × 8 760 ÷ 2 080 = 8.42 FTE.
+    """
+    if cost.staff:
+        return cost.staff
+    pools = tables["pools"]
+    fleet = _col(pools, "level") == "fleet"
+    racks = tables.get("racks")
+    units = {"servers": float(_nansum(_col(pools, "servers")[fleet])),
+             "racks": float(len(racks)) if racks is not None else math.nan,
+             "mw": critical_kw / 1000.0, "site": 0.0}  # fmt: skip
+    out = []
+    for r in cost.staff_ratios:
+        if r.own_building_only and cost.site != "own_building":
+            continue
+        fte = max(r.minimum_fte, units[r.basis] / r.units_per_fte) \
+            if not math.isnan(units[r.basis]) else math.nan  # fmt: skip
+        pay = r.usd_per_year
+        if cost.currency == "CNY" and r.cny_per_year is not None:
+            pay = r.cny_per_year / cost.cny_per_usd
+        out.append(StaffRole(role=r.role, headcount=fte if not math.isnan(fte) else 0.0,
+                             usd_per_year=pay if not math.isnan(fte) else None))  # fmt: skip
+    return tuple(out)
+
+
 def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
                     it_kw: float, critical_kw: float, pue: float,
                     tariff: float) -> OpexResult:  # fmt: skip
@@ -319,7 +359,7 @@ def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: Capex
              if cost.maintenance_share is not None and not capex_gaps else None)  # fmt: skip
     opex.append(_opex("maintenance", "maintenance", capex, "usd", cost.maintenance_share,
                       maint, "section_maintenance_share"))  # fmt: skip
-    for role in cost.staff:
+    for role in staff_roles(cost=cost, tables=tables, critical_kw=critical_kw):
         amount = (staff_usd_per_year(role.headcount, role.usd_per_year)
                   if role.usd_per_year is not None else None)  # fmt: skip
         opex.append(_opex("staff", role.role, role.headcount, "fte", role.usd_per_year, amount,
@@ -643,7 +683,15 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
 STAGE = Stage(
     name="cost",
     sections=("cost", "facility"),
-    needs=("pools", "training", "storage_nodes", "switches", "transceivers", "facility_power"),
+    needs=(
+        "pools",
+        "training",
+        "storage_nodes",
+        "switches",
+        "transceivers",
+        "facility_power",
+        "racks",
+    ),
     provides=(
         "cost_capex",
         "cost_opex",
