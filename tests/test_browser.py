@@ -181,18 +181,19 @@ def test_overview_dashboard_in_chromium(voila):
                     not in m.text and errors.append(m.text))  # fmt: skip
             page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
             opex = page.locator("#hubplan-fig-opex_usd_per_year")
-            # default scenario: 2 161.6 MWh a year × 0.088 USD/kWh = 190 220 USD (tests/test_cost.py)
-            sync_api.expect(opex).to_have_text("190,220 USD", timeout=240_000)
+            # default scenario: 2 161.6 MWh a year × 0.088 USD/kWh = 190 220.16 USD of energy
+            # + 572 986 USD of staff = 763 206 USD (tests/test_cost.py)
+            sync_api.expect(opex).to_have_text("763,206 USD", timeout=240_000)
             page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
                                    f"return n === {expected_charts} && drawn === n; }})()",
                                    timeout=60_000)  # fmt: skip
             first_load = dict(received)
             field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
-            for tariff, shown in (("0.176", "380,440 USD"), ("0.1", "216,159 USD"),
-                                  ("0.12", "259,391 USD"), ("0.15", "324,239 USD"),
-                                  ("0.2", "432,319 USD")):  # fmt: skip
-                # opex = 190 220.16 × tariff / 0.088 (the energy line scales with the tariff;
-                # 2 161.6 MWh a year, tests/test_cost.py)
+            for tariff, shown in (("0.176", "953,426 USD"), ("0.1", "789,145 USD"),
+                                  ("0.12", "832,377 USD"), ("0.15", "897,225 USD"),
+                                  ("0.2", "1,005,305 USD")):  # fmt: skip
+                # opex = 190 220.16 × tariff / 0.088 + 572 986 staff (the energy line scales
+                # with the tariff; 2 161.6 MWh a year, tests/test_cost.py)
                 timings.append(_change(page, field, tariff, opex, shown))
             size_field = page.locator(".widget-label:has-text('Parameters') + .widget-text input")
             gpus = page.locator("#hubplan-fig-gpus")

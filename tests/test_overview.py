@@ -36,14 +36,15 @@ def test_electricity_price_moves_opex_and_reruns_only_what_reads_it():
     p.controls["electricity"].value = 0.176  # twice the default 0.088 USD/kWh
     f = p.figures
     # The energy line is annual MWh × 1000 × tariff (facility_power): doubling the
-    # tariff doubles it, 190 220.16 USD -> 380 440.32 USD at the default 2 161.6 MWh
-    # (tests/test_cost.py works the figure).
-    assert f["opex_usd_per_year"] == pytest.approx(2 * before["opex_usd_per_year"])
-    assert f["opex_usd_per_year"] == pytest.approx(380_440.32, abs=0.01)
+    # tariff doubles it, 190 220.16 USD -> 380 440.32 USD at the default 2 161.6 MWh;
+    # the staff (572 986 USD) stays: opex 763 206.16 -> 953 426.32 USD
+    # (tests/test_cost.py works the figures).
+    assert f["opex_usd_per_year"] == pytest.approx(before["opex_usd_per_year"] + 190_220.16)
+    assert f["opex_usd_per_year"] == pytest.approx(953_426.32, abs=0.01)
     assert f["gpus"] == before["gpus"] and f["capex_usd"] == before["capex_usd"]
     # The tariff is the cost stage's to price: racks, power and the review stand.
     assert p.result.stages_run == ("cost",)
-    assert 'id="hubplan-fig-opex_usd_per_year">380,440 USD' in p.headline.value
+    assert 'id="hubplan-fig-opex_usd_per_year">953,426 USD' in p.headline.value
 
 
 def test_utilisation_reruns_the_cost_stage_only():
@@ -127,7 +128,7 @@ def test_headline_figures_read_the_tables(default):
     # facility_power total: 257.88 kW nameplate (tests/test_cost.py) × PUE 1.25 = 322.35 kW
     assert f["it_mw"] == pytest.approx(0.25788, abs=1e-5)
     assert f["facility_mw"] == pytest.approx(0.32235, abs=1e-5)
-    assert f["breakeven_month"] == pytest.approx(39.31, abs=0.01)  # tests/test_cost.py
+    assert f["breakeven_month"] == pytest.approx(50.44, abs=0.01)  # tests/test_cost.py
     assert f["findings"] == plan.findings["severity"].value_counts().to_dict() | {"error": 0}
 
 

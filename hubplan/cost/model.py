@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .cashflow import capital_charge_usd
 from .cloud import breakeven_utilisation, cloud_usd_per_year
 from .opex import (
     HOURS_PER_YEAR,
     cost_per_useful_gpu_hour,
-    depreciation_usd_per_year,
     energy_usd_per_year,
 )
 
@@ -45,6 +45,9 @@ class CostBase:
     cloud_usd_per_gpu_hour, cloud_pricing : the offer compared against
     job_gpu_hours : GPU-hours the training jobs take at the plan's MFU (goodput included)
     job_days : the longest training job's days to finish; mfu : the plan's MFU
+    discount_rate : the cost of capital the capex is annuitised at (0 = straight line)
+    other_capex_usd : capex on lives of its own (network, storage, fit-out) [USD]
+    other_capital_usd_per_year : its equivalent annual cost, fixed [USD a year]
     """
 
     capex_usd: float
@@ -66,6 +69,9 @@ class CostBase:
     job_gpu_hours: float
     job_days: float
     mfu: float
+    discount_rate: float = 0.0
+    other_capex_usd: float = 0.0
+    other_capital_usd_per_year: float = 0.0
 
 
 def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
@@ -79,7 +85,10 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     Notes
     -----
     capex' = capex + server capex × (f_gpu − 1) × (1 + installation share);
-    annual = capex' × (1 − residual) ÷ life + energy + maintenance × capex' + fixed;
+    annual = capital charge + energy + maintenance × capex' + fixed, where the capital
+    charge annuitises capex' less the other classes' capex over the server life at the
+    discount rate (:func:`~hubplan.cost.cashflow.capital_charge_usd`, straight-line
+    depreciation at rate 0) and adds the other classes' fixed charge;
     cost per useful GPU-hour = annual ÷ (GPUs × 8 760 × u × goodput);
     training cost = job GPU-hours × MFU₀ ÷ MFU × annual ÷ (GPUs × 8 760 × u);
     days = job days × MFU₀ ÷ MFU (same GPUs); own/cloud = annual ÷ cloud a year.
@@ -94,7 +103,13 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     energy = energy_usd_per_year(_known(base.it_kw), p,
                                  base.usd_per_kwh * np.asarray(electricity_price, dtype=float),
                                  base.duty_cycle)  # fmt: skip
-    annual = (depreciation_usd_per_year(capex, life, base.residual_share) + energy
+    capital = (
+        capital_charge_usd(
+            capex - base.other_capex_usd, base.discount_rate, life, base.residual_share
+        )
+        + base.other_capital_usd_per_year
+    )
+    annual = (capital + energy
               + capex * _known(base.maintenance_share) + base.fixed_opex_usd)  # fmt: skip
     per_hour = cost_per_useful_gpu_hour(annual, base.gpus, u, base.goodput)
     per_used_hour = annual / (base.gpus * HOURS_PER_YEAR * u)

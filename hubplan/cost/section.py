@@ -39,6 +39,29 @@ class StaffRole(Section):
     )
 
 
+class StaffRatio(Section):
+    """One role of the operations team, sized from the plan: FTE = max(minimum, units ÷
+    units per FTE), the units being the GPU servers in service, the racks or the MW of
+    critical IT load (``site``: the minimum only)."""
+
+    role: str = Field(min_length=1, description="Role name, e.g. 'systems_operations'.")
+    basis: Literal["servers", "racks", "mw", "site"] = Field(
+        description="What the role scales with: GPU servers in service, racks, MW of "
+        "critical (nameplate) IT load, or one team per site."
+    )
+    units_per_fte: float = Field(gt=0, description="Servers, racks or MW one FTE covers.")
+    minimum_fte: float = Field(0.0, ge=0, le=10_000, description="FTE at the smallest size.")
+    own_building_only: bool = Field(
+        False, description="Only when site = own_building (a colocation provider staffs its "
+        "own power and cooling)."
+    )  # fmt: skip
+    usd_per_year: float | None = Field(None, ge=0, description="Annual pay [USD].")
+    cny_per_year: float | None = Field(
+        None, ge=0, description="Annual pay in China [CNY], used when currency = CNY."
+    )
+    source: str = Field("", description="Where the ratio and the pay come from.")
+
+
 class OpticsPrice(Section):
     """Price of one cable and one module of a link medium at a speed."""
 
@@ -69,12 +92,28 @@ class Assumption(Section):
         return self
 
 
-DEFAULT_STAFF = (
-    StaffRole(role="cluster_operations", headcount=2),
-    StaffRole(role="network", headcount=1),
-    StaffRole(role="storage", headcount=1),
-    StaffRole(role="scheduler_platform", headcount=1),
-)
+#: 8 760 hours a year over 2 080 paid hours of one FTE (52 weeks × 40 h): one post kept
+#: manned around the clock takes 4.2 FTE.
+SHIFT_RELIEF_FTE = 8760 / 2080
+
+DEFAULT_STAFF_RATIOS = (
+    StaffRatio(role="systems_operations", basis="servers", units_per_fte=125, minimum_fte=1,
+               usd_per_year=90_520, cny_per_year=231_810,
+               source="Roskies & Zacharia, 'Designing and Supporting High-end Computational "
+               "Facilities', CTWatch Quarterly 2(2), 2006: sites add one systems FTE for about "
+               "every 250 processors (two a server: 125 servers); 8-12 FTE for a large "
+               "stand-alone system. Pay: BLS OOH, network and computer systems administrators, "
+               "median $90,520 (May 2022); NBS, information transmission, software and IT "
+               "services, urban non-private units, 231 810 CNY (2023)."),
+    StaffRatio(role="facility_shift", basis="site", units_per_fte=1,
+               minimum_fte=round(2 * SHIFT_RELIEF_FTE, 2), own_building_only=True,
+               usd_per_year=57_300, cny_per_year=120_698,
+               source="Facilitiesnet, 'Operations Objectives Should Drive Data Center Staffing "
+               "Decisions': a minimum of two people on each shift for a critical facility "
+               "run around the clock; 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE. Pay: BLS OOH, "
+               "HVACR mechanics, median $57,300 (May 2023); NBS, all urban non-private units, "
+               "120 698 CNY (2023)."),
+)  # fmt: skip
 
 DEFAULT_RANGES = (
     Assumption(name="mfu", low=0.35, high=0.55,
@@ -158,10 +197,10 @@ class Cost(Section):
         "not per year): empty = an unpriced line until the vendor's support quote.",
     )
     staff: tuple[StaffRole, ...] = Field(
-        DEFAULT_STAFF,
-        description="The team that runs the centre (planning guide §7: the plan says how "
-        "many people and which skills). The default covers the four layers the guide "
-        "names (compute, network, storage, scheduling); salaries are left for the client.",
+        (),
+        description="The team that runs the centre, given role by role (planning guide §7: "
+        "the plan says how many people and which skills); empty = sized from "
+        "staff_ratios.",
     )
     colocation_usd_per_kw_month: float | None = Field(
         163.44,
@@ -177,6 +216,14 @@ class Cost(Section):
         "Kubernetes, and H100 systems ship with a 5-year NVIDIA AI Enterprise "
         "subscription; NVIDIA AI Enterprise lists $4,500 per GPU a year (NVIDIA Q3 FY2024 "
         "earnings call).",
+    )
+    # cashflow: staff by role sized from the plan
+    staff_ratios: tuple[StaffRatio, ...] = Field(
+        DEFAULT_STAFF_RATIOS,
+        description="Roles sized from the GPU servers, racks or MW when staff is empty: "
+        "systems operations one FTE per 125 servers (Roskies & Zacharia 2006), a facility "
+        "shift of two posts around the clock in an own building (Facilitiesnet), each with "
+        "its pay in USD (BLS) and CNY (NBS).",
     )
     # -- depreciation and use ------------------------------------------------------------
     depreciation_years: float = Field(
@@ -208,6 +255,39 @@ class Cost(Section):
         description="Share of allocated GPU-hours that does useful work (restarts and "
         "checkpoints lose the rest); empty = the training jobs' goodput "
         "(workload.training[].goodput), GPU-weighted, or 1 without training jobs.",
+    )
+    # cashflow: lives per asset class (servers keep depreciation_years above)
+    network_life_years: float = Field(
+        6.0,
+        gt=0,
+        le=20,
+        description="Life of switches, optics and cables [years]: 6, as Microsoft and "
+        "Alphabet depreciate servers and network equipment (10-K filings, FY2023) and "
+        "Amazon its networking gear from 2022 (10-K).",
+    )
+    storage_life_years: float = Field(
+        5.0,
+        gt=0,
+        le=20,
+        description="Life of storage nodes and drives [years]: 5, the server life "
+        "(storage nodes are servers; Amazon 5 years for a subset of servers from 2025, "
+        "10-K).",
+    )
+    fitout_life_years: float = Field(
+        15.0,
+        ge=5,
+        le=40,
+        description="Life of the facility fit-out (power, cooling, fire, racks and "
+        "containment) [years]: 15, inside ASHRAE's 10-25 years for facilities and "
+        "infrastructure (HVAC Applications 2011, ch. 19) and the 15 years the ATO gives "
+        "refrigeration compressors and condensers (TR 2022/1, Table B).",
+    )
+    fitout_residual_share: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Fit-out value at the end of its life as a share of its price: 0, a "
+        "fit-out is written off over its life; before then it is worth its book value.",
     )
     # -- cloud ---------------------------------------------------------------------------
     horizon_years: int = Field(
@@ -286,6 +366,49 @@ class Cost(Section):
         le=1,
         description="Share of the energy bought as green power (zero-emission); 0 unless "
         "the client contracts it.",
+    )
+    # -- currency and taxes (cashflow) ----------------------------------------------------
+    currency: Literal["USD", "CNY"] = Field(
+        "USD",
+        description="Currency of the cost tables: USD (every price in the catalogues is in "
+        "USD), or CNY, which adds a _cny twin beside every _usd column at cny_per_usd.",
+    )
+    cny_per_usd: float = Field(
+        7.1884,
+        gt=0,
+        le=100,
+        description="Exchange rate [CNY per USD]: the CFETS central parity the People's Bank "
+        "of China authorised for 31 December 2024, 7.1884 (China Foreign Exchange Trade "
+        "System, as reported by Xinhua). Set the rate of the budget's date.",
+    )
+    cny_per_usd_date: str = Field(
+        "2024-12-31",
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="Date of cny_per_usd (YYYY-MM-DD), shown beside every CNY figure.",
+    )
+    import_duty_rate: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Import duty on the IT hardware (servers, accelerators, switches, optics, "
+        "storage) as a share of its price: 0, China's MFN rate on HS 8471 computers and "
+        "8517 switches under the WTO Information Technology Agreement (Customs Tariff of "
+        "the PRC). Set it where an additional tariff applies to the goods' origin.",
+    )
+    vat_rate: float = Field(
+        0.13,
+        ge=0,
+        le=1,
+        description="VAT on purchases: 13 %, China's standard rate on goods since 1 April "
+        "2019 (MOF, STA and GACC Announcement No. 39 of 2019).",
+    )
+    vat_recoverable: bool = Field(
+        True,
+        description="True: the buyer is a general VAT taxpayer and deducts input VAT on "
+        "equipment (consumption-type VAT since 2009, PRC Provisional Regulations on VAT), "
+        "so VAT is no cost. False (a public body or a small-scale taxpayer): VAT at "
+        "vat_rate is added to every capex line and to the opex bought from suppliers "
+        "(energy, maintenance, space, licences; not staff).",
     )
 
     @model_validator(mode="after")

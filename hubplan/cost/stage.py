@@ -1,6 +1,11 @@
 """The cost stage entry: capex by line, opex by line, the summary with the cost of a useful
 GPU-hour, own-versus-cloud curves, phasing, the tornado, the Monte Carlo and carbon.
 
+``run_cost`` calls one calculator per step, in order, each on the results of the ones
+before: :func:`capex_calculator`, :func:`opex_calculator` (with :func:`unpriced_findings`),
+:func:`cashflow_calculator`, :func:`cloud_calculator` and :func:`uncertainty_calculator`
+(the tornado and the Monte Carlo on the :func:`cost_base` totals).
+
 Energy needs the facility stage's ``facility_power`` table (IT typical kW) and the
 facility section's PUE and tariff. Until that stage is in the plan, energy is an
 unpriced opex line with a finding, and every total says it excludes it.
@@ -9,6 +14,7 @@ unpriced opex line with a finding, and every total says it excludes it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,6 +34,7 @@ from .capex import (
     share_line,
 )
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
+from .cashflow import IT_CLASSES, asset_class, capital_charge_usd, cashflow_table
 from .cloud import (
     breakeven_month,
     breakeven_utilisation,
@@ -37,10 +44,16 @@ from .cloud import (
     cumulative_curves,
     npv_usd,
 )
+from .currency import (
+    IMPORTED_CATEGORIES,
+    TAXED_OPEX_CATEGORIES,
+    import_duty_usd,
+    vat_usd,
+    with_cny,
+)
 from .model import CostBase, headline, monte_carlo, tornado
 from .opex import (
     colocation_usd_per_year,
-    depreciation_usd_per_year,
     energy_mwh_per_year,
     energy_usd_per_year,
     maintenance_usd_per_year,
@@ -48,7 +61,7 @@ from .opex import (
     useful_gpu_hours,
 )
 from .phasing import phasing_table
-from .section import Cost
+from .section import Cost, StaffRole
 
 OPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "unit_cost_usd", "usd_per_year",
                 "cost_basis", "priced"]  # fmt: skip
@@ -60,6 +73,8 @@ SUMMARY_COLUMNS = [
     "breakeven_month", "breakeven_utilisation", "horizon_years", "discount_rate",
     "npv_own_usd", "npv_cloud_usd", "npv_hybrid_usd", "it_kw", "energy_mwh_per_year",
     "grid_kg_per_kwh", "green_share", "co2_t_per_year",
+    "capital_charge_usd_per_year", "residual_usd", "currency", "cny_per_usd",
+    "cny_per_usd_date",
 ]  # fmt: skip
 
 
@@ -150,24 +165,97 @@ def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
     return str(row["name"]), str(row["pricing"]), price
 
 
-def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
-             facility: Any = None) -> StageResult:  # fmt: skip
-    """Capex and opex by line, the cost of a useful GPU-hour, own versus cloud, phasing,
-    sensitivity, uncertainty and carbon.
+@dataclass(frozen=True)
+class CapexResult:
+    """What the capex calculator gives the later ones.
 
-    ``facility`` is the facility section (its ``pue`` and ``electricity_usd_per_kwh``);
-    with it and the ``facility_power`` table, energy is priced.
+    Attributes
+    ----------
+    lines : the ``cost_capex`` table, one row per line
+    rows : the same lines as dicts (the findings read them)
+    capex_usd : the priced lines' sum [USD]; unpriced : how many lines have no price
+    server_capex_usd : the priced GPU-server lines' sum [USD] (the tornado's ``gpu_price``)
+    install : the installation line (its ``priced`` decides the share on servers)
     """
-    findings: list[Finding] = []
-    pools, training = tables["pools"], tables["training"]
-    storage, switches = tables["storage_nodes"], tables["switches"]
-    optics = tables["transceivers"]
-    pue = float(facility.pue) if facility is not None else math.nan
-    tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
-    it_kw = _it_kw(tables, "it_typical_kw")
-    critical_kw = _it_kw(tables, "it_nameplate_kw")
 
-    # -- capex ---------------------------------------------------------------------------
+    lines: pd.DataFrame
+    rows: list[dict]
+    capex_usd: float
+    unpriced: int
+    server_capex_usd: float
+    install: dict
+
+
+@dataclass(frozen=True)
+class OpexResult:
+    """What the opex calculator gives the later ones.
+
+    Attributes
+    ----------
+    table : the ``cost_opex`` table; rows : its lines as dicts
+    opex_usd_per_year : the priced lines' sum [USD a year]; unpriced : unpriced lines
+    fixed_usd_per_year : staff, space and licences [USD a year]
+    maintenance_usd_per_year : None when it is not priced
+    gpus : GPUs in service; goodput : share of allocated hours that does useful work
+    """
+
+    table: pd.DataFrame
+    rows: list[dict]
+    opex_usd_per_year: float
+    unpriced: int
+    fixed_usd_per_year: float
+    maintenance_usd_per_year: float | None
+    gpus: float
+    goodput: float
+
+
+@dataclass(frozen=True)
+class CashflowResult:
+    """Depreciation, the capital charge, the yearly cost of owning, the cost of a useful
+    GPU-hour, the cash flow by year and the NPV of owning over the horizon.
+
+    Attributes
+    ----------
+    depreciation_usd_per_year : straight line, each asset class over its own life
+    own_usd_per_year : capital charge + priced opex [USD a year]
+    cost_per_useful_gpu_hour_usd : own a year over the useful GPU-hours
+    residual_usd : what the assets are worth at the end of the horizon [USD]
+    npv_own_usd : the discounted sum of ``table`` [USD]
+    capital_charge_usd_per_year : each class's capex annuitised over its life [USD a year]
+    table : the ``cost_cashflow`` table (year × category)
+    """
+
+    depreciation_usd_per_year: float
+    own_usd_per_year: float
+    cost_per_useful_gpu_hour_usd: float
+    residual_usd: float
+    npv_own_usd: float
+    capital_charge_usd_per_year: float = 0.0
+    table: pd.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class CloudResult:
+    """Own versus cloud: the offer's yearly bill, the curves, break-even and NPVs."""
+
+    offer: str
+    kind: str
+    price: float
+    cloud_usd_per_year: float
+    curve: pd.DataFrame
+    breakeven_month: float
+    breakeven_utilisation: float
+    npv_cloud_usd: float
+    npv_hybrid_usd: float
+    findings: list[Finding]
+
+
+def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
+                     critical_kw: float) -> CapexResult:  # fmt: skip
+    """Capex by line: GPU servers, storage nodes, switches, optics, network spares,
+    installation and (own building) the fit-out on the critical IT load."""
+    pools, storage, switches = tables["pools"], tables["storage_nodes"], tables["switches"]
+    optics = tables["transceivers"]
     rows = server_lines(pools, _price_sources(pools, catalog))
     rows += device_lines(storage, "storage", "nodes", ["tier", "role", "model"],
                          "catalogue_storage", "data/storage.csv")  # fmt: skip
@@ -211,8 +299,57 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     server_capex = float(_nansum(np.array([r["capex_usd"] for r in rows
                                            if r["category"] == "gpu_servers" and r["priced"]],
                                           dtype=float)))  # fmt: skip
+    return CapexResult(lines, rows, capex, capex_gaps, server_capex, install)
 
-    # -- opex ----------------------------------------------------------------------------
+
+def staff_roles(*, cost: Cost, tables: dict[str, pd.DataFrame],
+                critical_kw: float) -> tuple[StaffRole, ...]:  # fmt: skip
+    """The operations team: the section's ``staff`` when given, else each of
+    ``staff_ratios`` sized from the plan.
+
+    Notes
+    -----
+    FTE = max(minimum, units ÷ units per FTE), units = GPU servers in service (spares
+    out), racks (the facility stage's ``racks`` table), or MW of critical (nameplate) IT
+    load; ``site``: the minimum. A role for an own building only has none in colocation.
+    Pay is the role's USD figure, or with ``currency = CNY`` its CNY figure ÷ the rate
+    (so the CNY column shows the Chinese salary itself).
+
+    Examples
+    --------
+    The default plan: 19 GPU servers ÷ 125 = 0.15 → the 1-FTE minimum of systems
+    operations; the facility shift 2 posts × 8 760 ÷ 2 080 = 8.42 FTE.
+    """
+    if cost.staff:
+        return cost.staff
+    pools = tables["pools"]
+    fleet = _col(pools, "level") == "fleet"
+    racks = tables.get("racks")
+    units = {"servers": float(_nansum(_col(pools, "servers")[fleet])),
+             "racks": float(len(racks)) if racks is not None else math.nan,
+             "mw": critical_kw / 1000.0, "site": 0.0}  # fmt: skip
+    out = []
+    for r in cost.staff_ratios:
+        if r.own_building_only and cost.site != "own_building":
+            continue
+        fte = max(r.minimum_fte, units[r.basis] / r.units_per_fte) \
+            if not math.isnan(units[r.basis]) else math.nan  # fmt: skip
+        pay = r.usd_per_year
+        if cost.currency == "CNY" and r.cny_per_year is not None:
+            pay = r.cny_per_year / cost.cny_per_usd
+        out.append(StaffRole(role=r.role, headcount=fte if not math.isnan(fte) else 0.0,
+                             usd_per_year=pay if not math.isnan(fte) else None))  # fmt: skip
+    return tuple(out)
+
+
+def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
+                    it_kw: float, critical_kw: float, pue: float,
+                    tariff: float) -> OpexResult:  # fmt: skip
+    """Opex by line a year: energy, maintenance, staff by role, colocation rent and
+    licences."""
+    pools, training = tables["pools"], tables["training"]
+    capex_gaps = capex.unpriced
+    capex = capex.capex_usd
     gpus = _in_service_gpus(pools)
     goodput = _goodput(cost, training)
     opex = [_opex("energy", "energy", it_kw, "kw", tariff,
@@ -222,7 +359,7 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
              if cost.maintenance_share is not None and not capex_gaps else None)  # fmt: skip
     opex.append(_opex("maintenance", "maintenance", capex, "usd", cost.maintenance_share,
                       maint, "section_maintenance_share"))  # fmt: skip
-    for role in cost.staff:
+    for role in staff_roles(cost=cost, tables=tables, critical_kw=critical_kw):
         amount = (staff_usd_per_year(role.headcount, role.usd_per_year)
                   if role.usd_per_year is not None else None)  # fmt: skip
         opex.append(_opex("staff", role.role, role.headcount, "fte", role.usd_per_year, amount,
@@ -241,8 +378,68 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
                                           [r["priced"] for r in opex])  # fmt: skip
     fixed = float(_nansum(np.array([r["usd_per_year"] for r in opex if r["priced"] and r[
         "category"] in ("staff", "space", "licences")], dtype=float)))  # fmt: skip
+    return OpexResult(opex_df, opex, opex_total, opex_gaps, fixed, maint, gpus, goodput)
 
-    # -- findings on unpriced lines ------------------------------------------------------
+
+def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
+    """Import duty on the imported IT hardware and the VAT the buyer cannot recover, each
+    a capex line of its own (category ``taxes``), added only when it is not zero.
+
+    Notes
+    -----
+    duty = imported hardware (servers, switches, optics, spares, storage) × duty rate;
+    VAT = (capex + duty) × VAT rate when ``vat_recoverable`` is false, else none
+    (:func:`~hubplan.cost.currency.vat_usd`). Both rest on the priced lines only; the
+    unpriced ones are counted and named as before.
+    """
+    hardware = float(sum(r["capex_usd"] for r in capex.rows
+                         if r["priced"] and r["category"] in IMPORTED_CATEGORIES))  # fmt: skip
+    duty = import_duty_usd(hardware, cost.import_duty_rate)
+    vat = vat_usd(capex.capex_usd + duty, cost.vat_rate, cost.vat_recoverable)
+    extra = []
+    for item, base, rate, amount, basis in (
+        ("import_duty", hardware, cost.import_duty_rate, duty, "section_import_duty_rate"),
+        ("vat", capex.capex_usd + duty, cost.vat_rate, vat, "section_vat_rate"),
+    ):
+        if amount:
+            extra.append({"category": "taxes", "item": item, "line_quantity": base,
+                          "unit": "share", "line_unit_usd": rate, "capex_usd": amount,
+                          "price_basis": basis, "price_source": "cost section",
+                          "priced": True})  # fmt: skip
+    if not extra:
+        return capex
+    lines = pd.concat([capex.lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)],
+                      ignore_index=True)  # fmt: skip
+    return CapexResult(lines, capex.rows + extra, capex.capex_usd + duty + vat,
+                       capex.unpriced, capex.server_capex_usd, capex.install)  # fmt: skip
+
+
+def opex_taxes(*, cost: Cost, opex: OpexResult) -> OpexResult:
+    """VAT on the opex bought from suppliers (energy, maintenance, space, licences) when
+    the buyer cannot recover it: one opex line (category ``taxes``), counted with the
+    fixed yearly costs of the closed-form headline."""
+    base = float(sum(r["usd_per_year"] for r in opex.rows
+                     if r["priced"] and r["category"] in TAXED_OPEX_CATEGORIES))  # fmt: skip
+    vat = vat_usd(base, cost.vat_rate, cost.vat_recoverable)
+    if not vat:
+        return opex
+    row = _opex("taxes", "vat", base, "usd", cost.vat_rate, vat, "section_vat_rate")
+    table = pd.concat([opex.table, pd.DataFrame([row], columns=OPEX_COLUMNS)],
+                      ignore_index=True)  # fmt: skip
+    return OpexResult(table, [*opex.rows, row], opex.opex_usd_per_year + vat, opex.unpriced,
+                      opex.fixed_usd_per_year + vat, opex.maintenance_usd_per_year,
+                      opex.gpus, opex.goodput)  # fmt: skip
+
+
+def unpriced_findings(capex: CapexResult, opex: OpexResult) -> list[Finding]:
+    """One finding per category naming its unpriced lines, and one per total that
+    excludes some."""
+    findings: list[Finding] = []
+    rows, opex_rows = capex.rows, opex.rows
+    capex_gaps, opex_gaps = capex.unpriced, opex.unpriced
+    opex_total = opex.opex_usd_per_year
+    capex = capex.capex_usd
+    opex = opex_rows
     # One finding per category, naming its unpriced lines (a 16k-GPU plan has hundreds).
     for table, code in ((rows, "capex_unpriced"), (opex, "opex_unpriced")):
         gaps: dict[str, list[str]] = {}  # category -> its unpriced items, in line order
@@ -261,11 +458,53 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     if opex_gaps:
         findings.append(Finding("warning", "cost", "opex", "opex_excludes_unpriced",
                                 {"lines": opex_gaps, "opex_usd": opex_total}))  # fmt: skip
+    return findings
 
-    # -- headline ------------------------------------------------------------------------
-    offer, kind, price = _offer(cost, pools)
-    if math.isnan(price):
-        findings.append(Finding("info", "cost", "cloud", "no_cloud_offer", {}))
+
+def capex_by_class(capex: CapexResult) -> dict[str, float]:
+    """Priced capex [USD] by asset class (servers, network, storage, fitout), in the
+    order the classes first appear among the lines; unpriced lines are left out, as from
+    every total (their count is in the summary)."""
+    out: dict[str, float] = {}
+    for r in capex.rows:
+        if r["priced"]:
+            cls = asset_class(r["category"])
+            out[cls] = out.get(cls, 0.0) + float(r["capex_usd"])
+    return out
+
+
+def asset_lives(cost: Cost) -> tuple[dict[str, float], dict[str, float]]:
+    """(life [years], residual share at the end of it) by asset class, from the section:
+    servers ``depreciation_years``, network ``network_life_years``, storage
+    ``storage_life_years``, fit-out ``fitout_life_years``."""
+    lives = {"servers": cost.depreciation_years, "network": cost.network_life_years,
+             "storage": cost.storage_life_years, "fitout": cost.fitout_life_years}  # fmt: skip
+    shares = {"servers": cost.residual_share, "network": cost.residual_share,
+              "storage": cost.residual_share, "fitout": cost.fitout_residual_share}  # fmt: skip
+    return lives, shares
+
+
+def capital_charges(cost: Cost, capex: CapexResult) -> dict[str, float]:
+    """Each asset class's capex annuitised over its own life at the discount rate, less
+    the present value of its residual [USD a year] (:func:`capital_charge_usd`)."""
+    lives, shares = asset_lives(cost)
+    return {cls: float(capital_charge_usd(amount, cost.discount_rate, lives[cls], shares[cls]))
+            for cls, amount in capex_by_class(capex).items()}  # fmt: skip
+
+
+def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
+              opex: OpexResult, it_kw: float, pue: float, tariff: float, price: float,
+              kind: str) -> CostBase:  # fmt: skip
+    """The totals the closed-form headline, the tornado and the Monte Carlo rest on."""
+    training = tables["training"]
+    install, server_capex, maint = capex.install, capex.server_capex_usd, \
+        opex.maintenance_usd_per_year  # fmt: skip
+    gpus, goodput, fixed = opex.gpus, opex.goodput, opex.fixed_usd_per_year
+    # the classes not on the server life: their capex and their fixed yearly charge
+    by_class, charges = capex_by_class(capex), capital_charges(cost, capex)
+    other_capex = sum(v for c, v in by_class.items() if c != "servers")
+    other_charge = sum(v for c, v in charges.items() if c != "servers")
+    capex = capex.capex_usd
     job_hours = float(_nansum(_col(training, "gpu_days")) * 24) if len(training) else 0.0
     job_days = float(_nanmax(_col(training, "days_to_finish"))) if len(training) else 0.0
     job_gpus = _nansum(_col(training, "gpus")) if len(training) else 0
@@ -280,21 +519,64 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         gpus=gpus, utilisation=cost.utilisation, goodput=goodput,
         depreciation_years=cost.depreciation_years, residual_share=cost.residual_share,
         cloud_usd_per_gpu_hour=price, cloud_pricing=kind, job_gpu_hours=job_hours,
-        job_days=job_days, mfu=mfu,
+        job_days=job_days, mfu=mfu, discount_rate=cost.discount_rate,
+        other_capex_usd=other_capex, other_capital_usd_per_year=other_charge,
     )  # fmt: skip
+    return base
+
+
+def cashflow_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
+                        base: CostBase) -> CashflowResult:  # fmt: skip
+    """The money over time: each asset class's capex annuitised over its own life (the
+    capital charge), the yearly cost of owning and of a useful GPU-hour from it, and the
+    cash flow by year over the horizon (purchases, refreshes at the end of a life at the
+    price then, opex, residual values) whose discounted sum is the NPV of owning.
+
+    Notes
+    -----
+    own a year = Σ_class (C − R ÷ (1 + r)^L) × CRF(r, L) + opex (Brealey, Myers & Allen,
+    *Principles of Corporate Finance*, ch. 6: equivalent annual cost); NPV = Σ_t flow_t ÷
+    (1 + r)^t (HM Treasury Green Book, Annex 6). The phasing's price decline applies to
+    IT hardware refreshes, not to the fit-out. Straight-line depreciation, each class
+    over its life, is kept beside it as the accounting figure.
+    """
+    gpus, opex_total = opex.gpus, opex.opex_usd_per_year
+    by_class, charges = capex_by_class(capex), capital_charges(cost, capex)
+    lives, shares = asset_lives(cost)
+    dep = float(sum(c * (1 - shares[k]) / lives[k] for k, c in by_class.items()))
+    charge = float(sum(charges.values()))
+    annual = charge + opex_total
     head = headline(base)
-    dep = float(depreciation_usd_per_year(capex, cost.depreciation_years, cost.residual_share))
-    annual = dep + opex_total
     per_hour = float(head["cost_per_useful_gpu_hour_usd"]) if gpus else math.nan
+    opex_by_category: dict[str, float] = {}
+    for r in opex.rows:
+        if r["priced"]:
+            opex_by_category[r["category"]] = opex_by_category.get(r["category"], 0.0) + float(
+                r["usd_per_year"])  # fmt: skip
+    table = cashflow_table(by_class, lives, shares, opex_by_category, cost.horizon_years,
+                           cost.discount_rate, cost.annual_price_decline,
+                           IT_CLASSES)  # fmt: skip
+    residual = -float(table.loc[table["flow"].to_numpy() == "residual", "usd"].sum())
+    npv_own = float(table["present_usd"].sum())
+    return CashflowResult(dep, annual, per_hour, residual, npv_own, charge, table)
+
+
+def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
+                     flow: CashflowResult, offer: str, kind: str,
+                     price: float) -> CloudResult:  # fmt: skip
+    """Own versus the cloud offer: its yearly bill at the plan's utilisation, the
+    cumulative curves, the break-even month and utilisation and the NPVs."""
+    findings: list[Finding] = []
+    gpus, opex_total = opex.gpus, opex.opex_usd_per_year
+    annual, npv_own = flow.own_usd_per_year, flow.npv_own_usd
+    capex = capex.capex_usd
+    if math.isnan(price):
+        findings.append(Finding("info", "cost", "cloud", "no_cloud_offer", {}))
     cloud_year = float(cloud_usd_per_year(gpus, price, cost.utilisation, kind))
     curve = cumulative_curves(capex, opex_total, cloud_year, cost.hybrid_own_share,
                               cost.horizon_years)  # fmt: skip
     b_month = breakeven_month(capex, opex_total, cloud_year)
     b_util = float(breakeven_utilisation(annual, gpus, price)) if gpus else math.nan
-    residual = capex * cost.residual_share if cost.horizon_years >= cost.depreciation_years \
-        else capex * (1 - (1 - cost.residual_share) * cost.horizon_years
-                      / cost.depreciation_years)  # fmt: skip
-    npv_own = npv_usd(capex, opex_total, cost.discount_rate, cost.horizon_years, residual)
     npv_cloud = npv_usd(0.0, cloud_year, cost.discount_rate, cost.horizon_years)
     s = cost.hybrid_own_share
     npv_hybrid = s * npv_own + (1 - s) * npv_cloud
@@ -307,12 +589,63 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     if cost.utilisation < 0.5:
         findings.append(Finding("warning", "cost", "utilisation", "manual_allocation_utilisation",
                                 {"utilisation": cost.utilisation}))  # fmt: skip
+    return CloudResult(offer, kind, price, cloud_year, curve, b_month, b_util, npv_cloud,
+                       npv_hybrid, findings)  # fmt: skip
+
+
+def uncertainty_calculator(*, cost: Cost, base: CostBase) -> dict[str, pd.DataFrame]:
+    """The tornado (each range at its ends) and the Monte Carlo (P10 / P50 / P90)."""
+    return {
+        "cost_tornado": tornado(base, cost.ranges),
+        "cost_monte_carlo": monte_carlo(base, cost.ranges, cost.samples, cost.seed),
+    }
+
+
+def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
+             facility: Any = None) -> StageResult:  # fmt: skip
+    """Capex and opex by line, the cost of a useful GPU-hour, own versus cloud, phasing,
+    sensitivity, uncertainty and carbon.
+
+    ``facility`` is the facility section (its ``pue`` and ``electricity_usd_per_kwh``);
+    with it and the ``facility_power`` table, energy is priced. The calculators run in
+    order, each on the results of the ones before: capex, opex, cash flow, cloud
+    comparison, uncertainty.
+    """
+    findings: list[Finding] = []
+    pools = tables["pools"]
+    pue = float(facility.pue) if facility is not None else math.nan
+    tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
+    it_kw = _it_kw(tables, "it_typical_kw")
+    critical_kw = _it_kw(tables, "it_nameplate_kw")
+
+    capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw)
+    capex = capex_taxes(cost=cost, capex=capex)
+    opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
+                           critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
+    opex = opex_taxes(cost=cost, opex=opex)
+    findings += unpriced_findings(capex, opex)
+    offer, kind, price = _offer(cost, pools)
+    base = cost_base(tables=tables, cost=cost, capex=capex, opex=opex, it_kw=it_kw, pue=pue,
+                     tariff=tariff, price=price, kind=kind)  # fmt: skip
+    flow = cashflow_calculator(cost=cost, capex=capex, opex=opex, base=base)
+    cloud = cloud_calculator(cost=cost, capex=capex, opex=opex, flow=flow, offer=offer,
+                             kind=kind, price=price)  # fmt: skip
+    findings += cloud.findings
+    risk = uncertainty_calculator(cost=cost, base=base)
 
     # -- carbon --------------------------------------------------------------------------
     factor = GRID_KG_PER_KWH[cost.grid_region]
     mwh = float(energy_mwh_per_year(it_kw, pue, cost.duty_cycle))
     co2 = float(emissions_t_per_year(mwh, factor, cost.green_share))
-
+    lines, opex_df, gpus, goodput = capex.lines, opex.table, opex.gpus, opex.goodput
+    capex_gaps, opex_total, opex_gaps = capex.unpriced, opex.opex_usd_per_year, opex.unpriced
+    dep, annual, per_hour = flow.depreciation_usd_per_year, flow.own_usd_per_year, \
+        flow.cost_per_useful_gpu_hour_usd  # fmt: skip
+    offer, kind, price, cloud_year, b_month, b_util = cloud.offer, cloud.kind, cloud.price, \
+        cloud.cloud_usd_per_year, cloud.breakeven_month, cloud.breakeven_utilisation  # fmt: skip
+    npv_own, npv_cloud, npv_hybrid = flow.npv_own_usd, cloud.npv_cloud_usd, cloud.npv_hybrid_usd
+    curve = cloud.curve
+    capex_result, capex = capex, capex.capex_usd
     summary = pd.DataFrame([{
         "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
         "opex_usd_per_year": opex_total, "opex_unpriced_lines": opex_gaps,
@@ -327,24 +660,38 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "npv_own_usd": npv_own, "npv_cloud_usd": npv_cloud, "npv_hybrid_usd": npv_hybrid,
         "it_kw": it_kw, "energy_mwh_per_year": mwh, "grid_kg_per_kwh": factor,
         "green_share": cost.green_share, "co2_t_per_year": co2,
+        "capital_charge_usd_per_year": flow.capital_charge_usd_per_year,
+        "residual_usd": flow.residual_usd, "currency": cost.currency,
+        "cny_per_usd": cost.cny_per_usd, "cny_per_usd_date": cost.cny_per_usd_date,
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
-
-    phasing = phasing_table(gpus, capex / gpus if gpus else math.nan, cost.phase_headroom,
-                            cost.full_build_factor, cost.expand_after_years,
-                            cost.annual_price_decline, cost.discount_rate)  # fmt: skip
+    fit = capex_by_class(capex_result).get("fitout", 0.0)
+    phasing = phasing_table(gpus, (capex - fit) / gpus if gpus else math.nan,
+                            cost.phase_headroom, cost.full_build_factor,
+                            cost.expand_after_years, cost.annual_price_decline,
+                            cost.discount_rate,
+                            fit / gpus if gpus else math.nan)  # fmt: skip
     out = {
         "cost_capex": lines, "cost_opex": opex_df, "cost_summary": summary,
-        "cost_curve": curve, "cost_phasing": phasing,
-        "cost_tornado": tornado(base, cost.ranges),
-        "cost_monte_carlo": monte_carlo(base, cost.ranges, cost.samples, cost.seed),
+        "cost_curve": curve, "cost_phasing": phasing, "cost_cashflow": flow.table,
+        **risk,
     }  # fmt: skip
+    if cost.currency == "CNY":  # every money column gains its CNY twin
+        out = {name: with_cny(table, cost.cny_per_usd) for name, table in out.items()}
     return StageResult(out, tuple(findings))
 
 
 STAGE = Stage(
     name="cost",
     sections=("cost", "facility"),
-    needs=("pools", "training", "storage_nodes", "switches", "transceivers", "facility_power"),
+    needs=(
+        "pools",
+        "training",
+        "storage_nodes",
+        "switches",
+        "transceivers",
+        "facility_power",
+        "racks",
+    ),
     provides=(
         "cost_capex",
         "cost_opex",
@@ -353,6 +700,7 @@ STAGE = Stage(
         "cost_phasing",
         "cost_tornado",
         "cost_monte_carlo",
+        "cost_cashflow",
     ),
     run=run_cost,
 )
