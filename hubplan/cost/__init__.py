@@ -34,7 +34,7 @@ from .opex import (
     useful_gpu_hours,
 )
 from .phasing import phasing_table, price_factor
-from .section import ASSUMPTIONS, Assumption, Cost, OpticsPrice, StaffRole
+from .section import ASSUMPTIONS, Assumption, Cost, OpticsPrice, Quote, StaffRole
 
 __all__ = [
     "ASSUMPTIONS",
@@ -47,6 +47,7 @@ __all__ = [
     "Cost",
     "CostBase",
     "OpticsPrice",
+    "Quote",
     "StaffRole",
     "breakeven_month",
     "breakeven_utilisation",

@@ -129,11 +129,14 @@ def _line(category, item, quantity, unit, price, basis, source, low=None, high=N
             "capex_high_usd": float(line_usd(quantity, high)) if ok else math.nan}  # fmt: skip
 
 
-def _catalogue_or(kind: str, name: str, price, basis: str, source: str,
+def _catalogue_or(kind: str, name: str, price, basis: str, source: str, quotes: tuple = (),
                   ) -> tuple[object, str, str, Price | None]:  # fmt: skip
-    """(unit price, basis, source, catalogue row): the table's own price when it has one,
-    else the price catalogue's (``data/prices.csv``) point."""
-    row = catalogue_price(kind, name)
+    """(unit price, basis, source, catalogue row): a client's quote when one names the
+    item, else the table's own price when it has one, else the price catalogue's
+    (``data/prices.csv``) point."""
+    row = catalogue_price(kind, name, quotes)
+    if row is not None and row.source.startswith("quote: "):
+        return row.point_usd, "section_quotes", row.source, row
     own = price is not None and not (isinstance(price, float) and math.isnan(price))
     if own:
         return price, basis, source, row if row is not None and row.point_usd == price else None
@@ -143,12 +146,14 @@ def _catalogue_or(kind: str, name: str, price, basis: str, source: str,
 
 
 def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
-                 gpu_factors: tuple[float, float] = (0.74, 1.17)) -> list[dict]:  # fmt: skip
+                 gpu_factors: tuple[float, float] = (0.74, 1.17),
+                 quotes: tuple = ()) -> list[dict]:  # fmt: skip
     """One line per pool's new GPU servers (spares included: the pools table counts them).
 
     A server whose price ``data/prices.csv`` brackets carries that range and date; any
     other carries its point × ``gpu_factors`` (the cost section's ``gpu_price``
-    assumption, 0.74-1.17: the spread of sourced street prices of an 8-GPU server)."""
+    assumption, 0.74-1.17: the spread of sourced street prices of an 8-GPU server). A
+    client's quote for the server (the cost section's ``quotes``) replaces both."""
     rows = []
     columns = ["pool", "accelerator", "server", "gpus_per_server", "new_servers",
                "price_basis", "server_price_usd"]  # fmt: skip
@@ -161,7 +166,9 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
         source = price_sources.get(key, "")
         item = p["server"] or f"{p['gpus_per_server']} × {p['accelerator']}"
         point = float(p["server_price_usd"])
-        row = catalogue_price("server", str(p["server"])) if p["server"] else None
+        row = catalogue_price("server", str(p["server"]), quotes) if p["server"] else None
+        if row is not None and row.source.startswith("quote: "):
+            point, basis = row.point_usd, "section_quotes"
         if row is not None and row.point_usd == point:
             low, high, as_of = row.low_usd, row.high_usd, row.as_of
             source = row.source
@@ -174,7 +181,8 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
 
 
 def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: list[str],
-                 basis: str, source: str, kind: str = "") -> list[dict]:  # fmt: skip
+                 basis: str, source: str, kind: str = "",
+                 quotes: tuple = ()) -> list[dict]:  # fmt: skip
     """One line per row of a device table (storage nodes, switches) at its unit price: the
     table's own, else the price catalogue's for the row's ``model`` as ``kind``."""
     rows = []
@@ -183,17 +191,19 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
             continue
         item = " ".join(str(r[c]) for c in label_cols if str(r[c]))
         price, how, src, row = _catalogue_or(kind, str(r.get("model", "")), r["price_usd"],
-                                             basis, source)  # fmt: skip
+                                             basis, source, quotes)  # fmt: skip
         rows.append(_line(category, item, r[count_col], "unit", price, how, src,
                           row.low_usd if row else None, row.high_usd if row else None,
                           row.as_of if row else ""))  # fmt: skip
     return rows
 
 
-def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], object]) -> list[dict]:
+def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], object],
+                 quotes: tuple = ()) -> list[dict]:  # fmt: skip
     """Modules and cables per plane, segment and medium: at the section's prices (a quote)
     where it gives one, else at the price catalogue's (``optics_module`` /
-    ``optics_cable`` rows named ``"<media> <speed> module"`` / ``… cable``), with its range."""
+    ``optics_cable`` rows named ``"<media> <speed> module"`` / ``… cable``; a client's
+    quote of that name first), with its range."""
     rows = []
     columns = ["plane", "link_segment", "media", "speed_gbps", "modules", "cables"]
     for r in _records(transceivers, columns):
@@ -208,11 +218,12 @@ def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], obj
                 rows.append(_line("optics", f"{item} {part}", count, unit, own,
                                   "section_optics_prices", price.source))  # fmt: skip
                 continue
-            row = catalogue_price(
-                f"optics_{part}", optics_key(str(r["media"]), float(r["speed_gbps"]), part)
-            )
+            name = optics_key(str(r["media"]), float(r["speed_gbps"]), part)
+            row = catalogue_price(f"optics_{part}", name, quotes)
+            how = "section_quotes" if row and row.source.startswith("quote: ") else (
+                "catalogue_prices")  # fmt: skip
             rows.append(_line("optics", f"{item} {part}", count, unit,
-                              row.point_usd if row else None, "catalogue_prices",
+                              row.point_usd if row else None, how,
                               row.source if row else "", row.low_usd if row else None,
                               row.high_usd if row else None,
                               row.as_of if row else ""))  # fmt: skip

@@ -111,15 +111,22 @@ def _index() -> dict[tuple[str, str], Price]:
     }  # fmt: skip
 
 
-def catalogue_price(kind: str, name: str) -> Price | None:
-    """The catalogue's price of one item, or None when it has none (case-insensitive).
+def catalogue_price(kind: str, name: str, quotes: tuple = ()) -> Price | None:
+    """The price of one item: the client's quote (the cost section's ``quotes``) if one
+    names it, else the price catalogue's, else None (names compare case-insensitively).
 
     >>> catalogue_price("switch", "qm9700").high_usd
     50000.0
     >>> catalogue_price("switch", "no such switch") is None
     True
     """
-    return _index().get((kind, str(name).lower()))
+    key = str(name).lower()
+    for q in quotes:
+        if q.kind == kind and q.name.lower() == key:
+            low = q.price_usd if q.low_usd is None else q.low_usd
+            high = q.price_usd if q.high_usd is None else q.high_usd
+            return Price(q.price_usd, low, high, f"quote: {q.source}", q.as_of)
+    return _index().get((kind, key))
 
 
 def optics_key(media: str, speed_gbps: float, part: str) -> str:

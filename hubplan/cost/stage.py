@@ -240,13 +240,15 @@ def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost:
     pools, storage, switches = tables["pools"], tables["storage_nodes"], tables["switches"]
     optics = tables["transceivers"]
     gpu = {r.name: (r.low, r.high) for r in cost.ranges}.get("gpu_price", (0.74, 1.17))
-    rows = server_lines(pools, _price_sources(pools, catalog), gpu)
+    rows = server_lines(pools, _price_sources(pools, catalog), gpu, cost.quotes)
     rows += device_lines(storage, "storage", "nodes", ["tier", "role", "model"],
-                         "catalogue_storage", "data/storage.csv", "storage")  # fmt: skip
+                         "catalogue_storage", "data/storage.csv", "storage",
+                         cost.quotes)  # fmt: skip
     rows += device_lines(switches, "network", "count", ["plane", "role", "model", "unit"],
-                         "catalogue_switches", "data/switches.csv", "switch")  # fmt: skip
+                         "catalogue_switches", "data/switches.csv", "switch",
+                         cost.quotes)  # fmt: skip
     prices = {(p.media, p.speed_gbps): p for p in cost.optics_prices}
-    rows += optics_lines(optics, prices)
+    rows += optics_lines(optics, prices, cost.quotes)
     total, gaps, low, high = shares_of(rows, ("network", "optics"))
     spares = share_line("network_spares", total, gaps, cost.network_spares_share,
                         "section_network_spares_share", low, high)  # fmt: skip
