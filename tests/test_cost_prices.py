@@ -98,6 +98,15 @@ def test_default_plan_with_quotes_is_complete_and_carries_its_range(quoted):
     assert ufm["price_as_of"] == "2026-12"
     codes = set(quoted.findings["code"])
     assert "capex_unpriced" not in codes and "capex_excludes_unpriced" not in codes
+    assert "capex_point_withheld" not in codes
+
+
+def test_unpriced_default_plan_says_why_its_point_is_withheld():
+    plan = hubplan.build_plan(hubplan.default_scenario())
+    f = plan.findings[plan.findings["code"] == "capex_point_withheld"]
+    # 19 lines unpriced; the floor 7 418 165.1 USD worked in test_cost.py
+    assert len(f) == 1 and f.iloc[0]["data"]["lines"] == 19
+    assert f.iloc[0]["data"]["capex_low_usd"] == pytest.approx(7_418_165.1, abs=1)
 
 
 def test_a_quote_replaces_the_catalogue_price(quoted):

@@ -470,7 +470,10 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         cloud.cloud_usd_per_year, cloud.breakeven_month, cloud.breakeven_utilisation  # fmt: skip
     npv_own, npv_cloud, npv_hybrid = flow.npv_own_usd, cloud.npv_cloud_usd, cloud.npv_hybrid_usd
     curve = cloud.curve
-    capex_low, capex_point, capex_high, _ = capex_range(capex.rows)
+    capex_low, capex_point, capex_high, withheld = capex_range(capex.rows)
+    if withheld:  # prices: no point figure that leaves a line out
+        findings.append(Finding("warning", "cost", "capex", "capex_point_withheld",
+                                {"lines": withheld, "capex_low_usd": capex_low}))  # fmt: skip
     capex = capex.capex_usd
     summary = pd.DataFrame([{
         "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
