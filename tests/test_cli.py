@@ -591,12 +591,13 @@ def test_compare_one_file_before_and_after_set(capsys, tmp_path):
     # Servers: 18 + 2 + 1 = 21 against 10 + 2 + 1 = 13.
     assert fig["gpus"] == [168, 104] and fig["servers"] == [21, 13]
     assert fig["errors"] == [0, 0]
-    # Capex of the priced lines only (the 19 unpriced lines are counted, not zeroed:
+    # Capex of the priced lines only (the 20 unpriced lines are counted, not zeroed:
     # storage 3 (MDS, warm and cold HDD nodes; the OSS is priced in data/prices.csv),
     # network 4 (two UFM rows, SN4600C, SN2201; QM9700 priced), optics 10 (the three 400G
     # cable rows, six 100G module and cable rows, BMC RJ45; the 400G modules priced),
-    # network spares, installation). Both plans have the same line types.
-    assert fig["capex_unpriced_lines"] == [19, 19]
+    # the 3 management servers, network spares, installation). Both plans have the same
+    # line types.
+    assert fig["capex_unpriced_lines"] == [20, 20]
     assert data["scenarios"][1]["set"] == {"workload.training.0.days": "30"}
     assert data["scenarios"][0]["name"] != data["scenarios"][1]["name"]
 
@@ -656,8 +657,8 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     assert ufm[-2:] == ["unpriced", "unpriced"]  # not 0: no catalogue has its price
     # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 368 640 (2 OSS) + 468 000
     # (13 QM9700) + 364 500 (486 400G modules) + 3 017 177 (fit-out of 257.88 kW,
-    # tests/test_cost.py) = 9 706 717 USD; the other 19 lines are left out and counted.
-    assert ("Capex of the priced lines: 9,706,717 USD; 19 line(s) unpriced, left out of the "
+    # tests/test_cost.py) = 9 706 717 USD; the other 20 lines are left out and counted.
+    assert ("Capex of the priced lines: 9,706,717 USD; 20 line(s) unpriced, left out of the "
             "total") in out  # fmt: skip
     zh = run(capsys, "plan", "--lang", "zh")
     assert "资本支出明细" in zh and "未定价" in zh

@@ -24,6 +24,7 @@ QUOTES = [
     {"kind": "optics_cable", "name": "transceiver-DR4 100 cable", "price_usd": 50},
     {"kind": "optics_cable", "name": "RJ45 1 cable", "price_usd": 10},
     {"kind": "optics_module", "name": "transceiver-DR4 100 module", "price_usd": 200},
+    {"kind": "server", "name": "1U management server", "price_usd": 10_000},
 ]
 QUOTES = [{**q, "source": "test quote", "as_of": "2026-12"} for q in QUOTES]
 
@@ -78,21 +79,21 @@ def test_default_plan_with_quotes_is_complete_and_carries_its_range(quoted):
     # × 40 000 = 668 640; network 13 QM9700 × 36 000 + 4 UFM × 10 000 + 20 000 + 2 × 5 000
     # = 538 000; optics 486 × 750 (400G modules) + 148 + 256 + 52 = 456 400G cables × 100
     # + 74 100G cables × 50 + 52 RJ45 × 10 + 142 100G modules × 200 = 364 500 + 45 600
-    # + 3 700 + 520 + 28 400 = 442 720 → 7 137 760.
+    # + 3 700 + 520 + 28 400 = 442 720; 3 management servers × 10 000 = 30 000 → 7 167 760.
     # Spares 5 % of network + optics (980 720) = 49 036; installation 5 % of the hardware
-    # = 356 888; fit-out 3 017 177.4 (test_cost.py) → 10 560 861.4
-    assert s["capex_point_usd"] == pytest.approx(10_560_861.4, abs=1)
+    # = 358 388; fit-out 3 017 177.4 (test_cost.py) → 10 592 361.4
+    assert s["capex_point_usd"] == pytest.approx(10_592_361.4, abs=1)
     assert s["capex_usd"] == pytest.approx(s["capex_point_usd"])
     # Low: servers 20 × 199 000 + 88 400 × 0.74 = 4 045 416; storage 2 × 138 240 + 300 000;
-    # network 13 × 35 000 + 70 000; optics 486 × 500 + 78 220 (quotes: no range) →
-    # 5 468 116; spares 5 % × 846 220 = 42 311; installation 5 % × 5 468 116 = 273 405.8;
-    # fit-out 257.8784 kW × 9 300 = 2 398 269.1 → 8 182 101.9
-    assert s["capex_low_usd"] == pytest.approx(8_182_101.9, abs=1)
+    # network 13 × 35 000 + 70 000; optics 486 × 500 + 78 220; management 30 000 (quotes:
+    # no range) → 5 498 116; spares 5 % × 846 220 = 42 311; installation 5 % × 5 498 116 =
+    # 274 905.8; fit-out 257.8784 kW × 9 300 = 2 398 269.1 → 8 213 601.9
+    assert s["capex_low_usd"] == pytest.approx(8_213_601.9, abs=1)
     # High: 20 × 317 000 + 88 400 × 1.17 = 6 443 428; 2 × 230 400 + 300 000; 13 × 50 000
-    # + 70 000; 486 × 1 000 + 78 220 → 8 488 448; spares 5 % × 1 284 220 = 64 211;
-    # installation 5 % × 8 488 448 = 424 422.4; fit-out 257.8784 × 15 000 = 3 868 176
-    # → 12 845 257.4
-    assert s["capex_high_usd"] == pytest.approx(12_845_257.4, abs=1)
+    # + 70 000; 486 × 1 000 + 78 220; 30 000 → 8 518 448; spares 5 % × 1 284 220 = 64 211;
+    # installation 5 % × 8 518 448 = 425 922.4; fit-out 257.8784 × 15 000 = 3 868 176
+    # → 12 876 757.4
+    assert s["capex_high_usd"] == pytest.approx(12_876_757.4, abs=1)
     ufm = capex[capex["item"] == "compute ufm UFM Enterprise Appliance 3.1"].iloc[0]
     assert ufm["price_basis"] == "section_quotes" and ufm["price_source"] == "quote: test quote"
     assert ufm["price_as_of"] == "2026-12"
@@ -104,8 +105,8 @@ def test_default_plan_with_quotes_is_complete_and_carries_its_range(quoted):
 def test_unpriced_default_plan_says_why_its_point_is_withheld():
     plan = hubplan.build_plan(hubplan.default_scenario())
     f = plan.findings[plan.findings["code"] == "capex_point_withheld"]
-    # 19 lines unpriced; the floor 7 418 165.1 USD worked in test_cost.py
-    assert len(f) == 1 and f.iloc[0]["data"]["lines"] == 19
+    # 20 lines unpriced; the floor 7 418 165.1 USD worked in test_cost.py
+    assert len(f) == 1 and f.iloc[0]["data"]["lines"] == 20
     assert f.iloc[0]["data"]["capex_low_usd"] == pytest.approx(7_418_165.1, abs=1)
 
 

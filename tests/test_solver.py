@@ -23,12 +23,12 @@ def test_every_catalogue_server_is_tried_and_every_loser_says_why(ranked, catalo
 
 
 def test_cheapest_feasible_and_the_reasons_others_lost(ranked):
-    # No default bill is complete (19 lines unpriced on a DGX H100 plan: test_cost.py), so
+    # No default bill is complete (20 lines unpriced on a DGX H100 plan: test_cost.py), so
     # none is ranked: the sum of the priced lines is not a cost to rank on.
     assert ranked["rank"].isna().all()
     assert ranked.loc["DGX H100", "reason"] == "incomplete_bill"
     # MI300X used to rank first: its server row (data/servers.csv) lists no compute NICs,
-    # so its plan has no compute fabric to price (16 unpriced lines against 19).
+    # so its plan has no compute fabric to price (17 unpriced lines against 20).
     mi = ranked.loc["Supermicro AS-8125GS-TNMR2 MI300X"]
     assert mi["reason"] == "no_fabric_nics" and not mi["complete"]
     # DGX B300 carries 800 Gb/s NICs that the default 400 Gb/s QM9700 fabric cannot take.
@@ -68,5 +68,5 @@ def test_only_complete_bills_are_ranked():
     incomplete = ranked[~ranked["complete"].fillna(False).astype(bool)]
     assert incomplete["rank"].isna().all()
     assert ranked.loc["Supermicro AS-8125GS-TNMR2 MI300X", "reason"] == "no_fabric_nics"
-    # the DGX H100 bill: 10 560 861.4 USD (worked in test_cost_prices.py)
-    assert ranked.loc["DGX H100", "capex_usd"] == pytest.approx(10_560_861.4, abs=1)
+    # the DGX H100 bill: 10 592 361.4 USD (worked in test_cost_prices.py)
+    assert ranked.loc["DGX H100", "capex_usd"] == pytest.approx(10_592_361.4, abs=1)

@@ -300,3 +300,23 @@ def shares_of(rows: list[dict], categories: tuple[str, ...] | None = None,
     low, _ = priced_totals([r["capex_low_usd"] for r in mine], priced)
     high, _ = priced_totals([r["capex_high_usd"] for r in mine], priced)
     return total, gaps, low, high
+
+
+def management_line(model: str, count: int, quotes: tuple = ()) -> list[dict]:
+    """The management servers (scheduler controllers, cluster manager, monitoring: the
+    facility section's ``management_servers``) as a capex line: racked and powered by the
+    facility stage, so bought too. Priced by a quote or ``data/prices.csv`` (kind
+    ``server``); unpriced, never absent, when neither names the model.
+
+    >>> row = management_line("1U management server", 3)[0]
+    >>> row["line_quantity"], row["priced"]
+    (3.0, False)
+    """
+    if count <= 0:
+        return []
+    row = catalogue_price("server", model, quotes)
+    how = "section_quotes" if row and row.source.startswith("quote: ") else "catalogue_prices"
+    return [_line("management_servers", f"management: {model}", count, "server",
+                  row.point_usd if row else None, how, row.source if row else "",
+                  row.low_usd if row else None, row.high_usd if row else None,
+                  row.as_of if row else "")]  # fmt: skip

@@ -29,6 +29,7 @@ from .capex import (
     capex_range,
     device_lines,
     fitout_line,
+    management_line,
     optics_lines,
     priced_totals,
     server_lines,
@@ -234,8 +235,10 @@ class CloudResult:
 
 
 def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
-                     critical_kw: float) -> CapexResult:  # fmt: skip
-    """Capex by line: GPU servers, storage nodes, switches, optics, network spares,
+                     critical_kw: float,
+                     management: tuple[str, int] = ("", 0)) -> CapexResult:  # fmt: skip
+    """Capex by line: GPU servers, storage nodes, switches, optics, management servers
+    (``management``: the facility section's model and count), network spares,
     installation and (own building) the fit-out on the critical IT load."""
     pools, storage, switches = tables["pools"], tables["storage_nodes"], tables["switches"]
     optics = tables["transceivers"]
@@ -249,6 +252,7 @@ def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost:
                          cost.quotes)  # fmt: skip
     prices = {(p.media, p.speed_gbps): p for p in cost.optics_prices}
     rows += optics_lines(optics, prices, cost.quotes)
+    rows += management_line(*management, cost.quotes)
     total, gaps, low, high = shares_of(rows, ("network", "optics"))
     spares = share_line("network_spares", total, gaps, cost.network_spares_share,
                         "section_network_spares_share", low, high)  # fmt: skip
@@ -445,7 +449,9 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     it_kw = _it_kw(tables, "it_typical_kw")
     critical_kw = _it_kw(tables, "it_nameplate_kw")
 
-    capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw)
+    capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw,
+                             management=(getattr(facility, "management_server_model", ""),
+                                         getattr(facility, "management_servers", 0)))  # fmt: skip
     opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
                            critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
     findings += unpriced_findings(capex, opex)
