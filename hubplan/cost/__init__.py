@@ -7,7 +7,7 @@ of a useful GPU-hour, own versus cloud over the horizon with the break-even mont
 utilisation and NPV, phasing, a tornado of the key assumptions, a Monte Carlo and carbon.
 """
 
-from .capex import CAPEX_COLUMNS, capex_totals, fitout_usd, line_usd, share_usd
+from .capex import CAPEX_COLUMNS, capex_range, capex_totals, fitout_usd, line_usd, share_usd
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
 from .cloud import (
     CLOUD_SCHEMA,
@@ -34,6 +34,7 @@ from .opex import (
     useful_gpu_hours,
 )
 from .phasing import phasing_table, price_factor
+from .prices import Price, catalogue_price, price_table
 from .section import ASSUMPTIONS, Assumption, Cost, OpticsPrice, Quote, StaffRole
 
 __all__ = [
@@ -47,11 +48,14 @@ __all__ = [
     "Cost",
     "CostBase",
     "OpticsPrice",
+    "Price",
     "Quote",
     "StaffRole",
     "breakeven_month",
     "breakeven_utilisation",
+    "capex_range",
     "capex_totals",
+    "catalogue_price",
     "cheapest_offer",
     "cloud_offer",
     "cloud_offers",
@@ -71,6 +75,7 @@ __all__ = [
     "npv_usd",
     "phasing_table",
     "price_factor",
+    "price_table",
     "sample_assumptions",
     "share_usd",
     "side_by_side",
