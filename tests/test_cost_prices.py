@@ -122,3 +122,23 @@ def test_a_quote_replaces_the_catalogue_price(quoted):
         120_000,
         120_000,
     )
+
+
+@pytest.mark.parametrize("pools", [("training", "inference"), ("inference",)])
+def test_ascend_and_mixed_plans_withhold_the_point_without_an_ascend_price(pools):
+    # No public price was found for the Atlas 800T A2 or the Ascend 910B card (no tender
+    # result in the sources searched): an all-Ascend plan and a mixed plan (H100 training,
+    # Ascend inference) keep the server lines unpriced, so their capex has no point, only
+    # the floor of the priced lines. Before, the Ascend plan's headline was a point
+    # figure that left its servers out.
+    changes = {}
+    for pool in pools:
+        changes[f"pools.{pool}.accelerator"] = "Ascend 910B 64GB"
+        changes[f"pools.{pool}.server"] = "Huawei Atlas 800T A2"
+    plan = hubplan.build_plan(hubplan.default_scenario().with_changes(changes))
+    capex, s = plan["cost_capex"], plan["cost_summary"].iloc[0]
+    ascend = capex[capex["item"].str.endswith("Huawei Atlas 800T A2")]
+    assert len(ascend) == len(pools) and not ascend["priced"].any()
+    assert pd.isna(s["capex_point_usd"]) and pd.isna(s["capex_high_usd"])
+    assert 0 < s["capex_low_usd"] < s["capex_usd"]
+    assert "capex_point_withheld" in set(plan.findings["code"])
