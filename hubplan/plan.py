@@ -103,6 +103,8 @@ class Plan:
             ``racks`` (rows of ``racks``: compute, storage and network), ``it_mw`` and
             ``facility_mw`` (``facility_power`` total: IT nameplate, and × PUE),
             ``capex_usd`` (priced lines only) and ``capex_unpriced_lines``,
+            ``capex_low_usd`` / ``capex_point_usd`` / ``capex_high_usd`` (the point and
+            high NaN, withheld, while a line is unpriced; the low then a floor),
             ``opex_usd_per_year`` and ``opex_unpriced_lines``,
             ``cost_per_useful_gpu_hour_usd``, ``breakeven_month`` (inf when owning never
             pays back), from ``cost_summary``; and ``errors``, ``warnings``, ``infos``:
@@ -127,6 +129,9 @@ class Plan:
             "facility_mw": float(total["facility_kw"]) / 1000,
             "capex_usd": float(cost["capex_usd"]),
             "capex_unpriced_lines": int(cost["capex_unpriced_lines"]),
+            "capex_low_usd": float(cost["capex_low_usd"]),
+            "capex_point_usd": float(cost["capex_point_usd"]),
+            "capex_high_usd": float(cost["capex_high_usd"]),
             "opex_usd_per_year": float(cost["opex_usd_per_year"]),
             "opex_unpriced_lines": int(cost["opex_unpriced_lines"]),
             "cost_per_useful_gpu_hour_usd": float(cost["cost_per_useful_gpu_hour_usd"]),

@@ -19,7 +19,9 @@ from .scenario import Scenario
 
 COLUMNS = ["server", "accelerator", "gpus_per_server", "feasible", "reason", "gpus", "servers",
            "days_to_finish", "capex_usd", "price_basis", "capex_unpriced_lines",
-           "horizon_cost_usd", "cost_per_useful_gpu_hour_usd", "rank"]  # fmt: skip
+           "horizon_cost_usd", "cost_per_useful_gpu_hour_usd", "rank",
+           # prices: a bill is ranked only when complete; its capex range
+           "complete", "capex_low_usd", "capex_high_usd"]  # fmt: skip
 
 
 def cheapest_plans(
@@ -31,10 +33,14 @@ def cheapest_plans(
     """Every catalogue server for ``pool``, built into a whole plan, cheapest feasible first.
 
     A candidate is feasible when its plan has no error finding (the model fits, the
-    deadline and the rack power close, ...). Feasible candidates with a sourced server or
-    card price are ranked by ``capex`` (hardware and fit-out) or ``horizon`` (capex plus
-    the cost of running it for the cost section's horizon); the others carry the reason
-    they lost in ``reason`` (the first error finding's code, or ``no_price``).
+    deadline and the rack power close, ...). Feasible candidates whose bill is complete
+    (no unpriced capex line) are ranked by ``capex`` (hardware and fit-out) or
+    ``horizon`` (capex plus the cost of running it for the cost section's horizon); the
+    others carry the reason they lost in ``reason``: the first error finding's code,
+    ``no_price`` (no server or card price), ``no_fabric_nics`` (the catalogue's server
+    row lists no compute NICs, so the plan has no fabric to price: a bill that looks
+    cheap for what it leaves out) or ``incomplete_bill`` (some capex lines unpriced: the
+    sum of the others is not a cost to rank on).
 
     Parameters
     ----------
@@ -49,8 +55,10 @@ def cheapest_plans(
     --------
     >>> import hubplan
     >>> ranked = cheapest_plans(hubplan.default_scenario())
-    >>> ranked.iloc[0]["server"]  # the fine-tune is cheapest on MI300X (see README)
-    'Supermicro AS-8125GS-TNMR2 MI300X'
+    >>> ranked["rank"].notna().sum()  # no default bill is complete: none is ranked
+    np.int64(0)
+    >>> ranked.set_index("server").loc["Supermicro AS-8125GS-TNMR2 MI300X", "reason"]
+    'no_fabric_nics'
     """
     catalog = catalog if catalog is not None else load_catalog()
     rows = []
@@ -73,6 +81,9 @@ def cheapest_plans(
         capex = float(summary["capex_usd"])
         years = float(summary["horizon_years"])
         row.update(
+            complete=int(summary["capex_unpriced_lines"]) == 0,
+            capex_low_usd=float(summary["capex_low_usd"]),
+            capex_high_usd=float(summary["capex_high_usd"]),
             gpus=int(mine["total_gpus"].sum()), servers=int(mine["total_servers"].sum()),
             capex_usd=capex, price_basis=str(mine["price_basis"].iloc[0]),
             capex_unpriced_lines=int(summary["capex_unpriced_lines"]),
@@ -86,12 +97,16 @@ def cheapest_plans(
             row.update(feasible=False, reason=str(errors["code"].iloc[0]))
         elif row["price_basis"] == "none" or math.isnan(capex):
             row.update(feasible=False, reason="no_price")
+        elif not srv["compute_nics"] > 0:  # NaN or 0: the row lists no NICs
+            row.update(feasible=True, reason="no_fabric_nics")
+        elif not row["complete"]:
+            row.update(feasible=True, reason="incomplete_bill")
         else:
             row.update(feasible=True, reason="")
         rows.append(row)
     out = pd.DataFrame(rows).reindex(columns=COLUMNS)
     key = "capex_usd" if by == "capex" else "horizon_cost_usd"
-    ok = out["feasible"].fillna(False).astype(bool)
+    ok = out["feasible"].fillna(False).astype(bool) & (out["reason"] == "")
     out.loc[ok, "rank"] = out.loc[ok, key].rank(method="first")
     best = out.loc[ok, key].min() if ok.any() else math.nan
     costlier = ok & (out[key] > best)

@@ -591,10 +591,13 @@ def test_compare_one_file_before_and_after_set(capsys, tmp_path):
     # Servers: 18 + 2 + 1 = 21 against 10 + 2 + 1 = 13.
     assert fig["gpus"] == [168, 104] and fig["servers"] == [21, 13]
     assert fig["errors"] == [0, 0]
-    # Capex of the priced lines only (the 26 unpriced lines are counted, not zeroed:
-    # 4 storage, 7 switch and UFM rows, 13 optics (modules and cables per plane, segment
-    # and speed: compute 4, storage 4, in-band 4, BMC RJ45 1), network spares, installation).
-    assert fig["capex_unpriced_lines"] == [26, 26]
+    # Capex of the priced lines only (the 20 unpriced lines are counted, not zeroed:
+    # storage 3 (MDS, warm and cold HDD nodes; the OSS is priced in data/prices.csv),
+    # network 4 (two UFM rows, SN4600C, SN2201; QM9700 priced), optics 10 (the three 400G
+    # cable rows, six 100G module and cable rows, BMC RJ45; the 400G modules priced),
+    # the 3 management servers, network spares, installation). Both plans have the same
+    # line types.
+    assert fig["capex_unpriced_lines"] == [20, 20]
     assert data["scenarios"][1]["set"] == {"workload.training.0.days": "30"}
     assert data["scenarios"][0]["name"] != data["scenarios"][1]["name"]
 
@@ -648,11 +651,14 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     dgx = next(line for line in table if "training: DGX H100" in line).split()
     assert dgx[-4:] == ["18.00", "server", "270,000.00", "4,860,000"]
     spine = next(line for line in table if "compute spine QM9700" in line).split()
-    assert spine[-2:] == ["unpriced", "unpriced"]  # not 0: the catalogue has no price
-    # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 3 017 177 (fit-out of
-    # 257.88 kW, tests/test_cost.py) = 8 505 577 USD; the other 26 lines are left out and
-    # counted.
-    assert ("Capex of the priced lines: 8,505,577 USD; 26 line(s) unpriced, left out of the "
+    # 4 spines × 36 000 USD (data/prices.csv: FS.com, Aug 2024) = 144 000 USD
+    assert spine[-2:] == ["36,000.00", "144,000"]
+    ufm = next(line for line in table if "compute ufm UFM" in line).split()
+    assert ufm[-2:] == ["unpriced", "unpriced"]  # not 0: no catalogue has its price
+    # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 368 640 (2 OSS) + 468 000
+    # (13 QM9700) + 364 500 (486 400G modules) + 3 017 177 (fit-out of 257.88 kW,
+    # tests/test_cost.py) = 9 706 717 USD; the other 20 lines are left out and counted.
+    assert ("Capex of the priced lines: 9,706,717 USD; 20 line(s) unpriced, left out of the "
             "total") in out  # fmt: skip
     zh = run(capsys, "plan", "--lang", "zh")
     assert "资本支出明细" in zh and "未定价" in zh

@@ -67,24 +67,34 @@ IT_NAMEPLATE_KW = 257.8784
 IT_TYPICAL_KW = 197.4057
 # fit-out: 257.8784 kW × $11 700 (Cushman & Wakefield 2025) = $3 017 177.4
 FITOUT_USD = 3_017_177.4
-# capex: servers 4 860 000 + 540 000 + 88 400 = 5 488 400, + fit-out = 8 505 577.4
-CAPEX_USD = 8_505_577.4
+# capex of the priced lines (data/prices.csv prices switches, 400G modules and the hot
+# tier's OSS nodes): servers 4 860 000 + 540 000 + 88 400 = 5 488 400; two Lustre OSS
+# 2 × 737.28 TB × $250/TB (infra-economics.com, $250k per PB) = 368 640; 13 QM9700 (8 leaf,
+# 4 spine, 1 storage leaf) × $36 000 (FS.com, Aug 2024) = 468 000; 400G modules 152 SR4 +
+# 256 DR4 + 78 DR4 = 486 × $750 (infra-economics.com, $500-1 000) = 364 500; fit-out
+# 3 017 177.4 → 5 488 400 + 368 640 + 468 000 + 364 500 + 3 017 177.4 = 9 706 717.4
+CAPEX_USD = 9_706_717.4
+# the low end: 20 DGX H100 × $199 000 + 88 400 × 0.74 + 2 × 184 320 × 0.75 + 13 × 35 000
+# + 486 × 500 + 257.8784 kW × $9 300 = 3 980 000 + 65 416 + 276 480 + 455 000 + 243 000
+# + 2 398 269.1 = 7 418 165.1; point and high withheld while 20 lines are unpriced
+CAPEX_LOW_USD = 7_418_165.1
 # energy: 197.4057 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 161 592.7 kWh × $0.088
 ENERGY_USD = 190_220.16
 # owning a year: each asset class's capex annuitised over its life at the 8 % discount
 # rate (capital recovery factor CRF = r(1 + r)^L ÷ ((1 + r)^L − 1), Brealey, Myers & Allen,
 # Principles of Corporate Finance, ch. 6): servers 5 488 400 × CRF(8 %, 5 y) 0.2504565
-# = 1 374 605.2; fit-out 3 017 177.4 × CRF(8 %, 15 y) 0.1168295 = 352 495.5; capital
-# charge 1 727 100.7 a year (straight line was 1 701 115.5).
+# = 1 374 605.2; network (13 QM9700 and 486 modules) 832 500 × CRF(8 %, 6 y) 0.2163154
+# = 180 082.6; storage (2 OSS) 368 640 × CRF(8 %, 5 y) = 92 328.3; fit-out 3 017 177.4 ×
+# CRF(8 %, 15 y) 0.1168295 = 352 495.5; capital charge 1 999 511.5 a year.
 # staff sized from the plan (cost.staff_ratios): systems operations 19 GPU servers in
 # service ÷ 125 = 0.15 → the 1-FTE minimum × $90 520 (BLS) = 90 520; a facility shift of
 # 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE × $57 300 (BLS) = 482 466; staff 572 986.
 # opex 190 220.16 energy + 572 986 staff = 763 206.16; owning a year
-# 1 727 100.7 + 763 206.16 = 2 490 306.9
-CAPITAL_USD = 1_727_100.7
+# 1 999 511.5 + 763 206.16 = 2 762 717.7
+CAPITAL_USD = 1_999_511.5
 STAFF_USD = 572_986.0
 OPEX_USD = 763_206.16
-OWN_USD = 2_490_306.9
+OWN_USD = 2_762_717.7
 
 
 def test_useful_gpu_hours_issue_example():
@@ -106,23 +116,71 @@ def test_default_capex_prices_servers_from_the_catalogue(plan, summary):
     fit = capex.set_index("category").loc["facility_fitout"]
     assert fit["line_quantity"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
     assert fit["capex_usd"] == pytest.approx(FITOUT_USD, abs=1)
-    # 4 860 000 + 540 000 + 88 400 + 3 017 177.4
+    # the priced lines, worked above
     assert summary["capex_usd"] == pytest.approx(CAPEX_USD, abs=1)
 
 
 def test_unpriced_lines_are_kept_flagged_and_excluded(plan, summary):
     capex = plan["cost_capex"]
-    storage = capex[capex["category"] == "storage"]
-    # storage prices are not in data/storage.csv yet: four lines, none counted as 0
-    assert len(storage) == 4 and not storage["priced"].any()
-    assert storage["capex_usd"].isna().all()
+    storage = capex[capex["category"] == "storage"].set_index("item")
+    # data/prices.csv prices the OSS node only: the MDS and the HDD capacity nodes of the
+    # warm and cold tiers stay unpriced, none counted as 0
+    assert len(storage) == 4 and storage["priced"].sum() == 1
+    assert storage[~storage["priced"]]["capex_usd"].isna().all()
     gaps = int((~capex["priced"]).sum())
     assert summary["capex_unpriced_lines"] == gaps > 0
     f = plan.findings
     ex = f[f["code"] == "capex_excludes_unpriced"]
     assert len(ex) == 1 and ex.iloc[0]["data"]["lines"] == gaps
     per_cat = f[(f["code"] == "capex_unpriced") & (f["subject"] == "storage")]
-    assert per_cat.iloc[0]["data"]["lines"] == 4
+    assert per_cat.iloc[0]["data"]["lines"] == 3
+
+
+def test_capex_range_is_withheld_while_a_line_is_unpriced(plan, summary):
+    # 20 lines unpriced (listed in test_cost_panel_headless): the priced lines' low ends
+    # are a floor, worked above, 7 418 165.1; no point and no high (an unpriced line costs
+    # something not yet known), while capex_usd keeps the priced lines' sum, flagged.
+    assert summary["capex_unpriced_lines"] == 20
+    assert summary["capex_low_usd"] == pytest.approx(CAPEX_LOW_USD, abs=1)
+    assert np.isnan(summary["capex_point_usd"]) and np.isnan(summary["capex_high_usd"])
+    # every priced line carries its source, date and range around its point
+    capex = plan["cost_capex"]
+    priced = capex[capex["priced"]]
+    assert (priced["price_low_usd"] <= priced["line_unit_usd"]).all()
+    assert (priced["line_unit_usd"] <= priced["price_high_usd"]).all()
+    assert priced["price_source"].str.len().gt(10).all()
+    qm = capex[capex["item"] == "compute spine QM9700"].iloc[0]
+    # 4 spines × $35 000 / $36 000 / $50 000 (infra-economics.com; FS.com; NVIDIA)
+    assert (qm["capex_low_usd"], qm["capex_usd"], qm["capex_high_usd"]) == (
+        140_000,
+        144_000,
+        200_000,
+    )
+    assert qm["price_as_of"] == "2024-08" and "fs.com" in qm["price_source"]
+
+
+def test_capex_low_point_high_when_every_line_is_priced(plan):
+    # The test below's fully priced bill, with the range: the servers at the DGX H100
+    # sources' $199 000-317 000 (data/prices.csv), the L40S server (card price × 1.3, no
+    # sourced range) at the gpu_price factors 0.74-1.17, the quoted storage and switch
+    # prices (no range: the point at both ends), installation 5 % of each end.
+    t = _inputs(plan)
+    t["storage_nodes"] = t["storage_nodes"].assign(price_usd=10_000.0)
+    t["switches"] = t["switches"].assign(price_usd=20_000.0)
+    t["transceivers"] = t["transceivers"].iloc[0:0]
+    r = run_cost(catalog=hubplan.load_catalog(), tables={**t, "facility_power": FACILITY_POWER},
+                 cost=Cost(installation_share=0.05), facility=FACILITY)  # fmt: skip
+    s = r.tables["cost_summary"].iloc[0]
+    # point: 5 488 400 servers + 100 000 storage + 400 000 switches + 20 000 spares
+    # + 299 420 installation + 2 925 000 fit-out (250 kW × $11 700) = 9 232 820
+    assert s["capex_point_usd"] == pytest.approx(9_232_820)
+    # low: 20 × 199 000 + 88 400 × 0.74 = 4 045 416; + 100 000 + 400 000; spares 20 000;
+    # installation 5 % × (4 045 416 + 500 000) = 227 270.8; fit-out 250 × 9 300 = 2 325 000
+    # → 7 117 686.8
+    assert s["capex_low_usd"] == pytest.approx(7_117_686.8)
+    # high: 20 × 317 000 + 88 400 × 1.17 = 6 443 428; + 500 000; 20 000; installation
+    # 5 % × 6 943 428 = 347 171.4; fit-out 250 × 15 000 = 3 750 000 → 11 060 599.4
+    assert s["capex_high_usd"] == pytest.approx(11_060_599.4)
 
 
 def test_capex_total_is_not_flagged_when_everything_is_priced(plan):
@@ -156,9 +214,10 @@ def test_default_cost_per_useful_gpu_hour(plan, summary):
     # 152 × 8 760 × 0.7 × 0.9 (the fine-tune's goodput) = 838 857.6 useful GPU-hours
     assert summary["useful_gpu_hours"] == pytest.approx(838_857.6)
     # depreciation, each class over its own life: servers $5 488 400 / 5 = 1 097 680,
-    # fit-out $3 017 177.4 / 15 = 201 145.2 → $1 298 825.2 a year; priced opex: energy
+    # network 832 500 / 6 = 138 750, storage 368 640 / 5 = 73 728, fit-out
+    # $3 017 177.4 / 15 = 201 145.2 → $1 511 303.2 a year; priced opex: energy
     # $190 220.16 and staff $572 986 (licences $0); maintenance unpriced
-    assert summary["depreciation_usd_per_year"] == pytest.approx(1_298_825.2, abs=1)
+    assert summary["depreciation_usd_per_year"] == pytest.approx(1_511_303.2, abs=1)
     assert summary["opex_usd_per_year"] == pytest.approx(OPEX_USD, abs=0.01)
     staff = plan["cost_opex"].set_index("item")
     assert staff.loc["systems_operations", "line_quantity"] == 1
@@ -166,9 +225,8 @@ def test_default_cost_per_useful_gpu_hour(plan, summary):
     assert staff.loc["facility_shift", "usd_per_year"] == pytest.approx(482_466)
     assert summary["capital_charge_usd_per_year"] == pytest.approx(CAPITAL_USD, abs=1)
     assert summary["own_usd_per_year"] == pytest.approx(OWN_USD, abs=1)
-    # 2 490 306.9 / 838 857.6 = 2.9687 USD per useful GPU-hour (straight line and no
-    # staff: 2.2547)
-    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.9687, abs=1e-4)
+    # 2 762 717.7 / 838 857.6 = 3.2934 USD per useful GPU-hour on the priced lines
+    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(3.2934, abs=1e-4)
 
 
 def test_energy_is_priced_from_the_facility_power(plan, summary):
@@ -224,11 +282,11 @@ def test_breakeven_against_the_cheapest_h100_offer(summary):
     assert summary["cloud_offer"] == "Lambda H100 SXM on-demand"
     assert summary["cloud_usd_per_year"] == pytest.approx(2_786_871.36)
     # rent saves 2 786 871.36 − 763 206.16 opex = 2 023 665.20 a year over owning's opex:
-    # break-even at 12 × 8 505 577.4 / 2 023 665.20 = 50.437 months
-    assert summary["breakeven_month"] == pytest.approx(50.437, abs=1e-3)
-    # owning costs 2 490 306.9 a year = renting at u: 152 × 8 760 × 2.99 × u
-    # = 3 981 244.8 u → u = 0.62551
-    assert summary["breakeven_utilisation"] == pytest.approx(0.62551, abs=1e-5)
+    # break-even at 12 × 9 706 717.4 / 2 023 665.20 = 57.559 months
+    assert summary["breakeven_month"] == pytest.approx(57.559, abs=1e-3)
+    # owning costs 2 762 717.7 a year = renting at u: 152 × 8 760 × 2.99 × u
+    # = 3 981 244.8 u → u = 0.69393
+    assert summary["breakeven_utilisation"] == pytest.approx(0.69393, abs=1e-5)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
     assert summary["npv_cloud_usd"] == pytest.approx(2_786_871.36 * 3.99271, rel=1e-5)
 
@@ -243,10 +301,10 @@ def test_cheap_cloud_finding(default):
     s = default.with_changes({"cost.cloud_usd_per_gpu_hour": 0.5})
     plan = hubplan.build_plan(s)
     f = plan.findings[plan.findings["code"] == "cloud_cheaper_over_horizon"]
-    # 2 490 306.9 / (152 × 8 760 × 0.5) = 2 490 306.9 / 665 760 = 3.7405: renting is
+    # 2 762 717.7 / (152 × 8 760 × 0.5) = 2 762 717.7 / 665 760 = 4.1497: renting is
     # cheaper at any use
     assert len(f) == 1 and f.iloc[0]["data"]["breakeven_utilisation"] == pytest.approx(
-        3.7405, abs=1e-4
+        4.1497, abs=1e-4
     )
     # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year is less than the 763 206.16
     # opex owning pays: owning never catches up (no break-even month)
@@ -262,10 +320,10 @@ def test_manual_allocation_finding(default, plan):
     low = hubplan.build_plan(default.with_changes({"cost.utilisation": 0.4}))
     assert "manual_allocation_utilisation" in set(low.findings["code"])
     # cost per useful GPU-hour scales with 0.7 / 0.4 (energy is billed on the typical
-    # draw all year, whatever the allocation): 2 490 306.9 / (152 × 8 760 × 0.4 × 0.9)
-    # = 2 490 306.9 / 479 347.2 = 5.1952
+    # draw all year, whatever the allocation): 2 762 717.7 / (152 × 8 760 × 0.4 × 0.9)
+    # = 2 762 717.7 / 479 347.2 = 5.7635
     assert low["cost_summary"].iloc[0]["cost_per_useful_gpu_hour_usd"] == pytest.approx(
-        5.1952, abs=1e-4
+        5.7635, abs=1e-4
     )
 
 
@@ -280,10 +338,10 @@ def test_no_cloud_offer_finding(plan):
 def test_tornado_utilisation_and_mfu(plan):
     t = plan["cost_tornado"]
     head = t[t["metric"] == "cost_per_useful_gpu_hour_usd"]
-    # utilisation swings it most: at 0.30, 2 490 306.9 / (152 × 8 760 × 0.3 × 0.9)
-    # = 2 490 306.9 / 359 510.4 = 6.9269
+    # utilisation swings it most: at 0.30, 2 762 717.7 / (152 × 8 760 × 0.3 × 0.9)
+    # = 2 762 717.7 / 359 510.4 = 7.6847
     assert head.iloc[0]["assumption"] == "utilisation"
-    assert head.iloc[0]["at_low"] == pytest.approx(6.9269, abs=1e-4)
+    assert head.iloc[0]["at_low"] == pytest.approx(7.6847, abs=1e-4)
     # MFU does not change the price of a GPU-hour, only how many the run takes:
     # training cost at MFU 0.35 = base × 0.45 / 0.35
     mfu = t[t["assumption"] == "mfu"].set_index("metric")
@@ -291,8 +349,8 @@ def test_tornado_utilisation_and_mfu(plan):
     run = mfu.loc["training_cost_usd"]
     assert run["at_low"] == pytest.approx(run["base"] * 0.45 / 0.35)
     # the run's cost: 1 516.2637 GPU-days × 24 h = 36 390.33 GPU-hours at
-    # 2 490 306.9 / (152 × 8 760 × 0.7) = $2.67182 an allocated GPU-hour = $97 228
-    assert run["base"] == pytest.approx(97_228, abs=1)
+    # 2 762 717.7 / (152 × 8 760 × 0.7) = $2.96410 an allocated GPU-hour = $107 864
+    assert run["base"] == pytest.approx(107_864, abs=1)
 
 
 def test_monte_carlo_quantiles(plan):
@@ -301,7 +359,7 @@ def test_monte_carlo_quantiles(plan):
     assert row["samples"] == 10_000 and row["p10"] < row["p50"] < row["p90"]
     # Only utilisation varying, triangular(0.3, 0.7, 0.8): the median of u is
     # 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623, and cost falls with u, so P50 of cost is the
-    # cost at that u: 2 490 306.9 / (152 × 8 760 × 0.61623 × 0.9) = 3.3723.
+    # cost at that u: 2 762 717.7 / (152 × 8 760 × 0.61623 × 0.9) = 3.7411.
     from hubplan.cost import Assumption
 
     only_u = (Assumption(name="utilisation", low=0.3, high=0.8),)
@@ -311,19 +369,19 @@ def test_monte_carlo_quantiles(plan):
         .set_index("metric")
         .loc["cost_per_useful_gpu_hour_usd", "p50"]
     )
-    assert p50 == pytest.approx(3.3723, rel=0.01)
+    assert p50 == pytest.approx(3.7411, rel=0.01)
 
 
 def test_phasing_default(plan):
     ph = plan["cost_phasing"]
     totals = ph.groupby("strategy")["capex_usd"].sum()
-    # all now: 2 × 152 GPUs at 8 505 577.4 / 152 per GPU (fit-out included) = $17.01 M
-    assert totals["all_now"] == pytest.approx(17_011_155, abs=1)
+    # all now: 2 × 152 GPUs at 9 706 717.4 / 152 per GPU (fit-out included) = $19.41 M
+    assert totals["all_now"] == pytest.approx(19_413_434.8, abs=1)
     # phased: 1.3 × now + 0.7 × in year 2, the IT hardware at (1 − 0.285)² = 0.511225
     # of today's price, the fit-out at today's (its price does not follow the GPUs'):
-    # servers 5 488 400 × (1.3 + 0.3578575) = 9 098 985.1, fit-out 3 017 177.4 × 2
-    # = 6 034 354.8 → $15 133 339.9 (with the fit-out declining too it was $14 101 035)
-    assert totals["phased"] == pytest.approx(15_133_339.9, abs=1)
+    # servers, network and storage 5 488 400 + 832 500 + 368 640 = 6 689 540 × (1.3 +
+    # 0.3578575) = 11 090 304.1, fit-out 3 017 177.4 × 2 = 6 034 354.8 → $17 124 658.8
+    assert totals["phased"] == pytest.approx(17_124_658.8, abs=1)
 
 
 def test_pretrain_16k_headline():
@@ -341,19 +399,24 @@ def test_pretrain_16k_headline():
     #   78 storage nodes × 2.0 / 1.6 kW (stand-in; test_facility.py) =   156 / 124.8
     #   3 management servers × 0.8 / 0.4 kW                        =    2.4 / 1.2
     #   IT nameplate 25 057.695 kW, typical 19 001.296 kW.
-    # fit-out 25 057.695 × $11 700 = $293 175 031.5; capex 580 770 000 + that
-    assert row["capex_usd"] == pytest.approx(873_945_031.5, abs=1)
+    # fit-out 25 057.695 × $11 700 = $293 175 031.5; servers and fit-out 873 945 031.5.
+    # data/prices.csv adds: 56 Lustre OSS × $184 320 = 10 321 920; 1 660 QM9700 × $36 000
+    # = 59 760 000; 400G SR4 and DR4 modules 16 384 + 16 384 + 6 633 + 4 480 = 43 881
+    # × $750 = 32 910 750 (the DR4-500m spine-core modules are unpriced)
+    # → 873 945 031.5 + 10 321 920 + 59 760 000 + 32 910 750 = 976 937 701.5
+    assert row["capex_usd"] == pytest.approx(976_937_701.5, abs=1)
     # energy 19 001.296 kW × 8 760 × 1.25 × $0.088 = $18 309 648.83 a year, + staff
     # 1 965 545.68 (worked below) = $20 275 194.51
     assert row["opex_usd_per_year"] == pytest.approx(20_275_194.51, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
     # capital charge: servers 580 770 000 × CRF(8 %, 5 y) 0.2504565 = 145 457 595.1,
-    # fit-out 293 175 031.5 × CRF(8 %, 15 y) 0.1168295 = 34 251 505.5; + 18 309 648.83
-    # energy = 198 018 749.5 a year; staff: systems 2 048 servers ÷ 125 = 16.384 FTE ×
-    # $90 520 = 1 483 079.7, facility shift 8.42 × $57 300 = 482 466 → 1 965 545.7;
-    # 199 984 295.1 a year → $2.2117 (straight line over 5 years, no staff: $2.1356)
+    # network 92 670 750 × CRF(8 %, 6 y) 0.2163154 = 20 046 109.1, storage 10 321 920 ×
+    # 0.2504565 = 2 585 191.5, fit-out 293 175 031.5 × CRF(8 %, 15 y) 0.1168295
+    # = 34 251 505.5 → 202 340 401.2; + 18 309 648.83 energy; staff: systems 2 048
+    # servers ÷ 125 = 16.384 FTE × $90 520 = 1 483 079.7, facility shift 8.42 × $57 300
+    # = 482 466 → 1 965 545.7; 222 615 595.7 a year → $2.4620
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2117, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.4620, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():
@@ -394,15 +457,16 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 2 490 306.9 / 838 857.6 = 2.97 USD per useful GPU-hour; 26 unpriced capex lines
-    # (4 storage, 7 switch and UFM rows, 13 optics: modules and cables per plane, segment
-    # and speed, compute 4, storage 4, in-band 4, BMC RJ45 1; spares, installation; the
-    # fit-out is priced)
-    assert "2.97 USD per useful GPU-hour" in p.summary.value
-    assert "excluding 26 unpriced lines" in p.summary.value
-    # manual allocation at 40 %: 2.9687 × 0.7 / 0.4 = 5.20, and the finding shows
+    # 2 762 717.7 / 838 857.6 = 3.29 USD per useful GPU-hour; 20 unpriced capex lines
+    # (storage 3: MDS, warm and cold HDD nodes; network 4: two UFM rows, SN4600C, SN2201;
+    # optics 10: the three 400G cable rows, the six 100G module and cable rows, BMC RJ45;
+    # the 3 management servers; spares and installation; switches QM9700, 400G modules,
+    # OSS and fit-out are priced)
+    assert "3.29 USD per useful GPU-hour" in p.summary.value
+    assert "excluding 20 unpriced lines" in p.summary.value
+    # manual allocation at 40 %: 3.2934 × 0.7 / 0.4 = 5.76, and the finding shows
     p.controls["utilisation"].value = 0.4
-    assert "5.20 USD per useful GPU-hour" in p.summary.value
+    assert "5.76 USD per useful GPU-hour" in p.summary.value
     assert "manual-allocation range" in p.findings.value
     p.controls["cloud_offer"].value = "AWS p5 capacity block"
     assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"

@@ -9,7 +9,7 @@ and the cash flow by year with refreshes and residual values, phasing, a tornado
 key assumptions, a Monte Carlo and carbon.
 """
 
-from .capex import CAPEX_COLUMNS, capex_totals, fitout_usd, line_usd, share_usd
+from .capex import CAPEX_COLUMNS, capex_range, capex_totals, fitout_usd, line_usd, share_usd
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
 from .cashflow import (
     annuity_factor,
@@ -43,7 +43,16 @@ from .opex import (
     useful_gpu_hours,
 )
 from .phasing import phasing_table, price_factor
-from .section import ASSUMPTIONS, Assumption, Cost, OpticsPrice, StaffRatio, StaffRole
+from .prices import Price, catalogue_price, price_table
+from .section import (
+    ASSUMPTIONS,
+    Assumption,
+    Cost,
+    OpticsPrice,
+    Quote,
+    StaffRatio,
+    StaffRole,
+)
 
 __all__ = [
     "ASSUMPTIONS",
@@ -56,15 +65,19 @@ __all__ = [
     "Cost",
     "CostBase",
     "OpticsPrice",
+    "Price",
+    "Quote",
     "StaffRatio",
     "StaffRole",
     "annuity_factor",
     "breakeven_month",
     "breakeven_utilisation",
+    "capex_range",
     "capex_totals",
     "capital_charge_usd",
     "capital_recovery_factor",
     "cashflow_table",
+    "catalogue_price",
     "cheapest_offer",
     "cloud_offer",
     "cloud_offers",
@@ -85,6 +98,7 @@ __all__ = [
     "npv_usd",
     "phasing_table",
     "price_factor",
+    "price_table",
     "sample_assumptions",
     "share_usd",
     "side_by_side",

@@ -73,6 +73,32 @@ class OpticsPrice(Section):
     source: str = Field("", description="Where the prices come from (quote, price list).")
 
 
+class Quote(Section):
+    """A price the client was quoted for one catalogue item: it replaces the price
+    catalogue's (``data/prices.csv``) and any catalogue table's price for that item."""
+
+    kind: Literal["server", "switch", "storage", "optics_module", "optics_cable"] = Field(
+        description="What it prices, as data/prices.csv's item_kind."
+    )
+    name: str = Field(min_length=1, description="The item: a server, switch or storage "
+                      "model as the plan names it, or '<media> <speed> module' / '… cable' "
+                      "for optics, e.g. 'transceiver-DR4 100 module'.")  # fmt: skip
+    price_usd: float = Field(ge=0, description="Unit price [USD].")
+    low_usd: float | None = Field(None, ge=0, description="Low end [USD]; empty = the price.")
+    high_usd: float | None = Field(None, ge=0, description="High end [USD]; empty = the price.")
+    source: str = Field(min_length=1, description="Who quoted it (vendor, reseller, tender).")
+    as_of: str = Field(min_length=4, description="Date of the quote, e.g. '2026-11'.")
+
+    @model_validator(mode="after")
+    def _in_range(self) -> Quote:
+        low = self.price_usd if self.low_usd is None else self.low_usd
+        high = self.price_usd if self.high_usd is None else self.high_usd
+        if not low <= self.price_usd <= high:
+            raise ValueError(f"quote {self.kind} {self.name!r}: low ({low:g}) <= price_usd "
+                             f"({self.price_usd:g}) <= high ({high:g}) must hold")  # fmt: skip
+        return self
+
+
 class Assumption(Section):
     """A range the tornado swings and the Monte Carlo samples (triangular around the plan's
     value). ``gpu_price``, ``electricity_price`` and ``cloud_price`` are factors on the
@@ -178,6 +204,14 @@ class Cost(Section):
         (),
         description="Module and cable prices by medium and speed; a medium with no price is "
         "an unpriced line (no public price list was found to default from).",
+    )
+    # prices: the client's quotes, before the price catalogue
+    quotes: tuple[Quote, ...] = Field(
+        (),
+        description="Quoted unit prices for catalogue items (servers, switches, storage "
+        "nodes, optics); each replaces the catalogue's price and range. Empty: the "
+        "catalogues' published prices (data/prices.csv), and an unpriced line where none "
+        "was found.",
     )
     # -- opex ----------------------------------------------------------------------------
     duty_cycle: float = Field(

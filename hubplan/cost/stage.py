@@ -26,12 +26,15 @@ from ..core.findings import Finding
 from ..core.stage import Stage, StageResult
 from .capex import (
     CAPEX_COLUMNS,
+    capex_range,
     device_lines,
-    fitout_usd,
+    fitout_line,
+    management_line,
     optics_lines,
     priced_totals,
     server_lines,
     share_line,
+    shares_of,
 )
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
 from .cashflow import IT_CLASSES, asset_class, capital_charge_usd, cashflow_table
@@ -75,6 +78,9 @@ SUMMARY_COLUMNS = [
     "grid_kg_per_kwh", "green_share", "co2_t_per_year",
     "capital_charge_usd_per_year", "residual_usd", "currency", "cny_per_usd",
     "cny_per_usd_date",
+    # prices: the capex as low / point / high; point and high withheld (NaN) while a line
+    # is unpriced, the low then a floor
+    "capex_low_usd", "capex_point_usd", "capex_high_usd",
 ]  # fmt: skip
 
 
@@ -251,41 +257,33 @@ class CloudResult:
 
 
 def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
-                     critical_kw: float) -> CapexResult:  # fmt: skip
-    """Capex by line: GPU servers, storage nodes, switches, optics, network spares,
+                     critical_kw: float,
+                     management: tuple[str, int] = ("", 0)) -> CapexResult:  # fmt: skip
+    """Capex by line: GPU servers, storage nodes, switches, optics, management servers
+    (``management``: the facility section's model and count), network spares,
     installation and (own building) the fit-out on the critical IT load."""
     pools, storage, switches = tables["pools"], tables["storage_nodes"], tables["switches"]
     optics = tables["transceivers"]
-    rows = server_lines(pools, _price_sources(pools, catalog))
+    gpu = {r.name: (r.low, r.high) for r in cost.ranges}.get("gpu_price", (0.74, 1.17))
+    rows = server_lines(pools, _price_sources(pools, catalog), gpu, cost.quotes)
     rows += device_lines(storage, "storage", "nodes", ["tier", "role", "model"],
-                         "catalogue_storage", "data/storage.csv")  # fmt: skip
+                         "catalogue_storage", "data/storage.csv", "storage",
+                         cost.quotes)  # fmt: skip
     rows += device_lines(switches, "network", "count", ["plane", "role", "model", "unit"],
-                         "catalogue_switches", "data/switches.csv")  # fmt: skip
+                         "catalogue_switches", "data/switches.csv", "switch",
+                         cost.quotes)  # fmt: skip
     prices = {(p.media, p.speed_gbps): p for p in cost.optics_prices}
-    rows += optics_lines(optics, prices)
-    amounts = [r["capex_usd"] for r in rows]
-    priced = [r["priced"] for r in rows]
-    network = [r["category"] in ("network", "optics") for r in rows]
-    spares = share_line("network_spares",
-                        *priced_totals([a for a, n in zip(amounts, network, strict=True) if n],
-                                       [p for p, n in zip(priced, network, strict=True) if n]),
-                        cost.network_spares_share, "section_network_spares_share")  # fmt: skip
-    install = share_line("installation", *priced_totals(amounts, priced),
-                         cost.installation_share, "section_installation_share")  # fmt: skip
+    rows += optics_lines(optics, prices, cost.quotes)
+    rows += management_line(*management, cost.quotes)
+    total, gaps, low, high = shares_of(rows, ("network", "optics"))
+    spares = share_line("network_spares", total, gaps, cost.network_spares_share,
+                        "section_network_spares_share", low, high)  # fmt: skip
+    total, gaps, low, high = shares_of(rows)
+    install = share_line("installation", total, gaps, cost.installation_share,
+                         "section_installation_share", low, high)  # fmt: skip
     extra = [spares, install]
     if cost.site == "own_building":
-        fit = (
-            fitout_usd(critical_kw, cost.fitout_usd_per_kw)
-            if cost.fitout_usd_per_kw is not None
-            else math.nan
-        )
-        extra.append({"category": "facility_fitout", "item": "facility_fitout",
-                      "line_quantity": critical_kw, "unit": "kw",
-                      "line_unit_usd": cost.fitout_usd_per_kw or math.nan,
-                      "capex_usd": fit, "priced": not math.isnan(fit),
-                      "price_basis": "section_fitout_usd_per_kw" if not math.isnan(fit)
-                      else "none", "price_source": "Cushman & Wakefield, Data Center "
-                      "Development Cost Guide 2025" if not math.isnan(fit) else ""})  # fmt: skip
+        extra.append(fitout_line(critical_kw, cost.fitout_usd_per_kw))
     if rows:  # one frame, column by column
         lines = pd.DataFrame({c: [r[c] for r in rows + extra] for c in CAPEX_COLUMNS})
     else:  # nothing to buy: the derived lines after an empty table (object columns)
@@ -618,7 +616,9 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     it_kw = _it_kw(tables, "it_typical_kw")
     critical_kw = _it_kw(tables, "it_nameplate_kw")
 
-    capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw)
+    capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw,
+                             management=(getattr(facility, "management_server_model", ""),
+                                         getattr(facility, "management_servers", 0)))  # fmt: skip
     capex = capex_taxes(cost=cost, capex=capex)
     opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
                            critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
@@ -645,6 +645,10 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         cloud.cloud_usd_per_year, cloud.breakeven_month, cloud.breakeven_utilisation  # fmt: skip
     npv_own, npv_cloud, npv_hybrid = flow.npv_own_usd, cloud.npv_cloud_usd, cloud.npv_hybrid_usd
     curve = cloud.curve
+    capex_low, capex_point, capex_high, withheld = capex_range(capex.rows)
+    if withheld:  # prices: no point figure that leaves a line out
+        findings.append(Finding("warning", "cost", "capex", "capex_point_withheld",
+                                {"lines": withheld, "capex_low_usd": capex_low}))  # fmt: skip
     capex_result, capex = capex, capex.capex_usd
     summary = pd.DataFrame([{
         "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
@@ -663,6 +667,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "capital_charge_usd_per_year": flow.capital_charge_usd_per_year,
         "residual_usd": flow.residual_usd, "currency": cost.currency,
         "cny_per_usd": cost.cny_per_usd, "cny_per_usd_date": cost.cny_per_usd_date,
+        "capex_low_usd": capex_low, "capex_point_usd": capex_point,
+        "capex_high_usd": capex_high,
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
     fit = capex_by_class(capex_result).get("fitout", 0.0)
     phasing = phasing_table(gpus, (capex - fit) / gpus if gpus else math.nan,
