@@ -76,7 +76,8 @@ def test_cashflow_table_hand_npv():
 def test_default_plan_cashflow_and_npv(plan):
     t = plan["cost_cashflow"]
     s = plan["cost_summary"].iloc[0]
-    # year 0: servers $5 488 400 and the fit-out $3 017 177.4 (257.8784 kW × $11 700)
+    # year 0: servers $5 488 400 and the fit-out $3 017 177.4 (257.8784 kW × $11 700);
+    # network $832 500 and storage $368 640 (the priced lines, tests/test_cost.py)
     year0 = t[t["year"] == 0].set_index("category")["usd"]
     assert year0["servers"] == pytest.approx(5_488_400)
     assert year0["fitout"] == pytest.approx(3_017_177.4, abs=0.1)
@@ -84,12 +85,13 @@ def test_default_plan_cashflow_and_npv(plan):
     assert (t["flow"] == "refresh").sum() == 0
     energy = t[(t["category"] == "energy")]
     assert energy["year"].tolist() == [1, 2, 3, 4, 5]
-    # year 5: the fit-out has 10 of its 15 years left: 3 017 177.4 × 10/15 = 2 011 451.6
-    assert s["residual_usd"] == pytest.approx(2_011_451.6, abs=0.1)
-    # NPV = 8 505 577.4 + (190 220.16 energy + 572 986 staff, tests/test_cost.py)
-    #     × 3.992710 − 2 011 451.6 × 1.08^−5 (0.6805832)
-    #     = 8 505 577.4 + 759 494.0 + 2 287 766.9 − 1 368 960.2 = 10 183 878.1
-    assert s["npv_own_usd"] == pytest.approx(10_183_878.1, abs=1)
+    # year 5: the fit-out has 10 of its 15 years left: 3 017 177.4 × 10/15 = 2 011 451.6;
+    # the network 1 of its 6: 832 500 / 6 = 138 750 → 2 150 201.6
+    assert s["residual_usd"] == pytest.approx(2_150_201.6, abs=0.1)
+    # NPV = 9 706 717.4 + (190 220.16 energy + 572 986 staff, tests/test_cost.py)
+    #     × 3.992710 − 2 150 201.6 × 1.08^−5 (0.6805832)
+    #     = 9 706 717.4 + 3 047 260.9 − 1 463 391.1 = 11 290 587.2
+    assert s["npv_own_usd"] == pytest.approx(11_290_587.2, abs=1)
     assert t["present_usd"].sum() == pytest.approx(s["npv_own_usd"])
 
 
@@ -98,15 +100,18 @@ def test_refresh_over_a_ten_year_horizon(plan):
     p = hubplan.build_plan(s10)
     t = p["cost_cashflow"]
     # the servers are bought again in year 5 at (1 − 0.285)^5 = 0.1868660 of the price:
-    # 5 488 400 × 0.1868660 = 1 025 595.2; the fit-out is not (15-year life)
+    # 5 488 400 × 0.1868660 = 1 025 595.2, the storage 368 640 × 0.1868660 = 68 886.3;
+    # the network in year 6 at 0.715^6 = 0.1336092: 832 500 × 0.1336092 = 111 229.6; the
+    # fit-out is not (15-year life)
     refresh = t[t["flow"] == "refresh"]
-    assert refresh["category"].tolist() == ["servers"] and refresh["year"].tolist() == [5]
+    assert refresh["category"].tolist() == ["servers", "storage", "network"]
+    assert refresh["year"].tolist() == [5, 5, 6]
     assert refresh["usd"].iloc[0] == pytest.approx(1_025_595.2, abs=0.1)
-    # NPV = 8 505 577.4 + 1 025 595.2 × 1.08^−5 (698 002.8) + energy 190 220.16 ×
-    # (1 − 1.08^−10)/0.08 = 6.7100814 (1 276 392.8) + staff 572 986 × 6.7100814
-    # (3 844 782.7) − fit-out 5 of 15 years left 1 005 725.8 × 1.08^−10 (465 845.6)
-    # = 13 858 910.1
-    assert p["cost_summary"].iloc[0]["npv_own_usd"] == pytest.approx(13_858_910.1, abs=1)
+    # NPV = 9 706 717.4 + (1 025 595.2 + 68 886.3) × 1.08^−5 (744 885.7) + 111 229.6 ×
+    # 1.08^−6 (70 093.5) + opex 763 206.16 × (1 − 1.08^−10)/0.08 = 6.7100814
+    # (5 121 175.4) − residuals (fit-out 5 of 15 years left 1 005 725.8, network 2 of 6
+    # 37 076.5) 1 042 802.3 × 1.08^−10 (483 019.3) = 15 159 852.8
+    assert p["cost_summary"].iloc[0]["npv_own_usd"] == pytest.approx(15_159_852.8, abs=1)
 
 
 def test_lives_are_scenario_fields_with_bounds():

@@ -33,19 +33,19 @@ def test_usd_plan_has_no_cny_columns_and_no_taxes():
 
 def test_cny_twins_at_the_dated_rate(cny_plan):
     s = cny_plan["cost_summary"].iloc[0]
-    # 8 505 577.4 USD × 7.1884 = 61 141 492.6 CNY
-    assert s["capex_cny"] == pytest.approx(61_141_492.6, abs=1)
+    # 9 706 717.4 USD (the priced lines, tests/test_cost.py) × 7.1884 = 69 775 767.3 CNY
+    assert s["capex_cny"] == pytest.approx(69_775_767.3, abs=1)
     # staff at their Chinese pay (NBS): systems 1 FTE × 231 810 + facility shift 8.42 ×
     # 120 698 = 1 248 087.2 CNY (173 625.2 USD at the rate); owning a year
-    # 1 917 320.8 USD (capital 1 727 100.7 + energy 190 220.16) + 173 625.2 = 2 090 945.9
-    # USD × 7.1884 ÷ 838 857.6 useful GPU-hours = 17.9179 CNY
+    # 2 189 731.7 USD (capital 1 999 511.5, tests/test_cost.py, + energy 190 220.16)
+    # + 173 625.2 = 2 363 356.8 USD × 7.1884 ÷ 838 857.6 useful GPU-hours = 20.2523 CNY
     staff = cny_plan["cost_opex"].groupby("category")["cny_per_year"].sum()["staff"]
     assert staff == pytest.approx(1_248_087.2, abs=0.1)
-    assert s["cost_per_useful_gpu_hour_cny"] == pytest.approx(17.9179, abs=1e-4)
+    assert s["cost_per_useful_gpu_hour_cny"] == pytest.approx(20.2523, abs=1e-4)
     # Lambda's 2.99 USD an hour = 21.4933 CNY
     assert s["cloud_cny_per_gpu_hour"] == pytest.approx(21.4933, abs=1e-4)
     # the USD columns stay beside them
-    assert s["capex_usd"] == pytest.approx(8_505_577.4, abs=1)
+    assert s["capex_usd"] == pytest.approx(9_706_717.4, abs=1)
     flow = cny_plan["cost_cashflow"]
     assert flow["present_cny"].sum() == pytest.approx(s["npv_own_cny"])
     # a share stays a share: the network spares line's 5 % is no money
@@ -72,13 +72,14 @@ def test_import_duty_and_unrecoverable_vat():
     )
     plan = hubplan.build_plan(s)
     taxes = plan["cost_capex"].set_index("item")
-    # duty on the imported hardware only (servers; the fit-out is built locally):
-    # 5 488 400 × 10 % = 548 840
-    assert taxes.loc["import_duty", "capex_usd"] == pytest.approx(548_840)
-    # VAT on everything bought plus the duty: (8 505 577.4 + 548 840) × 13 % = 1 177 074.3
-    assert taxes.loc["vat", "capex_usd"] == pytest.approx(1_177_074.3, abs=0.1)
+    # duty on the imported hardware only (the fit-out is built locally): servers
+    # 5 488 400 + switches 468 000 + optics 364 500 + storage 368 640 (the priced lines,
+    # tests/test_cost.py) = 6 689 540 × 10 % = 668 954
+    assert taxes.loc["import_duty", "capex_usd"] == pytest.approx(668_954)
+    # VAT on everything bought plus the duty: (9 706 717.4 + 668 954) × 13 % = 1 348 837.3
+    assert taxes.loc["vat", "capex_usd"] == pytest.approx(1_348_837.3, abs=0.1)
     summary = plan["cost_summary"].iloc[0]
-    assert summary["capex_usd"] == pytest.approx(10_231_491.7, abs=0.1)
+    assert summary["capex_usd"] == pytest.approx(11_724_508.7, abs=0.1)
     # and 13 % on the energy bill: 190 220.16 × 0.13 = 24 728.62 a year
     opex = plan["cost_opex"].set_index("category")
     assert opex.loc["taxes", "usd_per_year"] == pytest.approx(24_728.62, abs=0.01)
@@ -100,12 +101,12 @@ def test_charts_in_the_chosen_currency(cny_plan):
     spec = cost_breakdown(cny_plan["cost_capex"], cny_plan["cost_opex"]).to_dict()
     assert spec["encoding"]["x"]["title"] == "CNY"
     rows = next(iter(spec["datasets"].values()))
-    # the capex bars add up to 61 141 492.6 CNY (8 505 577.4 USD × 7.1884)
+    # the capex bars add up to 69 775 767.3 CNY (9 706 717.4 USD × 7.1884)
     capex = sum(r["usd"] for r in rows if r["what"] != "Opex per year")
-    assert capex == pytest.approx(61_141_492.6, abs=1)
+    assert capex == pytest.approx(69_775_767.3, abs=1)
     curve = own_vs_cloud(cny_plan["cost_curve"], cny_plan["cost_summary"]).to_dict()
     assert curve["layer"][0]["encoding"]["y"]["title"] == "CNY"
     bars = tornado_chart(cny_plan["cost_tornado"]).to_dict()
     rule = next(v for k, v in bars["datasets"].items() if len(v) == 1)
-    # the plan's figure: 17.9179 CNY a useful GPU-hour (worked above)
-    assert rule[0]["base"] == pytest.approx(17.9179, abs=1e-4)
+    # the plan's figure: 20.2523 CNY a useful GPU-hour (worked above)
+    assert rule[0]["base"] == pytest.approx(20.2523, abs=1e-4)

@@ -390,18 +390,29 @@ def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
     (:func:`~hubplan.cost.currency.vat_usd`). Both rest on the priced lines only; the
     unpriced ones are counted and named as before.
     """
-    hardware = float(sum(r["capex_usd"] for r in capex.rows
-                         if r["priced"] and r["category"] in IMPORTED_CATEGORIES))  # fmt: skip
-    duty = import_duty_usd(hardware, cost.import_duty_rate)
-    vat = vat_usd(capex.capex_usd + duty, cost.vat_rate, cost.vat_recoverable)
+    def _sum(col: str, imported: bool) -> float:
+        return float(sum(r[col] for r in capex.rows if r["priced"]
+                         and (not imported or r["category"] in IMPORTED_CATEGORIES)))  # fmt: skip
+
+    ends = {}  # each end of the range (prices: low / point / high) taxed the same way
+    for end, col in (("low", "capex_low_usd"), ("point", "capex_usd"),
+                     ("high", "capex_high_usd")):  # fmt: skip
+        hardware = _sum(col, True)
+        duty = import_duty_usd(hardware, cost.import_duty_rate)
+        base = (capex.capex_usd if end == "point" else _sum(col, False)) + duty
+        ends[end] = (hardware, duty, base, vat_usd(base, cost.vat_rate, cost.vat_recoverable))
+    hardware, duty, vat_base, vat = ends["point"]
     extra = []
-    for item, base, rate, amount, basis in (
+    for i, (item, base, rate, amount, basis) in enumerate((
         ("import_duty", hardware, cost.import_duty_rate, duty, "section_import_duty_rate"),
-        ("vat", capex.capex_usd + duty, cost.vat_rate, vat, "section_vat_rate"),
-    ):
+        ("vat", vat_base, cost.vat_rate, vat, "section_vat_rate"),
+    )):  # fmt: skip
         if amount:
             extra.append({"category": "taxes", "item": item, "line_quantity": base,
                           "unit": "share", "line_unit_usd": rate, "capex_usd": amount,
+                          "price_low_usd": rate, "price_high_usd": rate, "price_as_of": "",
+                          "capex_low_usd": ends["low"][1 + 2 * i],
+                          "capex_high_usd": ends["high"][1 + 2 * i],
                           "price_basis": basis, "price_source": "cost section",
                           "priced": True})  # fmt: skip
     if not extra:
