@@ -630,7 +630,17 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
 
 #: The catalogue tables, each with a ``--<table>-csv`` flag and a ``catalog <table>`` listing
 #: (each named as ``load_catalog``'s argument).
-CATALOG_TABLES = ("accelerators", "models", "servers", "switches", "storage", "failure_rates")
+CATALOG_TABLES = (
+    "accelerators",
+    "models",
+    "servers",
+    "switches",
+    "storage",
+    "failure_rates",
+    "cloud",
+)
+#: The Catalog attribute of a table whose flag name differs (``--cloud-csv``).
+_CATALOG_ATTRIBUTE = {"cloud": "cloud_offers"}
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -647,11 +657,13 @@ _CATALOG_COLUMNS = {
                 "nic_gbps", "rack_units", "confidence"],
     "failure_rates": ["name", "per", "per_million_hours", "events", "units", "hours",
                       "confidence"],
+    "cloud": ["name", "accelerator", "pricing", "price_per_gpu_hour", "currency",
+              "usd_per_gpu_hour", "term_months", "price_date", "confidence"],
 }  # fmt: skip
 
 
 def cmd_catalog(args: argparse.Namespace) -> None:
-    df = getattr(_catalog(args), args.table)
+    df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
     if args.json:
         print(_dumps(_records(df)))
         return
@@ -804,9 +816,10 @@ def _headlines(plan, lang: str) -> list[dict[str, Any]]:
     rows = []
     for r in headline_figures(plan).to_dict(orient="records"):
         u = unit(r["figure"])
+        text = (label(f"choice.cloud_basis.{r['value']}", lang) if r["figure"] == "cloud_basis"
+                else format_value(r["figure"], r["value"]))  # fmt: skip
         rows.append({"figure": label(r["figure"], lang), "subject": r["subject"],
-                     "value": r["value"], "unit": u,
-                     "text": format_value(r["figure"], r["value"])})  # fmt: skip
+                     "value": r["value"], "unit": u, "text": text})  # fmt: skip
     return rows
 
 

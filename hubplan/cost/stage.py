@@ -14,7 +14,7 @@ unpriced opex line with a finding, and every total says it excludes it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,14 +36,21 @@ from .capex import (
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
 from .cloud import (
     breakeven_month,
-    breakeven_utilisation,
     cheapest_offer,
     cloud_offer,
     cloud_usd_per_year,
+    compare_with_cloud,
     cumulative_curves,
     npv_usd,
 )
-from .model import CostBase, headline, monte_carlo, tornado
+from .model import (
+    CostBase,
+    headline,
+    headline_range,
+    monte_carlo,
+    tornado,
+    with_cloud_assumptions,
+)
 from .opex import (
     colocation_usd_per_year,
     depreciation_usd_per_year,
@@ -66,6 +73,10 @@ SUMMARY_COLUMNS = [
     "breakeven_month", "breakeven_utilisation", "horizon_years", "discount_rate",
     "npv_own_usd", "npv_cloud_usd", "npv_hybrid_usd", "it_kw", "energy_mwh_per_year",
     "grid_kg_per_kwh", "green_share", "co2_t_per_year",
+    # cloud: like-for-like comparison and the Monte Carlo headline
+    "cloud_basis", "cloud_usd_per_useful_gpu_hour", "cloud_term_years", "own_term_usd",
+    "cloud_term_usd", "cost_per_useful_gpu_hour_p10_usd", "cost_per_useful_gpu_hour_p50_usd",
+    "cost_per_useful_gpu_hour_p90_usd", "own_beats_cloud_probability",
 ]  # fmt: skip
 
 
@@ -139,21 +150,23 @@ def _it_kw(tables: dict[str, pd.DataFrame], column: str) -> float:
     return float(_col(power, column)[total[0]]) if total.size else math.nan
 
 
-def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
-    """(offer name, kind, USD per GPU-hour); NaN price when no offer matches."""
+def _offer(cost: Cost, pools: pd.DataFrame,
+           offers: pd.DataFrame) -> tuple[str, str, float, float]:  # fmt: skip
+    """(offer name, kind, USD per GPU-hour, term in months) from the catalogue's offers;
+    NaN price when no offer matches, NaN term when the offer states none."""
     if cost.cloud_offer is not None:
-        row = cloud_offer(cost.cloud_offer)
+        row = cloud_offer(cost.cloud_offer, offers=offers)
     else:
         level = _col(pools, "level") == "pool"
         names, accs = _col(pools, "pool")[level], _col(pools, "accelerator")[level]
         train = accs[names == "training"]
         acc = str((train if len(train) else accs)[0]) if len(accs) else ""
-        row = cheapest_offer(acc)
+        row = cheapest_offer(acc, offers)
     if row is None:
         price = cost.cloud_usd_per_gpu_hour or math.nan
-        return ("custom" if cost.cloud_usd_per_gpu_hour else "", "on_demand", price)
+        return ("custom" if cost.cloud_usd_per_gpu_hour else "", "on_demand", price, math.nan)
     price = cost.cloud_usd_per_gpu_hour or float(row["usd_per_gpu_hour"])
-    return str(row["name"]), str(row["pricing"]), price
+    return str(row["name"]), str(row["pricing"]), price, float(row["term_months"])
 
 
 @dataclass(frozen=True)
@@ -226,6 +239,8 @@ class CloudResult:
     npv_cloud_usd: float
     npv_hybrid_usd: float
     findings: list[Finding]
+    #: cloud: the like-for-like comparison (:func:`~hubplan.cost.cloud.compare_with_cloud`)
+    comparison: dict = field(default_factory=dict)
 
 
 def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
@@ -396,9 +411,11 @@ def cashflow_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
 
 def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
                      flow: CashflowResult, offer: str, kind: str,
-                     price: float) -> CloudResult:  # fmt: skip
+                     price: float, term_months: float = math.nan) -> CloudResult:  # fmt: skip
     """Own versus the cloud offer: its yearly bill at the plan's utilisation, the
-    cumulative curves, the break-even month and utilisation and the NPVs."""
+    cumulative curves, the break-even month and the NPVs; like for like
+    (:func:`~hubplan.cost.cloud.compare_with_cloud`): on demand by the break-even
+    utilisation, a reservation by its total cost over ``term_months``."""
     findings: list[Finding] = []
     gpus, opex_total = opex.gpus, opex.opex_usd_per_year
     annual, npv_own = flow.own_usd_per_year, flow.npv_own_usd
@@ -409,11 +426,21 @@ def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
     curve = cumulative_curves(capex, opex_total, cloud_year, cost.hybrid_own_share,
                               cost.horizon_years)  # fmt: skip
     b_month = breakeven_month(capex, opex_total, cloud_year)
-    b_util = float(breakeven_utilisation(annual, gpus, price)) if gpus else math.nan
+    versus = compare_with_cloud(annual, gpus, cost.utilisation, opex.goodput, price, kind,
+                                term_months, cost.horizon_years)  # fmt: skip
+    b_util = versus["breakeven_utilisation"]
     npv_cloud = npv_usd(0.0, cloud_year, cost.discount_rate, cost.horizon_years)
     s = cost.hybrid_own_share
     npv_hybrid = s * npv_own + (1 - s) * npv_cloud
-    if not math.isnan(price) and (math.isnan(b_month) or b_month > cost.horizon_years * 12):
+    if versus["cloud_basis"] == "term_total" and versus["cloud_term_usd"] < versus["own_term_usd"]:
+        findings.append(Finding("warning", "cost", "cloud", "cloud_cheaper_over_term",
+                                {"offer": offer, "price": price,
+                                 "term_years": versus["cloud_term_years"],
+                                 "cloud_usd": versus["cloud_term_usd"],
+                                 "own_usd": versus["own_term_usd"]}))  # fmt: skip
+    if versus["cloud_basis"] == "utilisation" and (
+        math.isnan(b_month) or b_month > cost.horizon_years * 12
+    ):
         findings.append(Finding("warning", "cost", "cloud", "cloud_cheaper_over_horizon",
                                 {"offer": offer, "price": price,
                                  "horizon_years": cost.horizon_years,
@@ -423,7 +450,7 @@ def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
         findings.append(Finding("warning", "cost", "utilisation", "manual_allocation_utilisation",
                                 {"utilisation": cost.utilisation}))  # fmt: skip
     return CloudResult(offer, kind, price, cloud_year, curve, b_month, b_util, npv_cloud,
-                       npv_hybrid, findings)  # fmt: skip
+                       npv_hybrid, findings, versus)  # fmt: skip
 
 
 def uncertainty_calculator(*, cost: Cost, base: CostBase) -> dict[str, pd.DataFrame]:
@@ -455,12 +482,13 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
                            critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
     findings += unpriced_findings(capex, opex)
-    offer, kind, price = _offer(cost, pools)
+    offer, kind, price, term_months = _offer(cost, pools, catalog.cloud_offers)
     base = cost_base(tables=tables, cost=cost, capex=capex, opex=opex, it_kw=it_kw, pue=pue,
                      tariff=tariff, price=price, kind=kind)  # fmt: skip
+    base = with_cloud_assumptions(base, cost, opex.rows, critical_kw)
     flow = cashflow_calculator(cost=cost, capex=capex, opex=opex, base=base)
     cloud = cloud_calculator(cost=cost, capex=capex, opex=opex, flow=flow, offer=offer,
-                             kind=kind, price=price)  # fmt: skip
+                             kind=kind, price=price, term_months=term_months)  # fmt: skip
     findings += cloud.findings
     risk = uncertainty_calculator(cost=cost, base=base)
 
@@ -491,6 +519,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "npv_own_usd": npv_own, "npv_cloud_usd": npv_cloud, "npv_hybrid_usd": npv_hybrid,
         "it_kw": it_kw, "energy_mwh_per_year": mwh, "grid_kg_per_kwh": factor,
         "green_share": cost.green_share, "co2_t_per_year": co2,
+        **{k: v for k, v in cloud.comparison.items() if k != "breakeven_utilisation"},
+        **headline_range(risk["cost_monte_carlo"], base, cost.ranges, cost.samples, cost.seed),
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
     phasing = phasing_table(gpus, capex / gpus if gpus else math.nan, cost.phase_headroom,
                             cost.full_build_factor, cost.expand_after_years,
