@@ -233,8 +233,10 @@ class Cost(Section):
     )
     cloud_offer: str | None = Field(
         None,
-        description="A name in data/cloud.csv to compare against; empty = the cheapest "
-        "offer for the training pool's accelerator.",
+        description="A name in the cloud offers (data/cloud.csv or --cloud-csv) to compare "
+        "against; empty = the cheapest on-demand offer for the training pool's accelerator "
+        "(on demand is paid per hour used, like for like with the own fleet's useful "
+        "hours; a reservation, named here, is compared by its total cost over its term).",
     )
     cloud_usd_per_gpu_hour: float | None = Field(
         None, gt=0, description="Override the offer's price [USD per GPU-hour]."
