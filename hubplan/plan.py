@@ -105,8 +105,9 @@ class Plan:
             ``capex_usd`` (priced lines only) and ``capex_unpriced_lines``,
             ``opex_usd_per_year`` and ``opex_unpriced_lines``,
             ``cost_per_useful_gpu_hour_usd``, ``breakeven_month`` (inf when owning never
-            pays back), from ``cost_summary``; and ``errors``, ``warnings``, ``infos``:
-            findings by severity.
+            pays back), ``cloud_basis`` (how owning is set against the cloud:
+            utilisation, term_total or no_offer), from ``cost_summary``; and ``errors``,
+            ``warnings``, ``infos``: findings by severity.
 
         >>> from hubplan import default_scenario
         >>> h = build_plan(default_scenario()).headline()
@@ -131,6 +132,7 @@ class Plan:
             "opex_unpriced_lines": int(cost["opex_unpriced_lines"]),
             "cost_per_useful_gpu_hour_usd": float(cost["cost_per_useful_gpu_hour_usd"]),
             "breakeven_month": float(cost["breakeven_month"]),
+            "cloud_basis": str(cost["cloud_basis"]),
             "errors": int((severity == "error").sum()),
             "warnings": int((severity == "warning").sum()),
             "infos": int((severity == "info").sum()),

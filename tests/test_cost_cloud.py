@@ -251,3 +251,18 @@ def test_cost_panel_shows_the_range(plan):
     assert f"owning beats renting in {s['own_beats_cloud_probability']:.0%}" in p.summary.value
     p.language.value = "zh"
     assert "自建优于租用的样本占" in p.summary.value
+
+
+def test_cli_compare_says_no_offer(capsys, tmp_path):
+    # the default plan against the same plan on L4 cards: the L4 column says there is no
+    # offer to compare, the H100 one the break-even month 28.9 (tests/test_cost.py)
+    path = hubplan.default_scenario().save(tmp_path / "client.yaml")
+    sets = [a for pool in ("training", "inference", "development")
+            for a in ("--set", f"pools.{pool}.accelerator=L4 24GB",
+                      "--set", f"pools.{pool}.server=null")]  # fmt: skip
+    # exit 1: the 70B fine-tune does not fit a 24 GB card (an error finding), but the
+    # table is printed
+    assert main(["compare", str(path), *sets]) == 1
+    row = next(line for line in capsys.readouterr().out.splitlines()
+               if line.startswith("Break-even month"))  # fmt: skip
+    assert "28.9" in row and row.endswith("no offer to compare")

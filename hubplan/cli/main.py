@@ -716,7 +716,9 @@ COMPARE_ROWS = (
 )  # fmt: skip
 
 
-def _figure_text(key: str, label_key: str, value: Any, lang: str) -> str:
+def _figure_text(key: str, label_key: str, value: Any, lang: str, basis: str = "") -> str:
+    if key == "breakeven_month" and basis == "no_offer":  # nothing to compare: not "never"
+        return label("choice.cloud_basis.no_offer", lang)
     if isinstance(value, float) and math.isinf(value):
         return label("overview.never", lang) if key == "breakeven_month" else "∞"
     if key in ("it_mw", "facility_mw"):
@@ -771,7 +773,8 @@ def _compare_scenarios(args: argparse.Namespace) -> None:
         rows = [header]
         for key, lab in COMPARE_ROWS:
             rows.append([label(lab, args.lang), unit(lab),
-                         *(_figure_text(key, lab, h[key], args.lang) for h in heads)])  # fmt: skip
+                         *(_figure_text(key, lab, h[key], args.lang, h["cloud_basis"])
+                           for h in heads)])  # fmt: skip
         widths = [max(_width(r[i]) for r in rows) for i in range(len(header))]
         for r in rows:
             cells = [c + " " * (w - _width(c)) if i < 2 else " " * (w - _width(c)) + c
