@@ -71,8 +71,13 @@ FITOUT_USD = 3_017_177.4
 CAPEX_USD = 8_505_577.4
 # energy: 197.4057 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 161 592.7 kWh × $0.088
 ENERGY_USD = 190_220.16
-# owning a year: 8 505 577.4 / 5 years = 1 701 115.5 depreciation + 190 220.16 energy
-OWN_USD = 1_891_335.6
+# owning a year: each asset class's capex annuitised over its life at the 8 % discount
+# rate (capital recovery factor CRF = r(1 + r)^L ÷ ((1 + r)^L − 1), Brealey, Myers & Allen,
+# Principles of Corporate Finance, ch. 6): servers 5 488 400 × CRF(8 %, 5 y) 0.2504565
+# = 1 374 605.2; fit-out 3 017 177.4 × CRF(8 %, 15 y) 0.1168295 = 352 495.5; capital
+# charge 1 727 100.7 + 190 220.16 energy = 1 917 320.8 (straight line was 1 891 335.6)
+CAPITAL_USD = 1_727_100.7
+OWN_USD = 1_917_320.8
 
 
 def test_useful_gpu_hours_issue_example():
@@ -143,13 +148,15 @@ def test_default_cost_per_useful_gpu_hour(summary):
     assert summary["gpus"] == 152
     # 152 × 8 760 × 0.7 × 0.9 (the fine-tune's goodput) = 838 857.6 useful GPU-hours
     assert summary["useful_gpu_hours"] == pytest.approx(838_857.6)
-    # depreciation $8 505 577.4 / 5 years = $1 701 115.5 a year; priced opex: energy
+    # depreciation, each class over its own life: servers $5 488 400 / 5 = 1 097 680,
+    # fit-out $3 017 177.4 / 15 = 201 145.2 → $1 298 825.2 a year; priced opex: energy
     # $190 220.16 (licences $0); staff and maintenance unpriced
-    assert summary["depreciation_usd_per_year"] == pytest.approx(1_701_115.5, abs=1)
+    assert summary["depreciation_usd_per_year"] == pytest.approx(1_298_825.2, abs=1)
     assert summary["opex_usd_per_year"] == pytest.approx(ENERGY_USD, abs=0.01)
+    assert summary["capital_charge_usd_per_year"] == pytest.approx(CAPITAL_USD, abs=1)
     assert summary["own_usd_per_year"] == pytest.approx(OWN_USD, abs=1)
-    # 1 891 335.6 / 838 857.6 = 2.2547 USD per useful GPU-hour
-    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2547, abs=1e-4)
+    # 1 917 320.8 / 838 857.6 = 2.2856 USD per useful GPU-hour (straight line: 2.2547)
+    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.2856, abs=1e-4)
 
 
 def test_energy_is_priced_from_the_facility_power(plan, summary):
@@ -209,11 +216,11 @@ def test_breakeven_against_the_cheapest_h100_offer(summary):
     # rent saves 3 718 935.36 − 190 220.16 energy = 3 528 715.20 a year over owning's opex:
     # break-even at 12 × 8 505 577.4 / 3 528 715.20 = 28.925 months
     assert summary["breakeven_month"] == pytest.approx(28.925, abs=1e-3)
-    # owning costs 1 891 335.6 a year = renting at u: 152 × 8 760 × 3.99 × u
-    # = 5 312 764.8 u → u = 0.35600
-    assert summary["breakeven_utilisation"] == pytest.approx(0.35600, abs=1e-5)
+    # owning costs 1 917 320.8 a year (the capital charge) = renting at u:
+    # 152 × 8 760 × 3.99 × u = 5 312 764.8 u → u = 0.36089
+    assert summary["breakeven_utilisation"] == pytest.approx(0.36089, abs=1e-5)
     # like for like, per useful GPU-hour: the rented hour loses goodput too,
-    # 3.99 / 0.9 = 4.4333 against owning's 1 891 335.6 / 838 857.6 = 2.2547
+    # 3.99 / 0.9 = 4.4333 against owning's 1 917 320.8 / 838 857.6 = 2.2856
     assert summary["cloud_usd_per_useful_gpu_hour"] == pytest.approx(4.4333, abs=1e-4)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
     assert summary["npv_cloud_usd"] == pytest.approx(3_718_935.36 * 3.99271, rel=1e-5)
@@ -229,10 +236,10 @@ def test_cheap_cloud_finding(default):
     s = default.with_changes({"cost.cloud_usd_per_gpu_hour": 0.5})
     plan = hubplan.build_plan(s)
     f = plan.findings[plan.findings["code"] == "cloud_cheaper_over_horizon"]
-    # 1 891 335.6 / (152 × 8 760 × 0.5) = 1 891 335.6 / 665 760 = 2.8409: renting is
+    # 1 917 320.8 / (152 × 8 760 × 0.5) = 1 917 320.8 / 665 760 = 2.8799: renting is
     # cheaper at any use
     assert len(f) == 1 and f.iloc[0]["data"]["breakeven_utilisation"] == pytest.approx(
-        2.8409, abs=1e-4
+        2.8799, abs=1e-4
     )
     # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year, less the 190 220.16 energy
     # owning pays, saves 275 811.84 a year: it repays 8 505 577.4 only after
@@ -249,10 +256,10 @@ def test_manual_allocation_finding(default, plan):
     low = hubplan.build_plan(default.with_changes({"cost.utilisation": 0.4}))
     assert "manual_allocation_utilisation" in set(low.findings["code"])
     # cost per useful GPU-hour scales with 0.7 / 0.4 (energy is billed on the typical
-    # draw all year, whatever the allocation): 1 891 335.6 / (152 × 8 760 × 0.4 × 0.9)
-    # = 1 891 335.6 / 479 347.2 = 3.9456
+    # draw all year, whatever the allocation): 1 917 320.8 / (152 × 8 760 × 0.4 × 0.9)
+    # = 1 917 320.8 / 479 347.2 = 3.9999
     assert low["cost_summary"].iloc[0]["cost_per_useful_gpu_hour_usd"] == pytest.approx(
-        3.9456, abs=1e-4
+        3.9999, abs=1e-4
     )
 
 
@@ -267,10 +274,10 @@ def test_no_cloud_offer_finding(plan):
 def test_tornado_utilisation_and_mfu(plan):
     t = plan["cost_tornado"]
     head = t[t["metric"] == "cost_per_useful_gpu_hour_usd"]
-    # utilisation swings it most: at 0.30, 1 891 335.6 / (152 × 8 760 × 0.3 × 0.9)
-    # = 1 891 335.6 / 359 510.4 = 5.2609
+    # utilisation swings it most: at 0.30, 1 917 320.8 / (152 × 8 760 × 0.3 × 0.9)
+    # = 1 917 320.8 / 359 510.4 = 5.3331
     assert head.iloc[0]["assumption"] == "utilisation"
-    assert head.iloc[0]["at_low"] == pytest.approx(5.2609, abs=1e-4)
+    assert head.iloc[0]["at_low"] == pytest.approx(5.3331, abs=1e-4)
     # MFU does not change the price of a GPU-hour, only how many the run takes:
     # training cost at MFU 0.35 = base × 0.45 / 0.35
     mfu = t[t["assumption"] == "mfu"].set_index("metric")
@@ -278,8 +285,8 @@ def test_tornado_utilisation_and_mfu(plan):
     run = mfu.loc["training_cost_usd"]
     assert run["at_low"] == pytest.approx(run["base"] * 0.45 / 0.35)
     # the run's cost: 1 516.2637 GPU-days × 24 h = 36 390.33 GPU-hours at
-    # 1 891 335.6 / (152 × 8 760 × 0.7) = $2.02919 an allocated GPU-hour = $73 843
-    assert run["base"] == pytest.approx(73_843, abs=1)
+    # 1 917 320.8 / (152 × 8 760 × 0.7) = $2.05707 an allocated GPU-hour = $74 857
+    assert run["base"] == pytest.approx(74_857, abs=1)
 
 
 def test_monte_carlo_quantiles(plan):
@@ -288,7 +295,7 @@ def test_monte_carlo_quantiles(plan):
     assert row["samples"] == 10_000 and row["p10"] < row["p50"] < row["p90"]
     # Only utilisation varying, triangular(0.3, 0.7, 0.8): the median of u is
     # 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623, and cost falls with u, so P50 of cost is the
-    # cost at that u: 1 891 335.6 / (152 × 8 760 × 0.61623 × 0.9) = 2.5612.
+    # cost at that u: 1 917 320.8 / (152 × 8 760 × 0.61623 × 0.9) = 2.5964.
     from hubplan.cost import Assumption
 
     only_u = (Assumption(name="utilisation", low=0.3, high=0.8),)
@@ -298,7 +305,7 @@ def test_monte_carlo_quantiles(plan):
         .set_index("metric")
         .loc["cost_per_useful_gpu_hour_usd", "p50"]
     )
-    assert p50 == pytest.approx(2.5612, rel=0.01)
+    assert p50 == pytest.approx(2.5964, rel=0.01)
 
 
 def test_phasing_default(plan):
@@ -306,9 +313,11 @@ def test_phasing_default(plan):
     totals = ph.groupby("strategy")["capex_usd"].sum()
     # all now: 2 × 152 GPUs at 8 505 577.4 / 152 per GPU (fit-out included) = $17.01 M
     assert totals["all_now"] == pytest.approx(17_011_155, abs=1)
-    # phased: 1.3 × now + 0.7 × in year 2 at (1 − 0.285)² = 0.511225:
-    # 8 505 577.4 × (1.3 + 0.3578575) = 8 505 577.4 × 1.6578575 = $14 101 035
-    assert totals["phased"] == pytest.approx(14_101_035, abs=1)
+    # phased: 1.3 × now + 0.7 × in year 2, the IT hardware at (1 − 0.285)² = 0.511225
+    # of today's price, the fit-out at today's (its price does not follow the GPUs'):
+    # servers 5 488 400 × (1.3 + 0.3578575) = 9 098 985.1, fit-out 3 017 177.4 × 2
+    # = 6 034 354.8 → $15 133 339.9 (with the fit-out declining too it was $14 101 035)
+    assert totals["phased"] == pytest.approx(15_133_339.9, abs=1)
 
 
 def test_pretrain_16k_headline():
@@ -329,9 +338,11 @@ def test_pretrain_16k_headline():
     # energy 19 005.49 kW × 8 760 × 1.25 × $0.088 = $18 313 690.16 a year
     assert row["opex_usd_per_year"] == pytest.approx(18_313_690.16, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
-    # 874.01 M / 5 = 174 801 273.75 + 18 313 690.16 = 193 114 963.9 a year → $2.1358
+    # capital charge: servers 580 770 000 × CRF(8 %, 5 y) 0.2504565 = 145 457 595.1,
+    # fit-out 293 236 368.75 × CRF(8 %, 15 y) 0.1168295 = 34 258 671.5; + 18 313 690.16
+    # energy = 198 029 956.8 a year → $2.1901 (straight line over 5 years: $2.1358)
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1358, abs=1e-4)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.1901, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():
@@ -372,15 +383,15 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 1 891 335.6 / 838 857.6 = 2.25 USD per useful GPU-hour; 26 unpriced capex lines
+    # 1 917 320.8 / 838 857.6 = 2.29 USD per useful GPU-hour; 26 unpriced capex lines
     # (4 storage, 7 switch and UFM rows, 13 optics: modules and cables per plane, segment
     # and speed, compute 4, storage 4, in-band 4, BMC RJ45 1; spares, installation; the
     # fit-out is priced)
-    assert "2.25 USD per useful GPU-hour" in p.summary.value
+    assert "2.29 USD per useful GPU-hour" in p.summary.value
     assert "excluding 26 unpriced lines" in p.summary.value
-    # manual allocation at 40 %: 2.2547 × 0.7 / 0.4 = 3.95, and the finding shows
+    # manual allocation at 40 %: 2.2856 × 0.7 / 0.4 = 4.00, and the finding shows
     p.controls["utilisation"].value = 0.4
-    assert "3.95 USD per useful GPU-hour" in p.summary.value
+    assert "4.00 USD per useful GPU-hour" in p.summary.value
     assert "manual-allocation range" in p.findings.value
     p.controls["cloud_offer"].value = "AWS p5 capacity block"
     assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"

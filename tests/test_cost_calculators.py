@@ -40,14 +40,24 @@ SERVER_CAPEX_USD = 5_488_400.0
 ENERGY_USD = 192_720.0
 # GPUs in service: 18 training + 1 inference DGX in the fleet (spares out) × 8, + 8 L40S
 GPUS = 152
-# depreciation 9 232 820 ÷ 5 = 1 846 564; owning a year 1 846 564 + 192 720 = 2 039 284
-DEP_USD, OWN_USD = 1_846_564.0, 2_039_284.0
-# annuity factor at 8 % over 5 years: (1 − 1.08^−5) ÷ 0.08 = 3.992710 (Brealey, Myers &
-# Allen, Principles of Corporate Finance, ch. 2, the annuity formula); NPV of owning
-# = 9 232 820 + 192 720 × 3.992710 = 9 232 820 + 769 475.1 = 10 002 295.1
-NPV_OWN_USD = 10_002_295.1
-# a useful GPU-hour: 2 039 284 ÷ (152 × 8 760 × 0.7 × goodput 0.9 = 838 857.6) = 2.43103
-PER_HOUR_USD = 2.43103
+# asset classes: servers = GPU servers 5 488 400 + installation 299 420 = 5 787 820 (life
+# 5 y); network = switches 400 000 + spares 20 000 = 420 000 (6 y); storage 100 000
+# (5 y); fit-out 2 925 000 (15 y).
+# depreciation: 5 787 820/5 + 420 000/6 + 100 000/5 + 2 925 000/15
+#   = 1 157 564 + 70 000 + 20 000 + 195 000 = 1 442 564
+# capital recovery factors at 8 %, CRF = r(1 + r)^L ÷ ((1 + r)^L − 1) (Brealey, Myers &
+# Allen, Principles of Corporate Finance, ch. 6): 5 y 0.2504565, 6 y 0.2163154, 15 y
+# 0.1168295. Capital charge 5 787 820 × 0.2504565 = 1 449 596.9; 420 000 × 0.2163154
+# = 90 852.5; 100 000 × 0.2504565 = 25 045.6; 2 925 000 × 0.1168295 = 341 726.4;
+# sum 1 907 221.4; owning a year 1 907 221.4 + 192 720 = 2 099 941.4
+DEP_USD, CAPITAL_USD, OWN_USD = 1_442_564.0, 1_907_221.4, 2_099_941.4
+# NPV over 5 years at 8 %: 9 232 820 now; energy 192 720 × annuity factor
+# (1 − 1.08^−5) ÷ 0.08 = 3.992710 → 769 475.1; back at year 5 the book values of the
+# network (1 year of 6 left: 70 000) and the fit-out (10 of 15: 1 950 000) = 2 020 000
+# × 1.08^−5 (0.6805832) = 1 374 778.1; NPV 9 232 820 + 769 475.1 − 1 374 778.1
+NPV_OWN_USD = 8_627_517.0
+# a useful GPU-hour: 2 099 941.4 ÷ (152 × 8 760 × 0.7 × goodput 0.9 = 838 857.6) = 2.50333
+PER_HOUR_USD = 2.50333
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +106,8 @@ def test_cashflow_calculator(inputs):
     *_, flow = _chain(*inputs)
     assert flow.depreciation_usd_per_year == pytest.approx(DEP_USD)
     assert flow.own_usd_per_year == pytest.approx(OWN_USD)
-    assert flow.residual_usd == 0.0  # horizon (5) = life (5), residual share 0
+    assert flow.capital_charge_usd_per_year == pytest.approx(CAPITAL_USD, abs=1)
+    assert flow.residual_usd == pytest.approx(2_020_000)  # network 70 000 + fit-out
     assert flow.npv_own_usd == pytest.approx(NPV_OWN_USD, abs=1)
     assert flow.cost_per_useful_gpu_hour_usd == pytest.approx(PER_HOUR_USD, abs=1e-4)
 
@@ -110,12 +121,12 @@ def test_cloud_calculator(inputs):
     assert cloud.cloud_usd_per_year == pytest.approx(1_864_128)
     # break-even month: 12 × 9 232 820 ÷ (1 864 128 − 192 720) = 66.29, past 60 months
     assert cloud.breakeven_month == pytest.approx(66.288, abs=1e-3)
-    # break-even use: 2 039 284 ÷ (152 × 8 760 × $2 = 2 663 040) = 0.7658
-    assert cloud.breakeven_utilisation == pytest.approx(0.76577, abs=1e-5)
+    # break-even use: 2 099 941.4 ÷ (152 × 8 760 × $2 = 2 663 040) = 0.78855
+    assert cloud.breakeven_utilisation == pytest.approx(0.78855, abs=1e-5)
     # NPV of renting: 1 864 128 × 3.992710 = 7 442 923; hybrid 0.7 × own + 0.3 × cloud
-    # = 7 001 606.6 + 2 232 876.8 = 9 234 483.3
+    # = 6 039 261.9 + 2 232 876.8 = 8 272 138.7
     assert cloud.npv_cloud_usd == pytest.approx(7_442_922.6, abs=1)
-    assert cloud.npv_hybrid_usd == pytest.approx(9_234_483.3, abs=1)
+    assert cloud.npv_hybrid_usd == pytest.approx(8_272_138.7, abs=1)
     assert [f.code for f in cloud.findings] == ["cloud_cheaper_over_horizon"]
     assert cloud.curve["own_usd"].iloc[-1] == pytest.approx(CAPEX_USD + 5 * ENERGY_USD)
 
@@ -127,8 +138,8 @@ def test_uncertainty_calculator(inputs):
                                                         high=0.7),), "samples": 100})  # fmt: skip
     out = uncertainty_calculator(cost=one, base=base)
     row = out["cost_tornado"].set_index("metric").loc["cost_per_useful_gpu_hour_usd"]
-    # half the use, twice the cost: 2 039 284 ÷ (152 × 8 760 × 0.35 × 0.9) = 4.86205
-    assert row["at_low"] == pytest.approx(4.86205, abs=1e-4)
+    # half the use, twice the cost: 2 099 941.4 ÷ (152 × 8 760 × 0.35 × 0.9) = 5.00667
+    assert row["at_low"] == pytest.approx(5.00667, abs=1e-4)
     assert row["at_high"] == pytest.approx(PER_HOUR_USD, abs=1e-4)
     mc = out["cost_monte_carlo"].set_index("metric").loc["capex_usd"]
     assert mc["p10"] == mc["p90"] == pytest.approx(CAPEX_USD)  # utilisation moves no capex

@@ -2,8 +2,9 @@
 as a P10 / P50 / P90 range with the chance that owning beats renting.
 
 The default plan's figures come from tests/test_cost.py: 152 GPUs in service, priced
-capex 8 505 577.39 USD, opex 190 220.16 USD a year, own cost 1 891 335.64 USD a year
-(straight-line over 5 years), 70 % utilisation, 90 % goodput, 838 857.6 useful GPU-hours.
+capex 8 505 577.39 USD (GPU servers 5 488 400 on a 5-year life, fit-out 3 017 177.39 on
+15 years), opex 190 220.16 USD a year, own cost 1 917 320.83 USD a year (capital charge
+1 727 100.67 at 8 % + opex), 70 % utilisation, 90 % goodput, 838 857.6 useful GPU-hours.
 """
 
 import math
@@ -124,11 +125,11 @@ def test_reserved_capacity_is_compared_by_total_cost_over_its_term(default):
     assert s["cloud_basis"] == "term_total"
     # paid whether used or not: no break-even utilisation
     assert math.isnan(s["breakeven_utilisation"])
-    # over its 12-month term: 152 × 8 760 × 6.50 = 8 654 880 USD, owning 1 891 335.64
+    # over its 12-month term: 152 × 8 760 × 6.50 = 8 654 880 USD, owning 1 917 320.83
     assert s["cloud_term_years"] == 1.0
     assert s["cloud_term_usd"] == pytest.approx(8_654_880.0)
-    assert s["own_term_usd"] == pytest.approx(1_891_335.64, abs=0.01)
-    # per useful GPU-hour: 6.50 / (0.7 × 0.9) = 10.3175 against owning's 2.2547
+    assert s["own_term_usd"] == pytest.approx(1_917_320.83, abs=0.01)
+    # per useful GPU-hour: 6.50 / (0.7 × 0.9) = 10.3175 against owning's 2.2856
     assert s["cloud_usd_per_useful_gpu_hour"] == pytest.approx(10.3175, abs=1e-4)
     assert "cloud_cheaper_over_term" not in set(plan.findings["code"])
     cheap = hubplan.build_plan(
@@ -136,7 +137,7 @@ def test_reserved_capacity_is_compared_by_total_cost_over_its_term(default):
             {"cost.cloud_offer": "AWS p5 1-year reserved", "cost.cloud_usd_per_gpu_hour": 1.0}
         )
     )
-    # at $1.00: 152 × 8 760 × 1.00 = 1 331 520 USD a year, under owning's 1 891 335.64
+    # at $1.00: 152 × 8 760 × 1.00 = 1 331 520 USD a year, under owning's 1 917 320.83
     f = cheap.findings[cheap.findings["code"] == "cloud_cheaper_over_term"]
     assert len(f) == 1 and f.iloc[0]["data"]["cloud_usd"] == pytest.approx(1_331_520.0)
     assert "cloud_cheaper_over_horizon" not in set(cheap.findings["code"])
@@ -204,17 +205,20 @@ def test_tornado_covers_fitout_staff_and_the_cost_of_capital(default):
     t = t[t["metric"] == "cost_per_useful_gpu_hour_usd"].set_index("assumption")
     assert {"fitout_usd_per_kw", "staff_cost", "discount_rate"} <= set(t.index)
     # fit-out at $15 000 instead of $11 700 a kW: 3 300 × 257.8784 kW = 850 998.7 USD more
-    # capex, 170 199.7 a year over 5 years, ÷ 838 857.6 useful GPU-hours = 0.20290
+    # capex, annuitised over the fit-out's 15 years at 8 %: CRF 0.08 / (1 − 1.08^−15)
+    # = 0.116830, 99 422.2 a year ÷ 838 857.6 useful GPU-hours = 0.11852
     fit = t.loc["fitout_usd_per_kw"]
-    assert fit["at_high"] - fit["base"] == pytest.approx(0.20290, abs=1e-5)
+    assert fit["at_high"] - fit["base"] == pytest.approx(0.11852, abs=1e-5)
     # staff at 1.5 ×: 250 000 USD a year more ÷ 838 857.6 = 0.29802
     st = t.loc["staff_cost"]
     assert st["at_high"] - st["base"] == pytest.approx(0.29802, abs=1e-5)
-    # capital at 12 %: capital recovery factor 0.12 / (1 − 1.12^−5) = 0.277410, on
-    # 8 505 577.39 = 2 359 532.3 a year against 1 701 115.48 straight-line: 658 416.8
-    # more ÷ 838 857.6 = 0.78490
+    # capital at 12 % instead of 8 %, each class on its life (Brealey, Myers & Allen ch. 6):
+    # servers 5 488 400 × (CRF(12 %, 5) 0.277410 − CRF(8 %, 5) 0.250456) = 147 934.4,
+    # fit-out 3 017 177.4 × (CRF(12 %, 15) 0.146824 − CRF(8 %, 15) 0.116830) = 90 497.1;
+    # 238 431.5 a year more ÷ 838 857.6 = 0.28423
     cap = t.loc["discount_rate"]
-    assert cap["at_high"] - cap["base"] == pytest.approx(0.78490, abs=1e-4)
+    assert cap["base_value"] == 0.08
+    assert cap["at_high"] - cap["base"] == pytest.approx(0.28423, abs=1e-4)
 
 
 def test_headline_range_and_the_chance_owning_wins(default, plan):
@@ -227,16 +231,16 @@ def test_headline_range_and_the_chance_owning_wins(default, plan):
     ) == (mc["p10"], mc["p50"], mc["p90"])
     assert 0 < s["own_beats_cloud_probability"] <= 1
     # Only utilisation varying, triangular(0.3, 0.7, 0.8), against Lambda's $3.99 on
-    # demand: owning wins when u > 1 891 335.64 / (152 × 8 760 × 3.99) = 0.35600; the
-    # triangle's CDF there is (0.356 − 0.3)² / ((0.8 − 0.3)(0.7 − 0.3)) = 0.01568, so
-    # owning wins in 98.43 % of draws (±0.12 % sampling error at 10 000 draws)
+    # demand: owning wins when u > 1 917 320.83 / (152 × 8 760 × 3.99) = 0.36089; the
+    # triangle's CDF there is (0.36089 − 0.3)² / ((0.8 − 0.3)(0.7 − 0.3)) = 0.01854, so
+    # owning wins in 98.15 % of draws (±0.13 % sampling error at 10 000 draws)
     only_u = [{"name": "utilisation", "low": 0.3, "high": 0.8}]
     one = hubplan.build_plan(default.with_changes({"cost.ranges": only_u}))
     u = one["cost_summary"].iloc[0]
-    assert u["own_beats_cloud_probability"] == pytest.approx(0.98432, abs=0.004)
+    assert u["own_beats_cloud_probability"] == pytest.approx(0.98146, abs=0.004)
     # and its median cost is the cost at the median u, 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623:
-    # 1 891 335.64 / (152 × 8 760 × 0.61623 × 0.9) = 2.5612 (tests/test_cost.py)
-    assert u["cost_per_useful_gpu_hour_p50_usd"] == pytest.approx(2.5612, rel=0.01)
+    # 1 917 320.83 / (152 × 8 760 × 0.61623 × 0.9 = 738 470.8) = 2.5963
+    assert u["cost_per_useful_gpu_hour_p50_usd"] == pytest.approx(2.5963, rel=0.01)
 
 
 def test_cost_panel_shows_the_range(plan):

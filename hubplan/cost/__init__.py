@@ -4,11 +4,20 @@ whether renting would be cheaper.
 Capex by line from the bill of materials (every line with its price basis; an unknown
 price is an unpriced line, never 0), opex per year, straight-line depreciation, the cost
 of a useful GPU-hour, own versus cloud over the horizon with the break-even month and
-utilisation and NPV, phasing, a tornado of the key assumptions, a Monte Carlo and carbon.
+utilisation and NPV, the capital charge (capex annuitised over each asset class's life)
+and the cash flow by year with refreshes and residual values, phasing, a tornado of the
+key assumptions, a Monte Carlo and carbon.
 """
 
 from .capex import CAPEX_COLUMNS, capex_totals, fitout_usd, line_usd, share_usd
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
+from .cashflow import (
+    annuity_factor,
+    capital_charge_usd,
+    capital_recovery_factor,
+    cashflow_table,
+    discount_factor,
+)
 from .cloud import (
     CLOUD_SCHEMA,
     breakeven_month,
@@ -48,9 +57,13 @@ __all__ = [
     "CostBase",
     "OpticsPrice",
     "StaffRole",
+    "annuity_factor",
     "breakeven_month",
     "breakeven_utilisation",
     "capex_totals",
+    "capital_charge_usd",
+    "capital_recovery_factor",
+    "cashflow_table",
     "cheapest_offer",
     "cloud_offer",
     "cloud_offers",
@@ -59,6 +72,7 @@ __all__ = [
     "cost_per_useful_gpu_hour",
     "cumulative_curves",
     "depreciation_usd_per_year",
+    "discount_factor",
     "emissions_t_per_year",
     "energy_mwh_per_year",
     "energy_usd_per_year",

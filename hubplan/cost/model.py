@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from .cashflow import capital_charge_usd
 from .cloud import breakeven_utilisation, cloud_usd_per_year
 from .opex import (
     HOURS_PER_YEAR,
     cost_per_useful_gpu_hour,
-    depreciation_usd_per_year,
     energy_usd_per_year,
 )
 
@@ -45,6 +45,9 @@ class CostBase:
     cloud_usd_per_gpu_hour, cloud_pricing : the offer compared against
     job_gpu_hours : GPU-hours the training jobs take at the plan's MFU (goodput included)
     job_days : the longest training job's days to finish; mfu : the plan's MFU
+    discount_rate : the cost of capital the capex is annuitised at (0 = straight line)
+    other_capex_usd : capex on lives of its own (network, storage, fit-out) [USD]
+    other_capital_usd_per_year : its equivalent annual cost, fixed [USD a year]
     """
 
     capex_usd: float
@@ -66,6 +69,9 @@ class CostBase:
     job_gpu_hours: float
     job_days: float
     mfu: float
+    discount_rate: float = 0.0
+    other_capex_usd: float = 0.0
+    other_capital_usd_per_year: float = 0.0
     # -- cloud: the assumptions the tornado added for fit-out, staff, cost of capital --
     #: The fit-out line's price per kW of critical load (NaN: not priced or colocation)
     #: and the critical kW it is multiplied by.
@@ -73,14 +79,18 @@ class CostBase:
     critical_kw: float = 0.0
     #: The priced staff bill a year [USD] (part of ``fixed_opex_usd``).
     staff_usd_per_year: float = 0.0
-    #: Cost of capital charged on capex (annuity); 0 = straight-line depreciation, the
-    #: headline's basis until the cash flow sets the plan's discount rate here.
-    discount_rate: float = 0.0
+    #: The classes not on the server life, each (name, capex [USD], life [years], residual
+    #: share): the cost-of-capital and fit-out ranges re-annuitise them
+    #: (``other_capital_usd_per_year`` holds their charge at the plan's rate).
+    other_classes: tuple[tuple[str, float, float, float], ...] = ()
 
 
 def capital_charge_usd_per_year(capex_usd, life_years, residual_share, rate):
     """Yearly charge that repays capex less its end value over the life at a cost of
     capital [USD/yr] (an annuity); at a rate of 0, straight-line depreciation.
+
+    The cash flow's :func:`~hubplan.cost.cashflow.capital_charge_usd` with the rate as an
+    array too (the Monte Carlo samples the cost of capital).
 
     Notes
     -----
@@ -119,9 +129,12 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     -----
     capex' = capex + server capex × (f_gpu − 1) × (1 + installation share)
     + (fit-out per kW' − fit-out per kW) × critical kW;
-    annual = capital charge(capex', life, residual, r) + energy + maintenance × capex'
-    + fixed + staff × (f_staff − 1), the capital charge an annuity at the cost of
-    capital r (:func:`capital_charge_usd_per_year`; straight-line at r = 0);
+    annual = capital charge + energy + maintenance × capex' + fixed
+    + staff × (f_staff − 1), where the capital charge annuitises the server class
+    (capex' less the other classes' capex) over the server life at the discount rate r
+    (:func:`capital_charge_usd_per_year`, straight-line depreciation at r = 0) and adds
+    the other classes' charge (network, storage, fit-out, each over its own life; the
+    plan's figure unless r or the fit-out price is varied, then re-annuitised);
     cost per useful GPU-hour = annual ÷ (GPUs × 8 760 × u × goodput);
     training cost = job GPU-hours × MFU₀ ÷ MFU × annual ÷ (GPUs × 8 760 × u);
     days = job days × MFU₀ ÷ MFU (same GPUs); own/cloud = annual ÷ cloud a year.
@@ -133,20 +146,36 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     m = base.mfu if mfu is None else np.asarray(mfu, dtype=float)
     f = np.asarray(gpu_price, dtype=float)
     capex = base.capex_usd + base.server_capex_usd * (f - 1.0) * (1.0 + base.share_on_servers)
+    delta_fit = None  # the change in fit-out capex when its price per kW is varied
     if fitout_usd_per_kw is not None and base.fitout_usd_per_kw == base.fitout_usd_per_kw:
-        capex = capex + (np.asarray(fitout_usd_per_kw, dtype=float)
-                         - base.fitout_usd_per_kw) * _known(base.critical_kw)  # fmt: skip
+        delta_fit = (np.asarray(fitout_usd_per_kw, dtype=float)
+                     - base.fitout_usd_per_kw) * _known(base.critical_kw)  # fmt: skip
+        capex = capex + delta_fit
     rate = base.discount_rate if discount_rate is None else np.asarray(discount_rate, float)
     fixed = base.fixed_opex_usd + base.staff_usd_per_year * (np.asarray(staff_cost, float) - 1)
     energy = energy_usd_per_year(_known(base.it_kw), p,
                                  base.usd_per_kwh * np.asarray(electricity_price, dtype=float),
                                  base.duty_cycle)  # fmt: skip
-    charge = (
-        depreciation_usd_per_year(capex, life, base.residual_share)
-        if discount_rate is None and base.discount_rate == 0  # the same bits as before
-        else capital_charge_usd_per_year(capex, life, base.residual_share, rate)
-    )
-    annual = charge + energy + capex * _known(base.maintenance_share) + fixed
+    if (discount_rate is None and delta_fit is None) or not base.other_classes:
+        # the plan's rate: the cash flow's own figure, bit for bit (without classes to
+        # re-annuitise, the other classes' charge stays the plan's)
+        capital = (
+            capital_charge_usd_per_year(
+                capex - base.other_capex_usd, life, base.residual_share, rate
+            )
+            if discount_rate is not None
+            else capital_charge_usd(
+                capex - base.other_capex_usd, base.discount_rate, life, base.residual_share
+            )
+        ) + base.other_capital_usd_per_year
+    else:  # cloud: every class re-annuitised at the varied rate, the fit-out re-priced
+        others = base.other_capex_usd + (0.0 if delta_fit is None else delta_fit)
+        capital = capital_charge_usd_per_year(capex - others, life, base.residual_share, rate)
+        for name, amount, years, residual in base.other_classes:
+            extra = delta_fit if name == "fitout" and delta_fit is not None else 0.0
+            capital = capital + capital_charge_usd_per_year(amount + extra, years, residual,
+                                                            rate)  # fmt: skip
+    annual = capital + energy + capex * _known(base.maintenance_share) + fixed
     per_hour = cost_per_useful_gpu_hour(annual, base.gpus, u, base.goodput)
     per_used_hour = annual / (base.gpus * HOURS_PER_YEAR * u)
     ratio = base.mfu / m
@@ -263,16 +292,19 @@ def own_beats_cloud_probability(base: CostBase, ranges, samples: int, seed: int)
     return float(np.mean(ratio < 1.0))
 
 
-def with_cloud_assumptions(base: CostBase, cost, opex_rows: list[dict],
-                           critical_kw: float) -> CostBase:  # fmt: skip
+def with_cloud_assumptions(base: CostBase, cost, opex_rows: list[dict], critical_kw: float,
+                           classes: dict[str, tuple[float, float, float]]) -> CostBase:  # fmt: skip
     """``base`` with what the fit-out, staff and cost-of-capital ranges act on: the
-    fit-out price per kW and the critical kW it is charged on (own building only), and
-    the priced staff lines' yearly sum. ``cost`` is the cost section."""
+    fit-out price per kW and the critical kW it is charged on (own building only), the
+    priced staff lines' yearly sum, and each asset class other than the servers as
+    (name, capex, life, residual share) from ``classes``. ``cost`` is the cost section."""
     fit = cost.fitout_usd_per_kw
     staff = [r["usd_per_year"] for r in opex_rows if r["priced"] and r["category"] == "staff"]
+    others = tuple((name, float(a), float(life), float(res))
+                   for name, (a, life, res) in classes.items() if name != "servers")  # fmt: skip
     return replace(base, fitout_usd_per_kw=float(fit) if cost.site == "own_building"
                    and fit is not None else math.nan, critical_kw=critical_kw,
-                   staff_usd_per_year=float(sum(staff)))  # fmt: skip
+                   staff_usd_per_year=float(sum(staff)), other_classes=others)  # fmt: skip
 
 
 def headline_range(

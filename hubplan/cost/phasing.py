@@ -31,20 +31,26 @@ def price_factor(years: float, annual_decline: float) -> float:
 
 def phasing_table(need_gpus: float, capex_per_gpu_usd: float, headroom: float,
                   full_factor: float, expand_year: int, annual_decline: float,
-                  rate: float) -> pd.DataFrame:  # fmt: skip
+                  rate: float, fixed_price_per_gpu_usd: float = 0.0) -> pd.DataFrame:  # fmt: skip
     """Capex by year of the phased build and of buying everything now.
 
-    Both end with need × full factor GPUs. Capex per GPU is the plan's priced capex over
-    its GPUs (servers, network, storage and fit-out together).
+    Both end with need × full factor GPUs. Capex per GPU is the plan's priced IT capex
+    (servers, network, storage) over its GPUs, whose price falls by ``annual_decline`` a
+    year; ``fixed_price_per_gpu_usd`` is the part whose price does not (the fit-out: the
+    price-performance trend is the GPUs', not the building's).
 
     Examples
     --------
     100 GPUs at $1 per GPU, +30 % now, ×2 in all, the rest in year 2 at −50 %/year:
-    phased 130 + 70 × 0.25 = 147.5 against 200 now (undiscounted).
+    phased 130 + 70 × 0.25 = 147.5 against 200 now (undiscounted). With $1 of fit-out a
+    GPU beside it, the fit-out bought later costs the same: 147.5 + 200 = 347.5 against 400.
 
     >>> t = phasing_table(100, 1.0, 0.3, 2.0, 2, 0.5, 0.0)
     >>> t.groupby("strategy", sort=False)["capex_usd"].sum().round(2).tolist()
     [147.5, 200.0]
+    >>> t = phasing_table(100, 1.0, 0.3, 2.0, 2, 0.5, 0.0, 1.0)
+    >>> t.groupby("strategy", sort=False)["capex_usd"].sum().round(2).tolist()
+    [347.5, 400.0]
     """
     first = need_gpus * (1 + headroom)
     final = need_gpus * max(full_factor, 1 + headroom)
@@ -55,7 +61,7 @@ def phasing_table(need_gpus: float, capex_per_gpu_usd: float, headroom: float,
         total = 0.0
         for year, gpus in plan:
             factor = f if year else 1.0
-            capex = gpus * capex_per_gpu_usd * factor
+            capex = gpus * capex_per_gpu_usd * factor + gpus * fixed_price_per_gpu_usd
             total += gpus
             rows.append({"strategy": strategy, "year": year, "gpus_added": gpus,
                          "gpus_total": total, "price_factor": factor, "capex_usd": capex,

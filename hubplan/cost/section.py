@@ -227,6 +227,39 @@ class Cost(Section):
         "checkpoints lose the rest); empty = the training jobs' goodput "
         "(workload.training[].goodput), GPU-weighted, or 1 without training jobs.",
     )
+    # cashflow: lives per asset class (servers keep depreciation_years above)
+    network_life_years: float = Field(
+        6.0,
+        gt=0,
+        le=20,
+        description="Life of switches, optics and cables [years]: 6, as Microsoft and "
+        "Alphabet depreciate servers and network equipment (10-K filings, FY2023) and "
+        "Amazon its networking gear from 2022 (10-K).",
+    )
+    storage_life_years: float = Field(
+        5.0,
+        gt=0,
+        le=20,
+        description="Life of storage nodes and drives [years]: 5, the server life "
+        "(storage nodes are servers; Amazon 5 years for a subset of servers from 2025, "
+        "10-K).",
+    )
+    fitout_life_years: float = Field(
+        15.0,
+        ge=5,
+        le=40,
+        description="Life of the facility fit-out (power, cooling, fire, racks and "
+        "containment) [years]: 15, inside ASHRAE's 10-25 years for facilities and "
+        "infrastructure (HVAC Applications 2011, ch. 19) and the 15 years the ATO gives "
+        "refrigeration compressors and condensers (TR 2022/1, Table B).",
+    )
+    fitout_residual_share: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Fit-out value at the end of its life as a share of its price: 0, a "
+        "fit-out is written off over its life; before then it is worth its book value.",
+    )
     # -- cloud ---------------------------------------------------------------------------
     horizon_years: int = Field(
         5, ge=1, le=15, description="Planning horizon [years]: the depreciation life."
@@ -306,6 +339,49 @@ class Cost(Section):
         le=1,
         description="Share of the energy bought as green power (zero-emission); 0 unless "
         "the client contracts it.",
+    )
+    # -- currency and taxes (cashflow) ----------------------------------------------------
+    currency: Literal["USD", "CNY"] = Field(
+        "USD",
+        description="Currency of the cost tables: USD (every price in the catalogues is in "
+        "USD), or CNY, which adds a _cny twin beside every _usd column at cny_per_usd.",
+    )
+    cny_per_usd: float = Field(
+        7.1884,
+        gt=0,
+        le=100,
+        description="Exchange rate [CNY per USD]: the CFETS central parity the People's Bank "
+        "of China authorised for 31 December 2024, 7.1884 (China Foreign Exchange Trade "
+        "System, as reported by Xinhua). Set the rate of the budget's date.",
+    )
+    cny_per_usd_date: str = Field(
+        "2024-12-31",
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="Date of cny_per_usd (YYYY-MM-DD), shown beside every CNY figure.",
+    )
+    import_duty_rate: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Import duty on the IT hardware (servers, accelerators, switches, optics, "
+        "storage) as a share of its price: 0, China's MFN rate on HS 8471 computers and "
+        "8517 switches under the WTO Information Technology Agreement (Customs Tariff of "
+        "the PRC). Set it where an additional tariff applies to the goods' origin.",
+    )
+    vat_rate: float = Field(
+        0.13,
+        ge=0,
+        le=1,
+        description="VAT on purchases: 13 %, China's standard rate on goods since 1 April "
+        "2019 (MOF, STA and GACC Announcement No. 39 of 2019).",
+    )
+    vat_recoverable: bool = Field(
+        True,
+        description="True: the buyer is a general VAT taxpayer and deducts input VAT on "
+        "equipment (consumption-type VAT since 2009, PRC Provisional Regulations on VAT), "
+        "so VAT is no cost. False (a public body or a small-scale taxpayer): VAT at "
+        "vat_rate is added to every capex line and to the opex bought from suppliers "
+        "(energy, maintenance, space, licences; not staff).",
     )
 
     @model_validator(mode="after")

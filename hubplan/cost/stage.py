@@ -34,6 +34,7 @@ from .capex import (
     share_line,
 )
 from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
+from .cashflow import IT_CLASSES, asset_class, capital_charge_usd, cashflow_table
 from .cloud import (
     breakeven_month,
     cheapest_offer,
@@ -42,6 +43,13 @@ from .cloud import (
     compare_with_cloud,
     cumulative_curves,
     npv_usd,
+)
+from .currency import (
+    IMPORTED_CATEGORIES,
+    TAXED_OPEX_CATEGORIES,
+    import_duty_usd,
+    vat_usd,
+    with_cny,
 )
 from .model import (
     CostBase,
@@ -53,7 +61,6 @@ from .model import (
 )
 from .opex import (
     colocation_usd_per_year,
-    depreciation_usd_per_year,
     energy_mwh_per_year,
     energy_usd_per_year,
     maintenance_usd_per_year,
@@ -73,6 +80,8 @@ SUMMARY_COLUMNS = [
     "breakeven_month", "breakeven_utilisation", "horizon_years", "discount_rate",
     "npv_own_usd", "npv_cloud_usd", "npv_hybrid_usd", "it_kw", "energy_mwh_per_year",
     "grid_kg_per_kwh", "green_share", "co2_t_per_year",
+    "capital_charge_usd_per_year", "residual_usd", "currency", "cny_per_usd",
+    "cny_per_usd_date",
     # cloud: like-for-like comparison and the Monte Carlo headline
     "cloud_basis", "cloud_usd_per_useful_gpu_hour", "cloud_term_years", "own_term_usd",
     "cloud_term_usd", "cost_per_useful_gpu_hour_p10_usd", "cost_per_useful_gpu_hour_p50_usd",
@@ -215,14 +224,27 @@ class OpexResult:
 
 @dataclass(frozen=True)
 class CashflowResult:
-    """Depreciation, the yearly cost of owning, the cost of a useful GPU-hour and the NPV
-    of owning over the horizon."""
+    """Depreciation, the capital charge, the yearly cost of owning, the cost of a useful
+    GPU-hour, the cash flow by year and the NPV of owning over the horizon.
+
+    Attributes
+    ----------
+    depreciation_usd_per_year : straight line, each asset class over its own life
+    own_usd_per_year : capital charge + priced opex [USD a year]
+    cost_per_useful_gpu_hour_usd : own a year over the useful GPU-hours
+    residual_usd : what the assets are worth at the end of the horizon [USD]
+    npv_own_usd : the discounted sum of ``table`` [USD]
+    capital_charge_usd_per_year : each class's capex annuitised over its life [USD a year]
+    table : the ``cost_cashflow`` table (year × category)
+    """
 
     depreciation_usd_per_year: float
     own_usd_per_year: float
     cost_per_useful_gpu_hour_usd: float
     residual_usd: float
     npv_own_usd: float
+    capital_charge_usd_per_year: float = 0.0
+    table: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -334,6 +356,56 @@ def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: Capex
     return OpexResult(opex_df, opex, opex_total, opex_gaps, fixed, maint, gpus, goodput)
 
 
+def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
+    """Import duty on the imported IT hardware and the VAT the buyer cannot recover, each
+    a capex line of its own (category ``taxes``), added only when it is not zero.
+
+    Notes
+    -----
+    duty = imported hardware (servers, switches, optics, spares, storage) × duty rate;
+    VAT = (capex + duty) × VAT rate when ``vat_recoverable`` is false, else none
+    (:func:`~hubplan.cost.currency.vat_usd`). Both rest on the priced lines only; the
+    unpriced ones are counted and named as before.
+    """
+    hardware = float(sum(r["capex_usd"] for r in capex.rows
+                         if r["priced"] and r["category"] in IMPORTED_CATEGORIES))  # fmt: skip
+    duty = import_duty_usd(hardware, cost.import_duty_rate)
+    vat = vat_usd(capex.capex_usd + duty, cost.vat_rate, cost.vat_recoverable)
+    extra = []
+    for item, base, rate, amount, basis in (
+        ("import_duty", hardware, cost.import_duty_rate, duty, "section_import_duty_rate"),
+        ("vat", capex.capex_usd + duty, cost.vat_rate, vat, "section_vat_rate"),
+    ):
+        if amount:
+            extra.append({"category": "taxes", "item": item, "line_quantity": base,
+                          "unit": "share", "line_unit_usd": rate, "capex_usd": amount,
+                          "price_basis": basis, "price_source": "cost section",
+                          "priced": True})  # fmt: skip
+    if not extra:
+        return capex
+    lines = pd.concat([capex.lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)],
+                      ignore_index=True)  # fmt: skip
+    return CapexResult(lines, capex.rows + extra, capex.capex_usd + duty + vat,
+                       capex.unpriced, capex.server_capex_usd, capex.install)  # fmt: skip
+
+
+def opex_taxes(*, cost: Cost, opex: OpexResult) -> OpexResult:
+    """VAT on the opex bought from suppliers (energy, maintenance, space, licences) when
+    the buyer cannot recover it: one opex line (category ``taxes``), counted with the
+    fixed yearly costs of the closed-form headline."""
+    base = float(sum(r["usd_per_year"] for r in opex.rows
+                     if r["priced"] and r["category"] in TAXED_OPEX_CATEGORIES))  # fmt: skip
+    vat = vat_usd(base, cost.vat_rate, cost.vat_recoverable)
+    if not vat:
+        return opex
+    row = _opex("taxes", "vat", base, "usd", cost.vat_rate, vat, "section_vat_rate")
+    table = pd.concat([opex.table, pd.DataFrame([row], columns=OPEX_COLUMNS)],
+                      ignore_index=True)  # fmt: skip
+    return OpexResult(table, [*opex.rows, row], opex.opex_usd_per_year + vat, opex.unpriced,
+                      opex.fixed_usd_per_year + vat, opex.maintenance_usd_per_year,
+                      opex.gpus, opex.goodput)  # fmt: skip
+
+
 def unpriced_findings(capex: CapexResult, opex: OpexResult) -> list[Finding]:
     """One finding per category naming its unpriced lines, and one per total that
     excludes some."""
@@ -364,6 +436,37 @@ def unpriced_findings(capex: CapexResult, opex: OpexResult) -> list[Finding]:
     return findings
 
 
+def capex_by_class(capex: CapexResult) -> dict[str, float]:
+    """Priced capex [USD] by asset class (servers, network, storage, fitout), in the
+    order the classes first appear among the lines; unpriced lines are left out, as from
+    every total (their count is in the summary)."""
+    out: dict[str, float] = {}
+    for r in capex.rows:
+        if r["priced"]:
+            cls = asset_class(r["category"])
+            out[cls] = out.get(cls, 0.0) + float(r["capex_usd"])
+    return out
+
+
+def asset_lives(cost: Cost) -> tuple[dict[str, float], dict[str, float]]:
+    """(life [years], residual share at the end of it) by asset class, from the section:
+    servers ``depreciation_years``, network ``network_life_years``, storage
+    ``storage_life_years``, fit-out ``fitout_life_years``."""
+    lives = {"servers": cost.depreciation_years, "network": cost.network_life_years,
+             "storage": cost.storage_life_years, "fitout": cost.fitout_life_years}  # fmt: skip
+    shares = {"servers": cost.residual_share, "network": cost.residual_share,
+              "storage": cost.residual_share, "fitout": cost.fitout_residual_share}  # fmt: skip
+    return lives, shares
+
+
+def capital_charges(cost: Cost, capex: CapexResult) -> dict[str, float]:
+    """Each asset class's capex annuitised over its own life at the discount rate, less
+    the present value of its residual [USD a year] (:func:`capital_charge_usd`)."""
+    lives, shares = asset_lives(cost)
+    return {cls: float(capital_charge_usd(amount, cost.discount_rate, lives[cls], shares[cls]))
+            for cls, amount in capex_by_class(capex).items()}  # fmt: skip
+
+
 def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
               opex: OpexResult, it_kw: float, pue: float, tariff: float, price: float,
               kind: str) -> CostBase:  # fmt: skip
@@ -372,6 +475,10 @@ def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult
     install, server_capex, maint = capex.install, capex.server_capex_usd, \
         opex.maintenance_usd_per_year  # fmt: skip
     gpus, goodput, fixed = opex.gpus, opex.goodput, opex.fixed_usd_per_year
+    # the classes not on the server life: their capex and their fixed yearly charge
+    by_class, charges = capex_by_class(capex), capital_charges(cost, capex)
+    other_capex = sum(v for c, v in by_class.items() if c != "servers")
+    other_charge = sum(v for c, v in charges.items() if c != "servers")
     capex = capex.capex_usd
     job_hours = float(_nansum(_col(training, "gpu_days")) * 24) if len(training) else 0.0
     job_days = float(_nanmax(_col(training, "days_to_finish"))) if len(training) else 0.0
@@ -387,26 +494,46 @@ def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult
         gpus=gpus, utilisation=cost.utilisation, goodput=goodput,
         depreciation_years=cost.depreciation_years, residual_share=cost.residual_share,
         cloud_usd_per_gpu_hour=price, cloud_pricing=kind, job_gpu_hours=job_hours,
-        job_days=job_days, mfu=mfu,
+        job_days=job_days, mfu=mfu, discount_rate=cost.discount_rate,
+        other_capex_usd=other_capex, other_capital_usd_per_year=other_charge,
     )  # fmt: skip
     return base
 
 
 def cashflow_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
                         base: CostBase) -> CashflowResult:  # fmt: skip
-    """Straight-line depreciation, the yearly cost of owning, the cost of a useful
-    GPU-hour and the net present cost of owning over the horizon."""
+    """The money over time: each asset class's capex annuitised over its own life (the
+    capital charge), the yearly cost of owning and of a useful GPU-hour from it, and the
+    cash flow by year over the horizon (purchases, refreshes at the end of a life at the
+    price then, opex, residual values) whose discounted sum is the NPV of owning.
+
+    Notes
+    -----
+    own a year = Σ_class (C − R ÷ (1 + r)^L) × CRF(r, L) + opex (Brealey, Myers & Allen,
+    *Principles of Corporate Finance*, ch. 6: equivalent annual cost); NPV = Σ_t flow_t ÷
+    (1 + r)^t (HM Treasury Green Book, Annex 6). The phasing's price decline applies to
+    IT hardware refreshes, not to the fit-out. Straight-line depreciation, each class
+    over its life, is kept beside it as the accounting figure.
+    """
     gpus, opex_total = opex.gpus, opex.opex_usd_per_year
-    capex = capex.capex_usd
+    by_class, charges = capex_by_class(capex), capital_charges(cost, capex)
+    lives, shares = asset_lives(cost)
+    dep = float(sum(c * (1 - shares[k]) / lives[k] for k, c in by_class.items()))
+    charge = float(sum(charges.values()))
+    annual = charge + opex_total
     head = headline(base)
-    dep = float(depreciation_usd_per_year(capex, cost.depreciation_years, cost.residual_share))
-    annual = dep + opex_total
     per_hour = float(head["cost_per_useful_gpu_hour_usd"]) if gpus else math.nan
-    residual = capex * cost.residual_share if cost.horizon_years >= cost.depreciation_years \
-        else capex * (1 - (1 - cost.residual_share) * cost.horizon_years
-                      / cost.depreciation_years)  # fmt: skip
-    npv_own = npv_usd(capex, opex_total, cost.discount_rate, cost.horizon_years, residual)
-    return CashflowResult(dep, annual, per_hour, residual, npv_own)
+    opex_by_category: dict[str, float] = {}
+    for r in opex.rows:
+        if r["priced"]:
+            opex_by_category[r["category"]] = opex_by_category.get(r["category"], 0.0) + float(
+                r["usd_per_year"])  # fmt: skip
+    table = cashflow_table(by_class, lives, shares, opex_by_category, cost.horizon_years,
+                           cost.discount_rate, cost.annual_price_decline,
+                           IT_CLASSES)  # fmt: skip
+    residual = -float(table.loc[table["flow"].to_numpy() == "residual", "usd"].sum())
+    npv_own = float(table["present_usd"].sum())
+    return CashflowResult(dep, annual, per_hour, residual, npv_own, charge, table)
 
 
 def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
@@ -479,13 +606,22 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     critical_kw = _it_kw(tables, "it_nameplate_kw")
 
     capex = capex_calculator(catalog=catalog, tables=tables, cost=cost, critical_kw=critical_kw)
+    capex = capex_taxes(cost=cost, capex=capex)
     opex = opex_calculator(tables=tables, cost=cost, capex=capex, it_kw=it_kw,
                            critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
+    opex = opex_taxes(cost=cost, opex=opex)
     findings += unpriced_findings(capex, opex)
     offer, kind, price, term_months = _offer(cost, pools, catalog.cloud_offers)
     base = cost_base(tables=tables, cost=cost, capex=capex, opex=opex, it_kw=it_kw, pue=pue,
                      tariff=tariff, price=price, kind=kind)  # fmt: skip
-    base = with_cloud_assumptions(base, cost, opex.rows, critical_kw)
+    lives, shares = asset_lives(cost)
+    base = with_cloud_assumptions(
+        base,
+        cost,
+        opex.rows,
+        critical_kw,
+        {c: (amount, lives[c], shares[c]) for c, amount in capex_by_class(capex).items()},
+    )
     flow = cashflow_calculator(cost=cost, capex=capex, opex=opex, base=base)
     cloud = cloud_calculator(cost=cost, capex=capex, opex=opex, flow=flow, offer=offer,
                              kind=kind, price=price, term_months=term_months)  # fmt: skip
@@ -504,7 +640,7 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         cloud.cloud_usd_per_year, cloud.breakeven_month, cloud.breakeven_utilisation  # fmt: skip
     npv_own, npv_cloud, npv_hybrid = flow.npv_own_usd, cloud.npv_cloud_usd, cloud.npv_hybrid_usd
     curve = cloud.curve
-    capex = capex.capex_usd
+    capex_result, capex = capex, capex.capex_usd
     summary = pd.DataFrame([{
         "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
         "opex_usd_per_year": opex_total, "opex_unpriced_lines": opex_gaps,
@@ -519,17 +655,25 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "npv_own_usd": npv_own, "npv_cloud_usd": npv_cloud, "npv_hybrid_usd": npv_hybrid,
         "it_kw": it_kw, "energy_mwh_per_year": mwh, "grid_kg_per_kwh": factor,
         "green_share": cost.green_share, "co2_t_per_year": co2,
+        "capital_charge_usd_per_year": flow.capital_charge_usd_per_year,
+        "residual_usd": flow.residual_usd, "currency": cost.currency,
+        "cny_per_usd": cost.cny_per_usd, "cny_per_usd_date": cost.cny_per_usd_date,
         **{k: v for k, v in cloud.comparison.items() if k != "breakeven_utilisation"},
         **headline_range(risk["cost_monte_carlo"], base, cost.ranges, cost.samples, cost.seed),
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
-    phasing = phasing_table(gpus, capex / gpus if gpus else math.nan, cost.phase_headroom,
-                            cost.full_build_factor, cost.expand_after_years,
-                            cost.annual_price_decline, cost.discount_rate)  # fmt: skip
+    fit = capex_by_class(capex_result).get("fitout", 0.0)
+    phasing = phasing_table(gpus, (capex - fit) / gpus if gpus else math.nan,
+                            cost.phase_headroom, cost.full_build_factor,
+                            cost.expand_after_years, cost.annual_price_decline,
+                            cost.discount_rate,
+                            fit / gpus if gpus else math.nan)  # fmt: skip
     out = {
         "cost_capex": lines, "cost_opex": opex_df, "cost_summary": summary,
-        "cost_curve": curve, "cost_phasing": phasing,
+        "cost_curve": curve, "cost_phasing": phasing, "cost_cashflow": flow.table,
         **risk,
     }  # fmt: skip
+    if cost.currency == "CNY":  # every money column gains its CNY twin
+        out = {name: with_cny(table, cost.cny_per_usd) for name, table in out.items()}
     return StageResult(out, tuple(findings))
 
 
@@ -545,6 +689,7 @@ STAGE = Stage(
         "cost_phasing",
         "cost_tornado",
         "cost_monte_carlo",
+        "cost_cashflow",
     ),
     run=run_cost,
 )

@@ -21,12 +21,26 @@ from .charts import SplitChart, _style
 from .panels import PlanPanel, _form, _table_html
 
 
+def money(df: pd.DataFrame, column: str) -> tuple[str, str]:
+    """(the column a chart shows, its currency): the CNY twin of a USD column when the
+    plan's cost section chose CNY (the stage then adds ``*_cny`` columns), else itself.
+
+    >>> money(pd.DataFrame({"capex_usd": [1.0], "capex_cny": [7.2]}), "capex_usd")
+    ('capex_cny', 'CNY')
+    >>> money(pd.DataFrame({"capex_usd": [1.0]}), "capex_usd")
+    ('capex_usd', 'USD')
+    """
+    twin = column.replace("usd", "cny")
+    return (twin, "CNY") if twin in df.columns else (column, "USD")
+
+
 def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """Priced capex and opex a year by category (unpriced lines are absent, and said so in
-    the panel's findings), from ``cost_capex`` and ``cost_opex``."""
+    the panel's findings), from ``cost_capex`` and ``cost_opex``, in the plan's currency."""
     lang = normalize_language(lang)
-    a = capex[capex["priced"]].groupby("category", sort=False)["capex_usd"].sum()
-    b = opex[opex["priced"]].groupby("category", sort=False)["usd_per_year"].sum()
+    capex_col, unit = money(capex, "capex_usd")
+    a = capex[capex["priced"]].groupby("category", sort=False)[capex_col].sum()
+    b = opex[opex["priced"]].groupby("category", sort=False)[money(opex, "usd_per_year")[0]].sum()
     df = pd.concat([
         pd.DataFrame({"what": label("capex_usd", lang), "category": a.index, "usd": a.to_numpy()}),
         pd.DataFrame({"what": label("opex_usd_per_year", lang), "category": b.index,
@@ -34,7 +48,7 @@ def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") ->
     ], ignore_index=True)  # fmt: skip
     chart = alt.Chart(df).mark_bar().encode(
         y=alt.Y("what:N", title=""),
-        x=alt.X("sum(usd):Q", title="USD"),
+        x=alt.X("sum(usd):Q", title=unit),
         color=alt.Color("category:N", title=label("category", lang)),
         tooltip=["what:N", "category:N", alt.Tooltip("usd:Q", format=",.0f")],
     ).properties(title=label("chart.cost_breakdown.title", lang))  # fmt: skip
@@ -52,21 +66,23 @@ _PATHS = ("own_usd", "cloud_usd", "hybrid_usd")
 
 def own_vs_cloud_split(curve: pd.DataFrame, summary: pd.DataFrame,
                        lang: str = "en") -> SplitChart:  # fmt: skip
-    """:func:`own_vs_cloud` as a :class:`~hubplan.views.charts.SplitChart`."""
+    """:func:`own_vs_cloud` as a :class:`~hubplan.views.charts.SplitChart` (in the plan's
+    currency: the ``*_cny`` paths when the stage added them; the field keeps its name)."""
     lang = normalize_language(lang)
-    names = {c: label(c, lang) for c in _PATHS}
+    names = {money(curve, c)[0]: label(c, lang) for c in _PATHS}
     long = curve.melt("month", list(names), var_name="key", value_name="usd")
     long["what"] = long["key"].map(names)
     month = float(summary["breakeven_month"].iloc[0])
     shown = month if math.isfinite(month) and month <= curve["month"].max() else None
     rule = pd.DataFrame({"month": [shown] if shown is not None else []}, dtype=float)
-    return SplitChart(_own_vs_cloud, (lang,), {"paths": long, "breakeven": rule})
+    unit = money(curve, "own_usd")[1]
+    return SplitChart(_own_vs_cloud, (lang, unit), {"paths": long, "breakeven": rule})
 
 
-def _own_vs_cloud(lang: str) -> alt.LayerChart:
+def _own_vs_cloud(lang: str, unit: str = "USD") -> alt.LayerChart:
     x = alt.X("month:Q", title=label("month", lang))
     lines = alt.Chart(alt.NamedData("paths")).mark_line().encode(
-        x=x, y=alt.Y("usd:Q", title="USD"), color=alt.Color("what:N", title=""),
+        x=x, y=alt.Y("usd:Q", title=unit), color=alt.Color("what:N", title=""),
         tooltip=["what:N", "month:Q", alt.Tooltip("usd:Q", format=",.0f")],
     )  # fmt: skip
     rule = alt.Chart(alt.NamedData("breakeven")).mark_rule(strokeDash=[4, 4],
@@ -82,8 +98,12 @@ def tornado_chart(tornado: pd.DataFrame, lang: str = "en",
     lang = normalize_language(lang)
     df = tornado[tornado["metric"] == metric].copy()
     df["name"] = [label(f"cost.assumption.{a}", lang) for a in df["assumption"]]
-    df["lo"] = df[["at_low", "at_high"]].min(axis=1)
-    df["hi"] = df[["at_low", "at_high"]].max(axis=1)
+    cny = "at_low_cny" in df.columns and metric.endswith("_usd")  # a money metric in CNY
+    low, high = ("at_low_cny", "at_high_cny") if cny else ("at_low", "at_high")
+    df["lo"] = df[[low, high]].min(axis=1)
+    df["hi"] = df[[low, high]].max(axis=1)
+    if cny:  # the plan's figure in CNY too
+        df["base"] = df["base_cny"]
     order = df.sort_values("swing", ascending=False)["name"].tolist()
     y = alt.Y("name:N", title="", sort=order)
     bars = alt.Chart(df).mark_bar().encode(

@@ -1,0 +1,114 @@
+"""Time value of money in the cost stage: the capital recovery factor, annuitised capex
+with residual values, lives per asset class, refresh at the end of a life and the
+``cost_cashflow`` table, against figures worked by hand.
+
+Formulas: present value of an annuity (1 − (1 + r)^−T) ÷ r and the equivalent annual
+cost C × r(1 + r)^L ÷ ((1 + r)^L − 1) (Brealey, Myers & Allen, Principles of Corporate
+Finance, ch. 2 and 6); discount factor 1 ÷ (1 + r)^t and residual values counted in the
+last year of the appraisal (HM Treasury, The Green Book 2022, Annex 6)."""
+
+import pytest
+
+import hubplan
+from hubplan.core.errors import ScenarioError
+from hubplan.cost.cashflow import (
+    annuity_factor,
+    capital_charge_usd,
+    capital_recovery_factor,
+    cashflow_table,
+    purchase_years,
+)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return hubplan.build_plan(hubplan.default_scenario())
+
+
+def test_capital_recovery_factor_loan_example():
+    # A $1 000 loan at 10 % repaid in 10 equal yearly payments: 1.1^10 = 2.5937425;
+    # CRF = 0.1 × 2.5937425 ÷ 1.5937425 = 0.1627454 → $162.75 a year (the textbook
+    # example: "a loan of $1 000 at 10 % will be paid back with 10 payments of $163").
+    assert 1000 * capital_recovery_factor(0.10, 10) == pytest.approx(162.75, abs=0.01)
+    # the issue's figure: at 8 % over five years a year's capital costs 0.2504565 of the
+    # price instead of straight-line 0.2, a quarter more on the capital part of the bill
+    assert capital_recovery_factor(0.08, 5) == pytest.approx(0.2504565, abs=1e-7)
+    # no interest: straight line
+    assert capital_recovery_factor(0.0, 4) == 0.25
+    assert annuity_factor(0.08, 5) == pytest.approx(3.992710, abs=1e-6)
+
+
+def test_capital_charge_with_a_residual_value():
+    # $270 000 server, 5 years, 8 %, resold for 20 % at the end: 54 000 × 1.08^−5
+    # (0.6805832) = 36 751.5 today; (270 000 − 36 751.5) × 0.2504565 = 58 418.6 a year
+    assert capital_charge_usd(270_000.0, 0.08, 5, 0.2) == pytest.approx(58_418.6, abs=0.1)
+    # at 0 % it is straight-line depreciation: 270 000 × 0.8 ÷ 5 = 43 200
+    assert capital_charge_usd(270_000.0, 0.0, 5, 0.2) == pytest.approx(43_200)
+
+
+def test_refresh_years():
+    # a 5-year server over a 12-year horizon is bought at 0, 5 and 10; a 15-year fit-out
+    # once; a life equal to the horizon is not refreshed in the last year
+    assert purchase_years(5, 12) == [0, 5, 10]
+    assert purchase_years(15, 12) == [0]
+    assert purchase_years(5, 5) == [0]
+
+
+def test_cashflow_table_hand_npv():
+    # $1 000 of servers on a 2-year life, $100 of energy a year, 3 years at 10 %, prices
+    # falling by half a year: year 0 buys 1 000; year 2 refreshes at 1 000 × 0.5² = 250;
+    # at year 3 the refresh is 1 of 2 years old, worth 125.
+    # NPV = 1 000 + 100/1.1 + (250 + 100)/1.21 + (100 − 125)/1.331
+    #     = 1 000 + 90.909 + 289.256 − 18.783 = 1 361.382
+    t = cashflow_table({"servers": 1000.0}, {"servers": 2}, {"servers": 0.0},
+                       {"energy": 100.0}, 3, 0.10, 0.5)  # fmt: skip
+    assert t["present_usd"].sum() == pytest.approx(1361.382, abs=1e-3)
+    refresh = t[t["flow"] == "refresh"].iloc[0]
+    assert (refresh["year"], refresh["usd"]) == (2, 250.0)
+    assert t.loc[t["flow"] == "residual", "usd"].tolist() == [-125.0]
+    # a fit-out does not get cheaper: the same with the class named fitout refreshes at
+    # 1 000 and is worth 500 at the end → 1 000 + 90.909 + 1 100/1.21 + (100 − 500)/1.331
+    t = cashflow_table({"fitout": 1000.0}, {"fitout": 2}, {"fitout": 0.0},
+                       {"energy": 100.0}, 3, 0.10, 0.5)  # fmt: skip
+    assert t["present_usd"].sum() == pytest.approx(1000 + 90.909 + 909.091 - 300.526, abs=1e-3)
+
+
+def test_default_plan_cashflow_and_npv(plan):
+    t = plan["cost_cashflow"]
+    s = plan["cost_summary"].iloc[0]
+    # year 0: servers $5 488 400 and the fit-out $3 017 177.4 (257.8784 kW × $11 700)
+    year0 = t[t["year"] == 0].set_index("category")["usd"]
+    assert year0["servers"] == pytest.approx(5_488_400)
+    assert year0["fitout"] == pytest.approx(3_017_177.4, abs=0.1)
+    # years 1-5: energy $190 220.16 each; no refresh (server life 5 = horizon 5)
+    assert (t["flow"] == "refresh").sum() == 0
+    energy = t[(t["category"] == "energy")]
+    assert energy["year"].tolist() == [1, 2, 3, 4, 5]
+    # year 5: the fit-out has 10 of its 15 years left: 3 017 177.4 × 10/15 = 2 011 451.6
+    assert s["residual_usd"] == pytest.approx(2_011_451.6, abs=0.1)
+    # NPV = 8 505 577.4 + 190 220.16 × 3.992710 − 2 011 451.6 × 1.08^−5 (0.6805832)
+    #     = 8 505 577.4 + 759 494.0 − 1 368 960.2 = 7 896 111.2
+    assert s["npv_own_usd"] == pytest.approx(7_896_111.2, abs=1)
+    assert t["present_usd"].sum() == pytest.approx(s["npv_own_usd"])
+
+
+def test_refresh_over_a_ten_year_horizon(plan):
+    s10 = hubplan.default_scenario().with_changes({"cost.horizon_years": 10})
+    p = hubplan.build_plan(s10)
+    t = p["cost_cashflow"]
+    # the servers are bought again in year 5 at (1 − 0.285)^5 = 0.1868660 of the price:
+    # 5 488 400 × 0.1868660 = 1 025 595.2; the fit-out is not (15-year life)
+    refresh = t[t["flow"] == "refresh"]
+    assert refresh["category"].tolist() == ["servers"] and refresh["year"].tolist() == [5]
+    assert refresh["usd"].iloc[0] == pytest.approx(1_025_595.2, abs=0.1)
+    # NPV = 8 505 577.4 + 1 025 595.2 × 1.08^−5 (698 002.8) + energy 190 220.16 ×
+    # (1 − 1.08^−10)/0.08 = 6.7100814 (1 276 392.8) − fit-out 5 of 15 years left
+    # 1 005 725.8 × 1.08^−10 (465 845.6) = 10 014 127.4
+    assert p["cost_summary"].iloc[0]["npv_own_usd"] == pytest.approx(10_014_127.4, abs=1)
+
+
+def test_lives_are_scenario_fields_with_bounds():
+    s = hubplan.default_scenario()
+    assert s.cost.fitout_life_years == 15 and s.cost.network_life_years == 6
+    with pytest.raises(ScenarioError, match=r"cost\.fitout_life_years"):
+        s.with_changes({"cost.fitout_life_years": 80})

@@ -1,0 +1,105 @@
+"""Currency and taxes in the cost stage: CNY twins of every USD column at the dated CFETS
+rate, import duty on imported hardware and VAT the buyer cannot recover, worked by hand
+on the default plan (capex 8 505 577.4 USD: servers 5 488 400, fit-out 3 017 177.4;
+energy 190 220.16 USD a year; tests/test_cost.py works these figures)."""
+
+import math
+
+import pytest
+
+import hubplan
+from hubplan.core import labels
+from hubplan.core.errors import ScenarioError
+
+RATE = 7.1884  # CNY per USD, CFETS central parity of 31 Dec 2024 (the section's default)
+
+
+@pytest.fixture(scope="module")
+def cny_plan():
+    return hubplan.build_plan(hubplan.default_scenario().with_changes({"cost.currency": "CNY"}))
+
+
+def test_usd_plan_has_no_cny_columns_and_no_taxes():
+    plan = hubplan.build_plan(hubplan.default_scenario())
+    for name in plan.tables:
+        if name.startswith("cost_"):
+            assert not [c for c in plan[name].columns if "cny" in c and c != "cny_per_usd"
+                        and c != "cny_per_usd_date"], name  # fmt: skip
+    # VAT is recovered as input VAT by default and the IT Agreement duty is 0: no line
+    assert "taxes" not in set(plan["cost_capex"]["category"])
+    s = plan["cost_summary"].iloc[0]
+    assert (s["currency"], s["cny_per_usd"], s["cny_per_usd_date"]) == ("USD", RATE, "2024-12-31")
+
+
+def test_cny_twins_at_the_dated_rate(cny_plan):
+    s = cny_plan["cost_summary"].iloc[0]
+    # 8 505 577.4 USD × 7.1884 = 61 141 492.6 CNY
+    assert s["capex_cny"] == pytest.approx(61_141_492.6, abs=1)
+    # 1 917 320.8 USD a year × 7.1884 ÷ 838 857.6 useful GPU-hours = 16.4300 CNY
+    assert s["cost_per_useful_gpu_hour_cny"] == pytest.approx(16.4300, abs=1e-4)
+    # Lambda's 3.99 USD an hour (data/cloud.csv, 2026 list) × 7.1884 = 28.6817 CNY
+    assert s["cloud_cny_per_gpu_hour"] == pytest.approx(28.6817, abs=1e-4)
+    # the USD columns stay beside them
+    assert s["capex_usd"] == pytest.approx(8_505_577.4, abs=1)
+    flow = cny_plan["cost_cashflow"]
+    assert flow["present_cny"].sum() == pytest.approx(s["npv_own_cny"])
+    # a share stays a share: the network spares line's 5 % is no money
+    capex = cny_plan["cost_capex"].set_index("category")
+    assert capex.loc["network_spares", "line_unit_cny"] == pytest.approx(0.05)
+    # the tornado converts money metrics only: own-to-cloud is a ratio
+    t = cny_plan["cost_tornado"]
+    ratio = t[t["metric"] == "own_to_cloud"]
+    assert ratio["at_low_cny"].isna().all()
+    money = t[t["metric"] == "cost_per_useful_gpu_hour_usd"].iloc[0]
+    assert money["at_low_cny"] == pytest.approx(money["at_low"] * RATE)
+
+
+def test_every_cny_column_has_a_label(cny_plan):
+    cat = labels.catalog()
+    for name, df in cny_plan.tables.items():
+        missing = [c for c in df.columns if c not in cat.index and not c.endswith("_zh")]
+        assert not missing, f"table {name}: no label for {missing}"
+
+
+def test_import_duty_and_unrecoverable_vat():
+    s = hubplan.default_scenario().with_changes(
+        {"cost.import_duty_rate": 0.10, "cost.vat_recoverable": False}
+    )
+    plan = hubplan.build_plan(s)
+    taxes = plan["cost_capex"].set_index("item")
+    # duty on the imported hardware only (servers; the fit-out is built locally):
+    # 5 488 400 × 10 % = 548 840
+    assert taxes.loc["import_duty", "capex_usd"] == pytest.approx(548_840)
+    # VAT on everything bought plus the duty: (8 505 577.4 + 548 840) × 13 % = 1 177 074.3
+    assert taxes.loc["vat", "capex_usd"] == pytest.approx(1_177_074.3, abs=0.1)
+    summary = plan["cost_summary"].iloc[0]
+    assert summary["capex_usd"] == pytest.approx(10_231_491.7, abs=0.1)
+    # and 13 % on the energy bill: 190 220.16 × 0.13 = 24 728.62 a year
+    opex = plan["cost_opex"].set_index("category")
+    assert opex.loc["taxes", "usd_per_year"] == pytest.approx(24_728.62, abs=0.01)
+    assert summary["opex_usd_per_year"] == pytest.approx(190_220.16 + 24_728.62, abs=0.01)
+    assert not math.isnan(summary["cost_per_useful_gpu_hour_usd"])
+
+
+def test_bad_currency_names_the_field():
+    with pytest.raises(ScenarioError, match=r"cost\.currency"):
+        hubplan.default_scenario().with_changes({"cost.currency": "EUR"})
+    with pytest.raises(ScenarioError, match=r"cost\.cny_per_usd_date"):
+        hubplan.default_scenario().with_changes({"cost.cny_per_usd_date": "31/12/2024"})
+
+
+def test_charts_in_the_chosen_currency(cny_plan):
+    from hubplan.views.cost import cost_breakdown, own_vs_cloud, tornado_chart
+
+    spec = cost_breakdown(cny_plan["cost_capex"], cny_plan["cost_opex"]).to_dict()
+    assert spec["encoding"]["x"]["title"] == "CNY"
+    rows = next(iter(spec["datasets"].values()))
+    # the capex bars add up to 61 141 492.6 CNY (8 505 577.4 USD × 7.1884)
+    capex = sum(r["usd"] for r in rows if r["what"] != "Opex per year")
+    assert capex == pytest.approx(61_141_492.6, abs=1)
+    curve = own_vs_cloud(cny_plan["cost_curve"], cny_plan["cost_summary"]).to_dict()
+    assert curve["layer"][0]["encoding"]["y"]["title"] == "CNY"
+    bars = tornado_chart(cny_plan["cost_tornado"]).to_dict()
+    rule = next(v for k, v in bars["datasets"].items() if len(v) == 1)
+    # the plan's figure: 16.4300 CNY a useful GPU-hour (worked above)
+    assert rule[0]["base"] == pytest.approx(16.4300, abs=1e-4)
