@@ -107,8 +107,9 @@ class Plan:
             high NaN, withheld, while a line is unpriced; the low then a floor),
             ``opex_usd_per_year`` and ``opex_unpriced_lines``,
             ``cost_per_useful_gpu_hour_usd``, ``breakeven_month`` (inf when owning never
-            pays back), from ``cost_summary``; and ``errors``, ``warnings``, ``infos``:
-            findings by severity.
+            pays back), ``cloud_basis`` (how owning is set against the cloud:
+            utilisation, term_total or no_offer), from ``cost_summary``; and ``errors``,
+            ``warnings``, ``infos``: findings by severity.
 
         >>> from hubplan import default_scenario
         >>> h = build_plan(default_scenario()).headline()
@@ -136,6 +137,7 @@ class Plan:
             "opex_unpriced_lines": int(cost["opex_unpriced_lines"]),
             "cost_per_useful_gpu_hour_usd": float(cost["cost_per_useful_gpu_hour_usd"]),
             "breakeven_month": float(cost["breakeven_month"]),
+            "cloud_basis": str(cost["cloud_basis"]),
             "errors": int((severity == "error").sum()),
             "warnings": int((severity == "warning").sum()),
             "infos": int((severity == "info").sum()),

@@ -278,17 +278,22 @@ def test_energy_and_carbon_with_facility_power(plan):
 
 
 def test_breakeven_against_the_cheapest_h100_offer(summary):
-    # Lambda H100 on demand $2.99: renting 152 GPUs at 70 % = 152 × 8 760 × 0.7 × 2.99
+    # The cheapest H100 on demand is Lambda's $3.99 (lambda.ai/instances, 8x H100 SXM,
+    # 2026-09): renting 152 GPUs at 70 % = 152 × 8 760 × 0.7 × 3.99 = 932 064 × 3.99
     assert summary["cloud_offer"] == "Lambda H100 SXM on-demand"
-    assert summary["cloud_usd_per_year"] == pytest.approx(2_786_871.36)
-    # rent saves 2 786 871.36 − 763 206.16 opex = 2 023 665.20 a year over owning's opex:
-    # break-even at 12 × 9 706 717.4 / 2 023 665.20 = 57.559 months
-    assert summary["breakeven_month"] == pytest.approx(57.559, abs=1e-3)
-    # owning costs 2 762 717.7 a year = renting at u: 152 × 8 760 × 2.99 × u
-    # = 3 981 244.8 u → u = 0.69393
-    assert summary["breakeven_utilisation"] == pytest.approx(0.69393, abs=1e-5)
+    assert summary["cloud_basis"] == "utilisation"
+    assert summary["cloud_usd_per_year"] == pytest.approx(3_718_935.36)
+    # rent saves 3 718 935.36 − 763 206.16 opex = 2 955 729.20 a year over owning's opex:
+    # break-even at 12 × 9 706 717.4 / 2 955 729.20 = 39.408 months
+    assert summary["breakeven_month"] == pytest.approx(39.408, abs=1e-3)
+    # owning costs 2 762 717.7 a year = renting at u: 152 × 8 760 × 3.99 × u
+    # = 5 312 764.8 u → u = 0.52002
+    assert summary["breakeven_utilisation"] == pytest.approx(0.52002, abs=1e-5)
+    # like for like, per useful GPU-hour: the rented hour loses goodput too,
+    # 3.99 / 0.9 = 4.4333 against owning's 2 762 717.7 / 838 857.6 = 3.2934
+    assert summary["cloud_usd_per_useful_gpu_hour"] == pytest.approx(4.4333, abs=1e-4)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
-    assert summary["npv_cloud_usd"] == pytest.approx(2_786_871.36 * 3.99271, rel=1e-5)
+    assert summary["npv_cloud_usd"] == pytest.approx(3_718_935.36 * 3.99271, rel=1e-5)
 
 
 def test_npv_hand_example():

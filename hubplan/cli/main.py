@@ -630,7 +630,17 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
 
 #: The catalogue tables, each with a ``--<table>-csv`` flag and a ``catalog <table>`` listing
 #: (each named as ``load_catalog``'s argument).
-CATALOG_TABLES = ("accelerators", "models", "servers", "switches", "storage", "failure_rates")
+CATALOG_TABLES = (
+    "accelerators",
+    "models",
+    "servers",
+    "switches",
+    "storage",
+    "failure_rates",
+    "cloud",
+)
+#: The Catalog attribute of a table whose flag name differs (``--cloud-csv``).
+_CATALOG_ATTRIBUTE = {"cloud": "cloud_offers"}
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -647,11 +657,13 @@ _CATALOG_COLUMNS = {
                 "nic_gbps", "rack_units", "confidence"],
     "failure_rates": ["name", "per", "per_million_hours", "events", "units", "hours",
                       "confidence"],
+    "cloud": ["name", "accelerator", "pricing", "price_per_gpu_hour", "currency",
+              "usd_per_gpu_hour", "term_months", "price_date", "confidence"],
 }  # fmt: skip
 
 
 def cmd_catalog(args: argparse.Namespace) -> None:
-    df = getattr(_catalog(args), args.table)
+    df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
     if args.json:
         print(_dumps(_records(df)))
         return
@@ -704,7 +716,9 @@ COMPARE_ROWS = (
 )  # fmt: skip
 
 
-def _figure_text(key: str, label_key: str, value: Any, lang: str) -> str:
+def _figure_text(key: str, label_key: str, value: Any, lang: str, basis: str = "") -> str:
+    if key == "breakeven_month" and basis == "no_offer":  # nothing to compare: not "never"
+        return label("choice.cloud_basis.no_offer", lang)
     if isinstance(value, float) and math.isinf(value):
         return label("overview.never", lang) if key == "breakeven_month" else "∞"
     if key in ("it_mw", "facility_mw"):
@@ -759,7 +773,8 @@ def _compare_scenarios(args: argparse.Namespace) -> None:
         rows = [header]
         for key, lab in COMPARE_ROWS:
             rows.append([label(lab, args.lang), unit(lab),
-                         *(_figure_text(key, lab, h[key], args.lang) for h in heads)])  # fmt: skip
+                         *(_figure_text(key, lab, h[key], args.lang, h["cloud_basis"])
+                           for h in heads)])  # fmt: skip
         widths = [max(_width(r[i]) for r in rows) for i in range(len(header))]
         for r in rows:
             cells = [c + " " * (w - _width(c)) if i < 2 else " " * (w - _width(c)) + c
@@ -804,9 +819,10 @@ def _headlines(plan, lang: str) -> list[dict[str, Any]]:
     rows = []
     for r in headline_figures(plan).to_dict(orient="records"):
         u = unit(r["figure"])
+        text = (label(f"choice.cloud_basis.{r['value']}", lang) if r["figure"] == "cloud_basis"
+                else format_value(r["figure"], r["value"]))  # fmt: skip
         rows.append({"figure": label(r["figure"], lang), "subject": r["subject"],
-                     "value": r["value"], "unit": u,
-                     "text": format_value(r["figure"], r["value"])})  # fmt: skip
+                     "value": r["value"], "unit": u, "text": text})  # fmt: skip
     return rows
 
 

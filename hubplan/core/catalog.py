@@ -14,6 +14,7 @@ import hashlib
 import io
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -123,6 +124,30 @@ SERVER_CAGE_SCHEMA: dict[str, tuple[str, bool]] = {
     "confidence": (_STR, True), "notes": (_STR, False),
 }  # fmt: skip
 
+#: The cloud offers (``data/cloud.csv``): one row per offer of one accelerator, priced per
+#: GPU-hour in its own currency (``price_per_gpu_hour``, ``currency``); a price in another
+#: currency than USD carries the rate it is converted at (``usd_per_unit``: USD for one
+#: unit of the currency) and that rate's date (``fx_date``). ``usd_per_gpu_hour`` is
+#: filled from them (given, it must agree). ``term_months`` is a reservation's or a
+#: capacity block's term (empty: compared over the plan's horizon).
+CLOUD_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "provider": (_STR, True), "accelerator": (_STR, True),
+    "pricing": (_STR, True), "region": (_STR, False),
+    "price_per_gpu_hour": (_NUM, True), "currency": (_STR, True),
+    "usd_per_unit": (_NUM, False), "fx_date": (_STR, False),
+    "usd_per_gpu_hour": (_NUM, False), "term_months": (_NUM, False),
+    "price_date": (_STR, True), "source": (_STR, True), "as_of": (_STR, True),
+    "confidence": (_STR, True), "notes": (_STR, False),
+}  # fmt: skip
+#: Kinds of cloud pricing: on demand (paid per hour used), a reservation or a capacity
+#: block (paid for every hour of the term, used or not); and the currencies a price may be in.
+CLOUD_PRICING = ("on_demand", "reserved", "capacity_block")
+CLOUD_CURRENCIES = ("USD", "CNY")
+#: How far a given ``usd_per_gpu_hour`` may sit from price × rate: half a cent, the
+#: rounding of a USD figure written to two decimals.
+_FX_TOLERANCE_USD = 0.005
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
 #: Allowed values of ``fibre`` (optics); the NIC planes of a server's cages.
 OPTICS_FIBRES = ("copper", "MMF", "SMF")
 CAGE_PLANES = ("compute", "storage", "inband")
@@ -181,6 +206,9 @@ _CHOICES = {
     "scaleout_nic": {"host", "integrated", ""},
     # storage write_gb_s counted at the drives (before protection) or at the clients
     "write_basis": {"client", "drives"},
+    # cloud offers: the kind of pricing and the currency of the price
+    "pricing": set(CLOUD_PRICING),
+    "currency": set(CLOUD_CURRENCIES),
 }
 
 #: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,
@@ -297,6 +325,8 @@ class Catalog:
     #: One row per accelerator family (vendor); None = the shipped ``data/families.csv``.
     families: pd.DataFrame | None = None
     failure_rates: pd.DataFrame = field(default_factory=lambda: _empty(FAILURE_SCHEMA))
+    #: One row per cloud offer; None = the shipped ``data/cloud.csv``.
+    cloud_offers: pd.DataFrame | None = None
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
@@ -304,9 +334,12 @@ class Catalog:
     def __post_init__(self) -> None:
         if self.families is None:
             object.__setattr__(self, "families", _shipped_families())
+        if self.cloud_offers is None:
+            object.__setattr__(self, "cloud_offers", _shipped_cloud())
         h = hashlib.blake2b(digest_size=16)
         for df in (self.accelerators, self.models, self.servers, self.switches, self.storage,
-                   self.optics, self.server_cages, self.families, self.failure_rates):  # fmt: skip
+                   self.optics, self.server_cages, self.families, self.failure_rates,
+                   self.cloud_offers):  # fmt: skip
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
@@ -473,6 +506,75 @@ def _shipped() -> Catalog:
     )  # fmt: skip
 
 
+def _check_cloud(offers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -> pd.DataFrame:
+    """Every cloud offer names a catalogue accelerator (stored under its catalogue name),
+    carries a positive price, dates written YYYY, YYYY-MM or YYYY-MM-DD, and, in a
+    currency other than USD, the rate it is converted at and that rate's date;
+    ``usd_per_gpu_hour`` is filled as price × rate (a given one must agree within half a
+    cent). A term is whole months above 0, and an on-demand offer has none.
+    """
+    keys = _keys(accelerators)
+    names = accelerators["name"].tolist()
+    offers = offers.copy()
+    usd, accs = [], []
+    for line, r in enumerate(offers.to_dict("records"), start=2):
+        where = f"{path}, line {line}, column"
+        idx = keys.get(str(r["accelerator"]).strip().lower())
+        if idx is None:
+            close = difflib.get_close_matches(str(r["accelerator"]).lower(), keys, n=3,
+                                              cutoff=0.4)  # fmt: skip
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise CatalogError(f"{where} accelerator: {r['accelerator']!r} is not in the "
+                               f"accelerator catalogue{hint}")  # fmt: skip
+        accs.append(names[idx])
+        if not r["price_per_gpu_hour"] > 0:
+            raise CatalogError(f"{where} price_per_gpu_hour: {r['price_per_gpu_hour']:g} "
+                               "must be above 0")  # fmt: skip
+        for col in ("price_date", "as_of", "fx_date"):
+            if r[col] and not _DATE.match(str(r[col])):
+                raise CatalogError(f"{where} {col}: {r[col]!r} is not a date; write YYYY, "
+                                   "YYYY-MM or YYYY-MM-DD")  # fmt: skip
+        if r["currency"] == "USD":
+            rate = 1.0
+            if not math.isnan(r["usd_per_unit"]) and r["usd_per_unit"] != 1.0:
+                raise CatalogError(f"{where} usd_per_unit: {r['usd_per_unit']:g} for a USD "
+                                   "price; leave it empty (or 1)")  # fmt: skip
+        else:
+            rate = r["usd_per_unit"]
+            if math.isnan(rate) or not rate > 0 or not r["fx_date"]:
+                cur = r["currency"]
+                raise CatalogError(f"{where} usd_per_unit: a {cur} price needs the exchange "
+                                   f"rate it is converted at (USD for one {cur}, above 0) "
+                                   "and its date in fx_date")  # fmt: skip
+        derived = r["price_per_gpu_hour"] * rate
+        given = r["usd_per_gpu_hour"]
+        if not math.isnan(given) and abs(given - derived) > _FX_TOLERANCE_USD:
+            raise CatalogError(
+                f"{where} usd_per_gpu_hour: {given:g} but price_per_gpu_hour x usd_per_unit "
+                f"= {r['price_per_gpu_hour']:g} x {rate:g} = {derived:.4f}; correct one or "
+                "leave usd_per_gpu_hour empty"
+            )
+        usd.append(derived)
+        term = r["term_months"]
+        if not math.isnan(term):
+            if r["pricing"] == "on_demand":
+                raise CatalogError(f"{where} term_months: an on_demand offer has no term "
+                                   "(leave it empty)")  # fmt: skip
+            if not term >= 1 or term != int(term):
+                raise CatalogError(f"{where} term_months: {term:g} must be whole months, "
+                                   "1 or more")  # fmt: skip
+    offers["accelerator"] = pd.Series(accs, index=offers.index, dtype=object)
+    offers["usd_per_gpu_hour"] = pd.Series(usd, index=offers.index, dtype="float64")
+    return offers
+
+
+@cache
+def _shipped_cloud() -> pd.DataFrame:
+    d = data_dir()
+    return _check_cloud(read_table(d / "cloud.csv", CLOUD_SCHEMA), d / "cloud.csv",
+                        read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA))  # fmt: skip
+
+
 def _check_optics(optics: pd.DataFrame, path: Path) -> pd.DataFrame:
     """Every optics row has a positive speed, reach and port count."""
     for col in ("max_gbps", "max_reach_m", "ports"):
@@ -572,8 +674,11 @@ def load_catalog(
     storage: str | os.PathLike[str] | None = None,
     families: str | os.PathLike[str] | None = None,
     failure_rates: str | os.PathLike[str] | None = None,
+    cloud: str | os.PathLike[str] | None = None,
 ) -> Catalog:
     """The shipped catalogue, with rows from the user's own CSVs added or overriding.
+
+    ``cloud`` is a CSV of cloud offers (the columns of ``data/cloud.csv``).
 
     >>> cat = load_catalog()
     >>> cat.accelerator("h100")["name"]
@@ -597,11 +702,14 @@ def load_catalog(
         mod = _merge(mod, read_table(models, MODEL_SCHEMA))
     if servers is not None:
         srv = _merge(srv, _check_servers(read_table(servers, SERVER_SCHEMA), Path(servers), acc))
+    clo = base.cloud_offers
+    if cloud is not None:
+        clo = _merge(clo, _check_cloud(read_table(cloud, CLOUD_SCHEMA), Path(cloud), acc))
     return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy(),
                    switches=swi.copy(), storage=sto.copy(), optics=base.optics.copy(),
                    server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv",
                                              srv), families=fam.copy(),
-                   failure_rates=fail.copy())  # fmt: skip
+                   failure_rates=fail.copy(), cloud_offers=clo.copy())  # fmt: skip
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

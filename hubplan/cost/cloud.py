@@ -10,63 +10,36 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import read_table
+from ..core.catalog import CLOUD_PRICING, load_catalog
+from ..core.catalog import CLOUD_SCHEMA as CLOUD_SCHEMA  # re-exported by hubplan.cost
 from ..core.errors import CatalogError
-from ..core.paths import data_dir
 from .opex import HOURS_PER_YEAR
 
-_STR, _NUM = "str", "num"
-CLOUD_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "provider": (_STR, True), "accelerator": (_STR, True),
-    "pricing": (_STR, True), "region": (_STR, False), "usd_per_gpu_hour": (_NUM, True),
-    "price_date": (_STR, True), "source": (_STR, True), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
-KINDS = ("on_demand", "reserved", "capacity_block")
+#: The kinds of cloud pricing (``pricing`` in data/cloud.csv).
+KINDS = CLOUD_PRICING
 
 
 @cache
 def cloud_offers() -> pd.DataFrame:
-    """The shipped cloud offers, validated (kind from a fixed list).
+    """The shipped cloud offers, validated as every catalogue table
+    (:attr:`hubplan.core.catalog.Catalog.cloud_offers`; a user's offers come with
+    ``load_catalog(cloud=...)``).
 
     >>> offers = cloud_offers()
     >>> float(offers.set_index("name").loc["AWS p5 capacity block", "usd_per_gpu_hour"])
-    4.916
+    4.91625
     """
-    path = data_dir() / "cloud.csv"
-    df = read_table(path, CLOUD_SCHEMA)
-    for line, kind in enumerate(df["pricing"], start=2):
-        if kind not in KINDS:
-            raise CatalogError(f"{path}, line {line}, column pricing: {kind!r} is not one of "
-                               f"{', '.join(KINDS)}")  # fmt: skip
-    return df
+    return load_catalog().cloud_offers
 
 
-@cache
-def _offer_positions() -> dict[str, int]:
-    """Row of each shipped offer by lower-case name (the last of equal names)."""
-    return {n.lower(): i for i, n in enumerate(cloud_offers()["name"])}
+def cloud_offer(name: str, field: str = "cost.cloud_offer",
+                offers: pd.DataFrame | None = None) -> pd.Series:  # fmt: skip
+    """One offer by name (case-insensitive); an unknown name lists the closest.
 
-
-@cache
-def _cheapest_positions() -> dict[str, int]:
-    """Row of the cheapest shipped offer by lower-case accelerator name: the lowest price,
-    the first of equal prices, an offer without a price only when none has one (the
-    order of a stable sort by price, NaN last)."""
-    df = cloud_offers()
-    best: dict[str, tuple[bool, float, int]] = {}
-    for i, (acc, price) in enumerate(zip(df["accelerator"].str.lower(),
-                                         df["usd_per_gpu_hour"], strict=True)):  # fmt: skip
-        key = (math.isnan(price), 0.0 if math.isnan(price) else price, i)
-        if acc not in best or key < best[acc]:
-            best[acc] = key
-    return {acc: key[2] for acc, key in best.items()}
-
-
-def cloud_offer(name: str, field: str = "cost.cloud_offer") -> pd.Series:
-    """One offer by name (case-insensitive); an unknown name lists the closest."""
-    df = cloud_offers()
-    keys = _offer_positions()
+    ``offers``: the catalogue's offers (default the shipped ones).
+    """
+    df = cloud_offers() if offers is None else offers
+    keys = {n.lower(): i for i, n in enumerate(df["name"])}
     idx = keys.get(str(name).strip().lower())
     if idx is None:
         close = difflib.get_close_matches(str(name).lower(), keys, n=3, cutoff=0.3)
@@ -75,14 +48,30 @@ def cloud_offer(name: str, field: str = "cost.cloud_offer") -> pd.Series:
     return df.iloc[idx]
 
 
-def cheapest_offer(accelerator: str) -> pd.Series | None:
-    """The cheapest offer for an accelerator (by catalogue name), or None.
+def cheapest_offer(accelerator: str, offers: pd.DataFrame | None = None) -> pd.Series | None:
+    """The offer an own build is compared against by default: the cheapest on-demand
+    offer for the accelerator (catalogue name), or when it has none on demand, the
+    cheapest of any kind; None when it has no offer at all.
+
+    On demand is the like-for-like default: it is paid per hour used, as the own fleet's
+    useful hours are counted; a reservation is paid for its whole term and is compared
+    by total cost when named (``cost.cloud_offer``). The first of equal prices wins.
 
     >>> cheapest_offer("H100 SXM5 80GB")["name"]
     'Lambda H100 SXM on-demand'
+    >>> cheapest_offer("H200 SXM 141GB")["pricing"]
+    'capacity_block'
+    >>> cheapest_offer("L4 24GB") is None
+    True
     """
-    idx = _cheapest_positions().get(str(accelerator).lower())
-    return None if idx is None else cloud_offers().iloc[idx]
+    df = cloud_offers() if offers is None else offers
+    mine = (df["accelerator"].str.lower() == str(accelerator).lower()).to_numpy()
+    if not mine.any():
+        return None
+    on_demand = mine & (df["pricing"] == "on_demand").to_numpy()
+    rows = np.flatnonzero(on_demand if on_demand.any() else mine)
+    prices = df["usd_per_gpu_hour"].to_numpy()[rows]
+    return df.iloc[int(rows[int(np.argmin(prices))])]
 
 
 def cloud_usd_per_year(gpus, usd_per_gpu_hour, utilisation, kind: str = "on_demand"):
@@ -187,3 +176,95 @@ def npv_usd(upfront_usd: float, per_year_usd, rate: float, years: int,
     flows = np.broadcast_to(np.asarray(per_year_usd, dtype=float), t.shape)
     disc = (1 + rate) ** t
     return float(upfront_usd + (flows / disc).sum() - end_value_usd / (1 + rate) ** years)
+
+
+#: How owning is set against renting (``cloud_basis`` in the cost summary): on demand by
+#: utilisation (the break-even utilisation), a reservation or a capacity block by its
+#: total cost over the term (it is paid whether used or not), no offer: nothing to compare.
+CLOUD_BASES = ("utilisation", "term_total", "no_offer")
+
+
+def cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput,
+                                  kind: str = "on_demand"):  # fmt: skip
+    """What renting costs per useful GPU-hour [USD], the basis the own fleet's cost per
+    useful GPU-hour is on.
+
+    Notes
+    -----
+    A useful GPU-hour is an hour allocated to a job that does useful work: goodput
+    (restarts and lost work after failures) is lost on a rented GPU as on an own one,
+    so both sides divide by it. On demand one pays for the hours used: p ÷ goodput. A
+    reservation or a capacity block is paid for every hour of the term: p ÷ (u × goodput).
+
+    Examples
+    --------
+    $3.99 on demand at 90 % goodput: 3.99 / 0.9 = 4.4333; reserved at $6.50, 70 % used:
+    6.5 / (0.7 × 0.9) = 10.3175.
+
+    >>> round(float(cloud_usd_per_useful_gpu_hour(3.99, 0.7, 0.9)), 4)
+    4.4333
+    >>> round(float(cloud_usd_per_useful_gpu_hour(6.5, 0.7, 0.9, "reserved")), 4)
+    10.3175
+    """
+    used = 1.0 if kind == "on_demand" else np.asarray(utilisation, dtype=float)
+    return np.asarray(usd_per_gpu_hour, dtype=float) / (used * np.asarray(goodput, dtype=float))
+
+
+def compare_with_cloud(own_usd_per_year: float, gpus: float, utilisation: float,
+                       goodput: float, usd_per_gpu_hour: float, kind: str, term_months: float,
+                       horizon_years: float) -> dict[str, float | str]:  # fmt: skip
+    """Owning against renting, like for like: both per useful GPU-hour; on demand by
+    utilisation, a reservation or a capacity block by total cost over its term.
+
+    Parameters
+    ----------
+    own_usd_per_year : the own fleet's yearly cost (capital charge and opex) [USD]
+    gpus, utilisation, goodput : GPUs in service, share allocated, share useful
+    usd_per_gpu_hour, kind : the offer (NaN price: no offer)
+    term_months : the reservation's term; NaN = the plan's horizon
+    horizon_years : the plan's horizon [years]
+
+    Returns
+    -------
+    dict
+        ``cloud_basis`` (one of :data:`CLOUD_BASES`), ``cloud_usd_per_useful_gpu_hour``,
+        ``breakeven_utilisation`` (on demand only: NaN for a reservation, which is paid
+        whatever the use, and without an offer), ``cloud_term_years``, and
+        ``own_term_usd`` / ``cloud_term_usd`` (a reservation's term only).
+
+    Notes
+    -----
+    On demand: owning costs A a year whatever the use, renting G × 8 760 × u × p; they
+    are equal at u* = A ÷ (G × 8 760 × p) (goodput is lost alike and cancels).
+    Reserved: over a term of T years owning costs A × T, renting G × 8 760 × T × p.
+
+    Examples
+    --------
+    $1.891 M a year, 152 GPUs, 70 % used, 90 % goodput, against $6.50 reserved for 12
+    months: renting costs 152 × 8 760 × 6.5 = $8.655 M over the year, owning $1.891 M.
+
+    >>> r = compare_with_cloud(1_891_335.6, 152, 0.7, 0.9, 6.5, "reserved", 12, 5)
+    >>> r["cloud_basis"], round(r["cloud_term_usd"]), math.isnan(r["breakeven_utilisation"])
+    ('term_total', 8654880, True)
+    >>> compare_with_cloud(1e6, 8, 0.7, 0.9, math.nan, "on_demand", math.nan, 5)["cloud_basis"]
+    'no_offer'
+    """
+    nan = math.nan
+    if not usd_per_gpu_hour == usd_per_gpu_hour:  # NaN: nothing to compare against
+        return {"cloud_basis": "no_offer", "cloud_usd_per_useful_gpu_hour": nan,
+                "breakeven_utilisation": nan, "cloud_term_years": nan,
+                "own_term_usd": nan, "cloud_term_usd": nan}  # fmt: skip
+    per_useful = float(cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput,
+                                                     kind))  # fmt: skip
+    if kind == "on_demand":
+        b_util = float(breakeven_utilisation(own_usd_per_year, gpus, usd_per_gpu_hour)) \
+            if gpus else nan  # fmt: skip
+        return {"cloud_basis": "utilisation", "cloud_usd_per_useful_gpu_hour": per_useful,
+                "breakeven_utilisation": b_util, "cloud_term_years": nan,
+                "own_term_usd": nan, "cloud_term_usd": nan}  # fmt: skip
+    years = horizon_years if term_months != term_months else term_months / 12
+    return {"cloud_basis": "term_total", "cloud_usd_per_useful_gpu_hour": per_useful,
+            "breakeven_utilisation": nan, "cloud_term_years": float(years),
+            "own_term_usd": float(own_usd_per_year * years),
+            "cloud_term_usd": float(cloud_usd_per_year(gpus, usd_per_gpu_hour, utilisation,
+                                                       kind) * years)}  # fmt: skip

@@ -9,7 +9,7 @@ excluded from the totals here as in the tables (and counted there).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -72,23 +72,69 @@ class CostBase:
     discount_rate: float = 0.0
     other_capex_usd: float = 0.0
     other_capital_usd_per_year: float = 0.0
+    # -- cloud: the assumptions the tornado added for fit-out, staff, cost of capital --
+    #: The fit-out line's price per kW of critical load (NaN: not priced or colocation)
+    #: and the critical kW it is multiplied by.
+    fitout_usd_per_kw: float = math.nan
+    critical_kw: float = 0.0
+    #: The priced staff bill a year [USD] (part of ``fixed_opex_usd``).
+    staff_usd_per_year: float = 0.0
+    #: The classes not on the server life, each (name, capex [USD], life [years], residual
+    #: share): the cost-of-capital and fit-out ranges re-annuitise them
+    #: (``other_capital_usd_per_year`` holds their charge at the plan's rate).
+    other_classes: tuple[tuple[str, float, float, float], ...] = ()
+
+
+def capital_charge_usd_per_year(capex_usd, life_years, residual_share, rate):
+    """Yearly charge that repays capex less its end value over the life at a cost of
+    capital [USD/yr] (an annuity); at a rate of 0, straight-line depreciation.
+
+    The cash flow's :func:`~hubplan.cost.cashflow.capital_charge_usd` with the rate as an
+    array too (the Monte Carlo samples the cost of capital).
+
+    Notes
+    -----
+    charge = (capex − residual × capex ÷ (1 + r)^n) × r ÷ (1 − (1 + r)^−n), the capital
+    recovery factor (Brealey, Myers & Allen, *Principles of Corporate Finance*, ch. 2,
+    the annuity formula); r → 0 gives capex × (1 − residual) ÷ n.
+
+    Examples
+    --------
+    $1 000 over 5 years at 8 %: 1 000 × 0.08 / (1 − 1.08^−5) = 250.46 (against 200
+    straight-line, a quarter more).
+
+    >>> round(float(capital_charge_usd_per_year(1000.0, 5, 0.0, 0.08)), 2)
+    250.46
+    >>> float(capital_charge_usd_per_year(1000.0, 5, 0.0, 0.0))
+    200.0
+    """
+    r = np.asarray(rate, dtype=float)
+    n = np.asarray(life_years, dtype=float)
+    safe = np.where(r > 0, r, 1.0)
+    crf = np.where(r > 0, safe / (1 - (1 + safe) ** -n), 1.0 / n)
+    present = capex_usd - capex_usd * residual_share * np.where(r > 0, (1 + safe) ** -n, 1.0)
+    return present * crf
 
 
 def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
              electricity_price=1.0, pue=None, cloud_price=1.0,
-             depreciation_years=None) -> dict[str, np.ndarray]:  # fmt: skip
+             depreciation_years=None, fitout_usd_per_kw=None, staff_cost=1.0,
+             discount_rate=None) -> dict[str, np.ndarray]:  # fmt: skip
     """The headline figures with assumptions changed (arrays broadcast).
 
-    ``gpu_price``, ``electricity_price`` and ``cloud_price`` are factors on the plan's
-    prices; the others replace the plan's values.
+    ``gpu_price``, ``electricity_price``, ``cloud_price`` and ``staff_cost`` are factors
+    on the plan's prices; the others replace the plan's values.
 
     Notes
     -----
-    capex' = capex + server capex × (f_gpu − 1) × (1 + installation share);
-    annual = capital charge + energy + maintenance × capex' + fixed, where the capital
-    charge annuitises capex' less the other classes' capex over the server life at the
-    discount rate (:func:`~hubplan.cost.cashflow.capital_charge_usd`, straight-line
-    depreciation at rate 0) and adds the other classes' fixed charge;
+    capex' = capex + server capex × (f_gpu − 1) × (1 + installation share)
+    + (fit-out per kW' − fit-out per kW) × critical kW;
+    annual = capital charge + energy + maintenance × capex' + fixed
+    + staff × (f_staff − 1), where the capital charge annuitises the server class
+    (capex' less the other classes' capex) over the server life at the discount rate r
+    (:func:`capital_charge_usd_per_year`, straight-line depreciation at r = 0) and adds
+    the other classes' charge (network, storage, fit-out, each over its own life; the
+    plan's figure unless r or the fit-out price is varied, then re-annuitised);
     cost per useful GPU-hour = annual ÷ (GPUs × 8 760 × u × goodput);
     training cost = job GPU-hours × MFU₀ ÷ MFU × annual ÷ (GPUs × 8 760 × u);
     days = job days × MFU₀ ÷ MFU (same GPUs); own/cloud = annual ÷ cloud a year.
@@ -100,17 +146,36 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     m = base.mfu if mfu is None else np.asarray(mfu, dtype=float)
     f = np.asarray(gpu_price, dtype=float)
     capex = base.capex_usd + base.server_capex_usd * (f - 1.0) * (1.0 + base.share_on_servers)
+    delta_fit = None  # the change in fit-out capex when its price per kW is varied
+    if fitout_usd_per_kw is not None and base.fitout_usd_per_kw == base.fitout_usd_per_kw:
+        delta_fit = (np.asarray(fitout_usd_per_kw, dtype=float)
+                     - base.fitout_usd_per_kw) * _known(base.critical_kw)  # fmt: skip
+        capex = capex + delta_fit
+    rate = base.discount_rate if discount_rate is None else np.asarray(discount_rate, float)
+    fixed = base.fixed_opex_usd + base.staff_usd_per_year * (np.asarray(staff_cost, float) - 1)
     energy = energy_usd_per_year(_known(base.it_kw), p,
                                  base.usd_per_kwh * np.asarray(electricity_price, dtype=float),
                                  base.duty_cycle)  # fmt: skip
-    capital = (
-        capital_charge_usd(
-            capex - base.other_capex_usd, base.discount_rate, life, base.residual_share
-        )
-        + base.other_capital_usd_per_year
-    )
-    annual = (capital + energy
-              + capex * _known(base.maintenance_share) + base.fixed_opex_usd)  # fmt: skip
+    if (discount_rate is None and delta_fit is None) or not base.other_classes:
+        # the plan's rate: the cash flow's own figure, bit for bit (without classes to
+        # re-annuitise, the other classes' charge stays the plan's)
+        capital = (
+            capital_charge_usd_per_year(
+                capex - base.other_capex_usd, life, base.residual_share, rate
+            )
+            if discount_rate is not None
+            else capital_charge_usd(
+                capex - base.other_capex_usd, base.discount_rate, life, base.residual_share
+            )
+        ) + base.other_capital_usd_per_year
+    else:  # cloud: every class re-annuitised at the varied rate, the fit-out re-priced
+        others = base.other_capex_usd + (0.0 if delta_fit is None else delta_fit)
+        capital = capital_charge_usd_per_year(capex - others, life, base.residual_share, rate)
+        for name, amount, years, residual in base.other_classes:
+            extra = delta_fit if name == "fitout" and delta_fit is not None else 0.0
+            capital = capital + capital_charge_usd_per_year(amount + extra, years, residual,
+                                                            rate)  # fmt: skip
+    annual = capital + energy + capex * _known(base.maintenance_share) + fixed
     per_hour = cost_per_useful_gpu_hour(annual, base.gpus, u, base.goodput)
     per_used_hour = annual / (base.gpus * HOURS_PER_YEAR * u)
     ratio = base.mfu / m
@@ -138,7 +203,9 @@ TORNADO_COLUMNS = ["assumption", "metric", "base_value", "low_value", "high_valu
 def base_value(base: CostBase, name: str) -> float:
     """The plan's own value of an assumption (1.0 for a price factor)."""
     return {"mfu": base.mfu, "utilisation": base.utilisation, "pue": base.pue,
-            "depreciation_years": base.depreciation_years}.get(name, 1.0)  # fmt: skip
+            "depreciation_years": base.depreciation_years,
+            "fitout_usd_per_kw": base.fitout_usd_per_kw,
+            "discount_rate": base.discount_rate}.get(name, 1.0)  # fmt: skip
 
 
 def tornado(base: CostBase, ranges) -> pd.DataFrame:
@@ -168,7 +235,7 @@ def tornado(base: CostBase, ranges) -> pd.DataFrame:
 
 MC_COLUMNS = ["metric", "p10", "p50", "p90", "mean", "samples"]
 MC_METRICS = ("cost_per_useful_gpu_hour_usd", "capex_usd", "own_usd_per_year",
-              "training_days", "training_cost_usd")  # fmt: skip
+              "training_days", "training_cost_usd", "own_to_cloud")  # fmt: skip
 
 
 def sample_assumptions(base: CostBase, ranges, samples: int, seed: int) -> dict[str, np.ndarray]:
@@ -200,3 +267,55 @@ def monte_carlo(base: CostBase, ranges, samples: int, seed: int) -> pd.DataFrame
         rows.append({"metric": metric, "p10": p10, "p50": p50, "p90": p90,
                      "mean": float(v.mean()), "samples": samples})  # fmt: skip
     return pd.DataFrame(rows, columns=MC_COLUMNS)
+
+
+def own_beats_cloud_probability(base: CostBase, ranges, samples: int, seed: int) -> float:
+    """Share of the Monte Carlo samples (the same draws as :func:`monte_carlo`) in which
+    owning costs less than renting the offer, like for like (``own_to_cloud`` < 1: per
+    useful GPU-hour on both sides; a reservation over its whole term). NaN without an
+    offer to compare.
+
+    >>> import math
+    >>> b = CostBase(capex_usd=0.0, server_capex_usd=0.0, share_on_servers=0.0,
+    ...              it_kw=math.nan, duty_cycle=1.0, pue=1.0, usd_per_kwh=0.0,
+    ...              fixed_opex_usd=8760.0, maintenance_share=math.nan, gpus=1.0,
+    ...              utilisation=0.5, goodput=1.0, depreciation_years=5.0,
+    ...              residual_share=0.0, cloud_usd_per_gpu_hour=2.0,
+    ...              cloud_pricing="on_demand", job_gpu_hours=0.0, job_days=0.0, mfu=0.4)
+    >>> own_beats_cloud_probability(b, [], 1000, 1)  # $8 760 a year against 4 380 h × $2
+    0.0
+    """
+    if not base.cloud_usd_per_gpu_hour == base.cloud_usd_per_gpu_hour:
+        return math.nan
+    ratio = np.broadcast_to(headline(base, **sample_assumptions(base, ranges, samples, seed))[
+        "own_to_cloud"], (samples,))  # fmt: skip
+    return float(np.mean(ratio < 1.0))
+
+
+def with_cloud_assumptions(base: CostBase, cost, opex_rows: list[dict], critical_kw: float,
+                           classes: dict[str, tuple[float, float, float]]) -> CostBase:  # fmt: skip
+    """``base`` with what the fit-out, staff and cost-of-capital ranges act on: the
+    fit-out price per kW and the critical kW it is charged on (own building only), the
+    priced staff lines' yearly sum, and each asset class other than the servers as
+    (name, capex, life, residual share) from ``classes``. ``cost`` is the cost section."""
+    fit = cost.fitout_usd_per_kw
+    staff = [r["usd_per_year"] for r in opex_rows if r["priced"] and r["category"] == "staff"]
+    others = tuple((name, float(a), float(life), float(res))
+                   for name, (a, life, res) in classes.items() if name != "servers")  # fmt: skip
+    return replace(base, fitout_usd_per_kw=float(fit) if cost.site == "own_building"
+                   and fit is not None else math.nan, critical_kw=critical_kw,
+                   staff_usd_per_year=float(sum(staff)), other_classes=others)  # fmt: skip
+
+
+def headline_range(
+    mc: pd.DataFrame, base: CostBase, ranges, samples: int, seed: int
+) -> dict[str, float]:
+    """The headline as a range: P10 / P50 / P90 of the cost per useful GPU-hour from the
+    Monte Carlo table ``mc``, and the chance that owning beats renting
+    (:func:`own_beats_cloud_probability`, NaN without an offer or GPUs)."""
+    row = mc.set_index("metric").loc["cost_per_useful_gpu_hour_usd"]
+    chance = own_beats_cloud_probability(base, ranges, samples, seed) if base.gpus else math.nan
+    return {"cost_per_useful_gpu_hour_p10_usd": float(row["p10"]),
+            "cost_per_useful_gpu_hour_p50_usd": float(row["p50"]),
+            "cost_per_useful_gpu_hour_p90_usd": float(row["p90"]),
+            "own_beats_cloud_probability": chance}  # fmt: skip

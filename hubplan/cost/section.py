@@ -23,9 +23,11 @@ from ..core.section import Section
 
 #: The assumptions the tornado and the Monte Carlo vary (see :class:`Assumption`).
 ASSUMPTIONS = ("mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
-               "depreciation_years")  # fmt: skip
+               "depreciation_years",
+               # cloud: fit-out, staff and the cost of capital join the tornado
+               "fitout_usd_per_kw", "staff_cost", "discount_rate")  # fmt: skip
 #: Assumptions given as a factor on the plan's own figure rather than as a value.
-FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price")
+FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price", "staff_cost")
 CloudKind = Literal["on_demand", "reserved", "capacity_block"]
 
 
@@ -101,11 +103,13 @@ class Quote(Section):
 
 class Assumption(Section):
     """A range the tornado swings and the Monte Carlo samples (triangular around the plan's
-    value). ``gpu_price``, ``electricity_price`` and ``cloud_price`` are factors on the
-    plan's price; the others are values."""
+    value). ``gpu_price``, ``electricity_price``, ``cloud_price`` and ``staff_cost`` are
+    factors on the plan's price; the others are values (``fitout_usd_per_kw`` in USD per
+    kW of critical load, ``discount_rate`` the cost of capital a year)."""
 
     name: Literal["mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
-                  "depreciation_years"]  # fmt: skip
+                  "depreciation_years", "fitout_usd_per_kw", "staff_cost",
+                  "discount_rate"]  # fmt: skip
     low: float = Field(gt=0, description="Low end (value or factor).")
     high: float = Field(gt=0, description="High end (value or factor).")
     source: str = Field("", description="Why this range.")
@@ -158,12 +162,26 @@ DEFAULT_RANGES = (
     Assumption(name="pue", low=1.1, high=1.58,
                source="Hyperscale 1.08-1.12 (Patterson et al. 2021, Table 4); Uptime "
                "Institute 2023 global average 1.58."),
-    Assumption(name="cloud_price", low=0.5, high=2.5,
-               source="H100 GPU-hour from $2.49 (Lambda on-demand) to $12.29 (AWS p5 list "
-               "before the 2025 cut) against the $4.92 AWS capacity block."),
+    Assumption(name="cloud_price", low=0.67, high=3.08,
+               source="H100 SXM on demand in the 2026 price lists (data/cloud.csv): $2.69 "
+               "(RunPod community cloud, runpod.io/pricing, 2026-11-09) to $12.29 (Azure "
+               "ND96isr H100 v5) against Lambda's $3.99: 2.69 / 3.99 = 0.67, "
+               "12.29 / 3.99 = 3.08."),
     Assumption(name="depreciation_years", low=4, high=6,
                source="Nebius 4 years for GPUs; Microsoft, Alphabet and CoreWeave 6 years "
                "(10-K / S-1 filings)."),
+    # cloud: fit-out, staff and the cost of capital
+    Assumption(name="fitout_usd_per_kw", low=9_300, high=15_000,
+               source="Cushman & Wakefield, Data Center Development Cost Guide 2025: "
+               "$9.3-15.0 M per MW across 19 US markets ($11.7 M average)."),
+    Assumption(name="staff_cost", low=0.8, high=1.5,
+               source="An assumption: the loaded cost of the operations team from 20 % "
+               "below the plan's salaries to half again above them (a tight hiring "
+               "market, on-call cover); set it from the client's offers."),
+    Assumption(name="discount_rate", low=0.04, high=0.12,
+               source="An assumption around the section's 8 %: 4 % a state-backed "
+               "borrower's cost of debt, 12 % a private investor's hurdle rate; the "
+               "client's finance team sets the rate."),
 )  # fmt: skip
 
 
@@ -329,8 +347,10 @@ class Cost(Section):
     )
     cloud_offer: str | None = Field(
         None,
-        description="A name in data/cloud.csv to compare against; empty = the cheapest "
-        "offer for the training pool's accelerator.",
+        description="A name in the cloud offers (data/cloud.csv or --cloud-csv) to compare "
+        "against; empty = the cheapest on-demand offer for the training pool's accelerator "
+        "(on demand is paid per hour used, like for like with the own fleet's useful "
+        "hours; a reservation, named here, is compared by its total cost over its term).",
     )
     cloud_usd_per_gpu_hour: float | None = Field(
         None, gt=0, description="Override the offer's price [USD per GPU-hour]."

@@ -14,7 +14,7 @@ unpriced opex line with a finding, and every total says it excludes it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,10 +40,10 @@ from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
 from .cashflow import IT_CLASSES, asset_class, capital_charge_usd, cashflow_table
 from .cloud import (
     breakeven_month,
-    breakeven_utilisation,
     cheapest_offer,
     cloud_offer,
     cloud_usd_per_year,
+    compare_with_cloud,
     cumulative_curves,
     npv_usd,
 )
@@ -54,7 +54,14 @@ from .currency import (
     vat_usd,
     with_cny,
 )
-from .model import CostBase, headline, monte_carlo, tornado
+from .model import (
+    CostBase,
+    headline,
+    headline_range,
+    monte_carlo,
+    tornado,
+    with_cloud_assumptions,
+)
 from .opex import (
     colocation_usd_per_year,
     energy_mwh_per_year,
@@ -81,6 +88,10 @@ SUMMARY_COLUMNS = [
     # prices: the capex as low / point / high; point and high withheld (NaN) while a line
     # is unpriced, the low then a floor
     "capex_low_usd", "capex_point_usd", "capex_high_usd",
+    # cloud: like-for-like comparison and the Monte Carlo headline
+    "cloud_basis", "cloud_usd_per_useful_gpu_hour", "cloud_term_years", "own_term_usd",
+    "cloud_term_usd", "cost_per_useful_gpu_hour_p10_usd", "cost_per_useful_gpu_hour_p50_usd",
+    "cost_per_useful_gpu_hour_p90_usd", "own_beats_cloud_probability",
 ]  # fmt: skip
 
 
@@ -154,21 +165,23 @@ def _it_kw(tables: dict[str, pd.DataFrame], column: str) -> float:
     return float(_col(power, column)[total[0]]) if total.size else math.nan
 
 
-def _offer(cost: Cost, pools: pd.DataFrame) -> tuple[str, str, float]:
-    """(offer name, kind, USD per GPU-hour); NaN price when no offer matches."""
+def _offer(cost: Cost, pools: pd.DataFrame,
+           offers: pd.DataFrame) -> tuple[str, str, float, float]:  # fmt: skip
+    """(offer name, kind, USD per GPU-hour, term in months) from the catalogue's offers;
+    NaN price when no offer matches, NaN term when the offer states none."""
     if cost.cloud_offer is not None:
-        row = cloud_offer(cost.cloud_offer)
+        row = cloud_offer(cost.cloud_offer, offers=offers)
     else:
         level = _col(pools, "level") == "pool"
         names, accs = _col(pools, "pool")[level], _col(pools, "accelerator")[level]
         train = accs[names == "training"]
         acc = str((train if len(train) else accs)[0]) if len(accs) else ""
-        row = cheapest_offer(acc)
+        row = cheapest_offer(acc, offers)
     if row is None:
         price = cost.cloud_usd_per_gpu_hour or math.nan
-        return ("custom" if cost.cloud_usd_per_gpu_hour else "", "on_demand", price)
+        return ("custom" if cost.cloud_usd_per_gpu_hour else "", "on_demand", price, math.nan)
     price = cost.cloud_usd_per_gpu_hour or float(row["usd_per_gpu_hour"])
-    return str(row["name"]), str(row["pricing"]), price
+    return str(row["name"]), str(row["pricing"]), price, float(row["term_months"])
 
 
 @dataclass(frozen=True)
@@ -254,6 +267,8 @@ class CloudResult:
     npv_cloud_usd: float
     npv_hybrid_usd: float
     findings: list[Finding]
+    #: cloud: the like-for-like comparison (:func:`~hubplan.cost.cloud.compare_with_cloud`)
+    comparison: dict = field(default_factory=dict)
 
 
 def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
@@ -390,6 +405,7 @@ def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
     (:func:`~hubplan.cost.currency.vat_usd`). Both rest on the priced lines only; the
     unpriced ones are counted and named as before.
     """
+
     def _sum(col: str, imported: bool) -> float:
         return float(sum(r[col] for r in capex.rows if r["priced"]
                          and (not imported or r["category"] in IMPORTED_CATEGORIES)))  # fmt: skip
@@ -572,9 +588,11 @@ def cashflow_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
 
 def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
                      flow: CashflowResult, offer: str, kind: str,
-                     price: float) -> CloudResult:  # fmt: skip
+                     price: float, term_months: float = math.nan) -> CloudResult:  # fmt: skip
     """Own versus the cloud offer: its yearly bill at the plan's utilisation, the
-    cumulative curves, the break-even month and utilisation and the NPVs."""
+    cumulative curves, the break-even month and the NPVs; like for like
+    (:func:`~hubplan.cost.cloud.compare_with_cloud`): on demand by the break-even
+    utilisation, a reservation by its total cost over ``term_months``."""
     findings: list[Finding] = []
     gpus, opex_total = opex.gpus, opex.opex_usd_per_year
     annual, npv_own = flow.own_usd_per_year, flow.npv_own_usd
@@ -585,11 +603,21 @@ def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
     curve = cumulative_curves(capex, opex_total, cloud_year, cost.hybrid_own_share,
                               cost.horizon_years)  # fmt: skip
     b_month = breakeven_month(capex, opex_total, cloud_year)
-    b_util = float(breakeven_utilisation(annual, gpus, price)) if gpus else math.nan
+    versus = compare_with_cloud(annual, gpus, cost.utilisation, opex.goodput, price, kind,
+                                term_months, cost.horizon_years)  # fmt: skip
+    b_util = versus["breakeven_utilisation"]
     npv_cloud = npv_usd(0.0, cloud_year, cost.discount_rate, cost.horizon_years)
     s = cost.hybrid_own_share
     npv_hybrid = s * npv_own + (1 - s) * npv_cloud
-    if not math.isnan(price) and (math.isnan(b_month) or b_month > cost.horizon_years * 12):
+    if versus["cloud_basis"] == "term_total" and versus["cloud_term_usd"] < versus["own_term_usd"]:
+        findings.append(Finding("warning", "cost", "cloud", "cloud_cheaper_over_term",
+                                {"offer": offer, "price": price,
+                                 "term_years": versus["cloud_term_years"],
+                                 "cloud_usd": versus["cloud_term_usd"],
+                                 "own_usd": versus["own_term_usd"]}))  # fmt: skip
+    if versus["cloud_basis"] == "utilisation" and (
+        math.isnan(b_month) or b_month > cost.horizon_years * 12
+    ):
         findings.append(Finding("warning", "cost", "cloud", "cloud_cheaper_over_horizon",
                                 {"offer": offer, "price": price,
                                  "horizon_years": cost.horizon_years,
@@ -599,7 +627,7 @@ def cloud_calculator(*, cost: Cost, capex: CapexResult, opex: OpexResult,
         findings.append(Finding("warning", "cost", "utilisation", "manual_allocation_utilisation",
                                 {"utilisation": cost.utilisation}))  # fmt: skip
     return CloudResult(offer, kind, price, cloud_year, curve, b_month, b_util, npv_cloud,
-                       npv_hybrid, findings)  # fmt: skip
+                       npv_hybrid, findings, versus)  # fmt: skip
 
 
 def uncertainty_calculator(*, cost: Cost, base: CostBase) -> dict[str, pd.DataFrame]:
@@ -635,12 +663,20 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
                            critical_kw=critical_kw, pue=pue, tariff=tariff)  # fmt: skip
     opex = opex_taxes(cost=cost, opex=opex)
     findings += unpriced_findings(capex, opex)
-    offer, kind, price = _offer(cost, pools)
+    offer, kind, price, term_months = _offer(cost, pools, catalog.cloud_offers)
     base = cost_base(tables=tables, cost=cost, capex=capex, opex=opex, it_kw=it_kw, pue=pue,
                      tariff=tariff, price=price, kind=kind)  # fmt: skip
+    lives, shares = asset_lives(cost)
+    base = with_cloud_assumptions(
+        base,
+        cost,
+        opex.rows,
+        critical_kw,
+        {c: (amount, lives[c], shares[c]) for c, amount in capex_by_class(capex).items()},
+    )
     flow = cashflow_calculator(cost=cost, capex=capex, opex=opex, base=base)
     cloud = cloud_calculator(cost=cost, capex=capex, opex=opex, flow=flow, offer=offer,
-                             kind=kind, price=price)  # fmt: skip
+                             kind=kind, price=price, term_months=term_months)  # fmt: skip
     findings += cloud.findings
     risk = uncertainty_calculator(cost=cost, base=base)
 
@@ -680,6 +716,8 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "cny_per_usd": cost.cny_per_usd, "cny_per_usd_date": cost.cny_per_usd_date,
         "capex_low_usd": capex_low, "capex_point_usd": capex_point,
         "capex_high_usd": capex_high,
+        **{k: v for k, v in cloud.comparison.items() if k != "breakeven_utilisation"},
+        **headline_range(risk["cost_monte_carlo"], base, cost.ranges, cost.samples, cost.seed),
     }], columns=SUMMARY_COLUMNS)  # fmt: skip
     fit = capex_by_class(capex_result).get("fitout", 0.0)
     phasing = phasing_table(gpus, (capex - fit) / gpus if gpus else math.nan,

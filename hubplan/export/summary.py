@@ -63,6 +63,10 @@ def headline_figures(plan) -> pd.DataFrame:
         for key in ("opex_usd_per_year", "cost_per_useful_gpu_hour_usd", "breakeven_month",
                     "co2_t_per_year"):  # fmt: skip
             add(key, "", r.get(key))
+        # how owning is set against the cloud: "no_offer" says there is nothing to compare
+        # (not a break-even that never comes)
+        if r.get("cloud_basis"):
+            add("cloud_basis", str(r.get("cloud_offer") or ""), r["cloud_basis"])
     for table, key in (("racks", "xlsx.racks"), ("port_map", "xlsx.links"),
                        ("ip_plan", "xlsx.addresses")):  # fmt: skip
         if table in plan.tables:

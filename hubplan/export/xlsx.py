@@ -474,8 +474,9 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
                     [_label_or(f"choice.pool.{v}", lang) if f"choice.pool.{v}"
                      in label_catalog().index else v for v in heads["subject"]]),
             _Column("xlsx.amount", column_label("xlsx.amount", lang),
-                    [w.styled(v, number_format=f) for v, f in zip(heads["value"], fmt,
-                                                                 strict=True)]),
+                    [_label_or(f"choice.cloud_basis.{v}", lang, v) if isinstance(v, str)
+                     else w.styled(v, number_format=f) for v, f in zip(heads["value"], fmt,
+                                                                       strict=True)]),
             _Column("xlsx.unit", column_label("xlsx.unit", lang),
                     [unit(k) for k in heads["figure"]]),
         ],

@@ -15,7 +15,6 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.labels import label, normalize_language
-from ..cost import cloud_offers
 from ..scenario import Scenario
 from . import charts
 from .charts import SplitChart, _style
@@ -137,7 +136,7 @@ class CostPanel(PlanPanel):
                  lang: str = "en"):  # fmt: skip
         super().__init__(scenario, catalog, lang)
         c = self.base.cost
-        offers = ["", *cloud_offers()["name"].tolist()]
+        offers = ["", *self.catalog.cloud_offers["name"].tolist()]
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
         self.controls = {
             "utilisation": w.FloatSlider(value=c.utilisation, min=0.1, max=1.0, step=0.05,
@@ -190,14 +189,31 @@ class CostPanel(PlanPanel):
     def _render_body(self) -> None:
         lang, plan = self.lang, self.result
         s = plan["cost_summary"].iloc[0]
-        text = label("panel.cost.summary", lang, capex=float(s["capex_usd"]),
-                     capex_gaps=int(s["capex_unpriced_lines"]),
+        basis = str(s["cloud_basis"])
+        money = dict(capex=float(s["capex_usd"]), capex_gaps=int(s["capex_unpriced_lines"]),
                      opex=float(s["opex_usd_per_year"]), opex_gaps=int(s["opex_unpriced_lines"]),
-                     per_hour=float(s["cost_per_useful_gpu_hour_usd"]),
-                     offer=s["cloud_offer"], cloud=float(s["cloud_usd_per_gpu_hour"]),
-                     month=float(s["breakeven_month"]),
-                     utilisation=float(s["breakeven_utilisation"]))  # fmt: skip
-        self.summary.value = f'<p id="hubplan-cost-summary"><b>{html.escape(text)}</b></p>'
+                     per_hour=float(s["cost_per_useful_gpu_hour_usd"]))  # fmt: skip
+        if basis == "no_offer":  # nothing to compare: no break-even, not a "never"
+            text = label("panel.cost.summary_no_offer", lang, **money)
+        elif basis == "term_total":  # a reservation: total cost over its term
+            text = label("panel.cost.summary_term", lang, **money, offer=s["cloud_offer"],
+                         cloud=float(s["cloud_usd_per_gpu_hour"]),
+                         cloud_useful=float(s["cloud_usd_per_useful_gpu_hour"]),
+                         term=float(s["cloud_term_years"]), own_term=float(s["own_term_usd"]),
+                         cloud_term=float(s["cloud_term_usd"]))  # fmt: skip
+        else:
+            text = label("panel.cost.summary", lang, **money, offer=s["cloud_offer"],
+                         cloud=float(s["cloud_usd_per_gpu_hour"]),
+                         month=float(s["breakeven_month"]),
+                         utilisation=float(s["breakeven_utilisation"]))  # fmt: skip
+        spread = {q: float(s[f"cost_per_useful_gpu_hour_{q}_usd"]) for q in ("p10", "p50", "p90")}
+        chance = float(s["own_beats_cloud_probability"])
+        span = (label("panel.cost.range_no_offer", lang, **spread) if basis == "no_offer"
+                else label("panel.cost.range", lang, **spread, chance=chance))  # fmt: skip
+        self.summary.value = (
+            f'<p id="hubplan-cost-summary"><b>{html.escape(text)}</b></p>'
+            f'<p id="hubplan-cost-range">{html.escape(span)}</p>'
+        )
         self.summary_table.value = _table_html(
             plan["cost_summary"], lang, "hubplan-cost-summary-table"
         )

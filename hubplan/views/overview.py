@@ -66,6 +66,7 @@ def headline_figures(plan: Plan) -> dict[str, Any]:
         "gpus_by_pool": by_pool,
         **figures,
         "cloud_offer": str(cost["cloud_offer"]),
+        "cloud_basis": str(cost["cloud_basis"]),
         "cloud_usd_per_gpu_hour": float(cost["cloud_usd_per_gpu_hour"]),
         "findings": findings,
     }
@@ -79,6 +80,8 @@ def _money(usd: float) -> str:
 
 def _breakeven(f: dict[str, Any], lang: str) -> str:
     month = f["breakeven_month"]
+    if f.get("cloud_basis") == "no_offer":  # nothing to compare: not a "never"
+        return label("overview.no_offer", lang)
     if not math.isfinite(month):
         return label("overview.never", lang)
     return label("overview.breakeven_value", lang, month=month, offer=f["cloud_offer"],
