@@ -191,9 +191,10 @@ def test_overview_dashboard_in_chromium(voila):
             field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
             for tariff, shown in (("0.176", "953,426 USD"), ("0.1", "789,145 USD"),
                                   ("0.12", "832,377 USD"), ("0.15", "897,225 USD"),
-                                  ("0.2", "1,005,305 USD")):  # fmt: skip
+                                  ("0.2", "1.01 M USD")):  # fmt: skip
                 # opex = 190 220.16 × tariff / 0.088 + 572 986 staff (the energy line scales
-                # with the tariff; 2 161.6 MWh a year, tests/test_cost.py)
+                # with the tariff; 2 161.6 MWh a year, tests/test_cost.py); from a million
+                # the card reads in millions: 1 005 304.5 → 1.01 M
                 timings.append(_change(page, field, tariff, opex, shown))
             size_field = page.locator(".widget-label:has-text('Parameters') + .widget-text input")
             gpus = page.locator("#hubplan-fig-gpus")
