@@ -51,6 +51,7 @@ from .currency import (
     vat_usd,
     with_cny,
 )
+from .equipment import priced_equipment
 from .model import CostBase, headline, monte_carlo, tornado
 from .opex import (
     colocation_usd_per_year,
@@ -675,6 +676,9 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "cost_curve": curve, "cost_phasing": phasing, "cost_cashflow": flow.table,
         **risk,
     }  # fmt: skip
+    if tables.get("equipment_list") is not None:  # costsheets: the priced equipment list
+        out["cost_equipment"], more = priced_equipment(tables["equipment_list"], lines)
+        findings += more
     if cost.currency == "CNY":  # every money column gains its CNY twin
         out = {name: with_cny(table, cost.cny_per_usd) for name, table in out.items()}
     return StageResult(out, tuple(findings))
@@ -691,6 +695,7 @@ STAGE = Stage(
         "transceivers",
         "facility_power",
         "racks",
+        "equipment_list",
     ),
     provides=(
         "cost_capex",
@@ -701,6 +706,7 @@ STAGE = Stage(
         "cost_tornado",
         "cost_monte_carlo",
         "cost_cashflow",
+        "cost_equipment",
     ),
     run=run_cost,
 )
