@@ -763,6 +763,11 @@ def build_appendix(
         title = sheet_name(t, lang)
         ws = wb.create_sheet(title)
         columns = _table_columns(df, lang)
+        widths = _widths(columns)  # from the plan's values, not the formulas or the total
+        if t in COST_SHEETS:  # a money column fits its header on one line
+            widths = [max(wd, min(24, display_width(c.header) + 2))
+                      if c.number_format else wd for wd, c in zip(widths, columns,
+                                                                  strict=True)]  # fmt: skip
         if t == "power_allocation" and power is not None:
             for c in columns:
                 if c.key in power.columns:
@@ -775,7 +780,7 @@ def build_appendix(
                 end = cost.total.get(c.key)
                 c.cells = [*c.cells, end]
                 c.formula = c.formula or (isinstance(end, str) and end.startswith("="))
-        _set_widths(ws, _widths(columns))
+        _set_widths(ws, widths)
         ws.freeze_panes = "A2"
         w = _Writer(wb, ws, st, lang, wo)
         w.table(table_display_name(t), columns)
