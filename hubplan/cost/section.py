@@ -312,7 +312,8 @@ class Cost(Section):
         0.08,
         ge=0,
         le=1,
-        description="Annual discount rate for NPV: an assumption standing in for the "
+        description="Annual discount rate for NPV and the capital charge (capex annuitised "
+        "over each asset's life): an assumption standing in for the "
         "client's cost of capital; set it to the finance team's rate.",
     )
     # -- phasing -------------------------------------------------------------------------
