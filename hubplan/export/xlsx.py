@@ -162,6 +162,7 @@ class _Column:
     cells: list
     number_format: str | None = None
     formula: bool = False
+    right: bool = False  # right-aligned (a money column whose "unpriced" is text)
 
 
 @dataclass
@@ -223,6 +224,8 @@ class _Writer:
                 tmpl = Cell(self.ws, row=1, column=1)
                 if c.number_format:
                     tmpl.number_format = c.number_format
+                if c.right:
+                    tmpl.alignment = Alignment(horizontal="right")
                 kinds.append(("cell", tmpl))
             elif any(is_injection(v) for v in c.cells):
                 kinds.append(("text", None))
@@ -776,7 +779,7 @@ def build_appendix(
         if cost is not None and (t != "equipment_list" or df is not plan.tables[t]):
             for c in columns:
                 if c.key in cost.columns:
-                    c.cells, c.formula = cost.columns[c.key], True
+                    c.cells, c.formula, c.right = cost.columns[c.key], True, True
                 end = cost.total.get(c.key)
                 c.cells = [*c.cells, end]
                 c.formula = c.formula or (isinstance(end, str) and end.startswith("="))
