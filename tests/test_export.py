@@ -53,6 +53,11 @@ POWER_FORMULAS = {"devices": "=COUNTIF(", "device_power_kw": "=SUMIF(", "allocat
                   "headroom_kw": "=", "headroom_pct": "=IF(", "status": "=IF("}  # fmt: skip
 
 
+#: Cost-sheet columns the appendix writes as formulas (the rest are the plan's values).
+COST_FORMULAS = {"capex_usd", "capex_low_usd", "capex_high_usd", "usd_per_year",
+                 "discount_factor", "present_usd", "extended_price_usd"}  # fmt: skip
+
+
 @pytest.mark.parametrize("write_only", [False, True])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_only):
@@ -65,20 +70,33 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
     ]  # fmt: skip
     assert "port_map" in tables and "ip_plan" in tables and "training" in tables
     assert "power_allocation" in tables  # the facility stage is in the plan
+    assert "cost_capex" in tables and "cost_cashflow" in tables
+    unpriced = "未定价" if lang == "zh" else "unpriced"
     for t in tables:
         ws = wb[sheet_name(t, lang)]
-        want = plan.table(t, lang)
-        keys = list(plan[t].columns)
+        # the equipment list is the cost stage's priced one, the plan's rows first
+        source = "cost_equipment" if t == "equipment_list" else t
+        want = plan.table(source, lang)
+        keys = list(plan[source].columns)
         rows = _rows(ws)
+        cost = t in xlsx_mod.COST_SHEETS
+        body = rows[1:-1] if cost else rows[1:]  # a cost sheet ends with its total row
         assert rows[0] == list(want.columns), t
-        assert len(rows) - 1 == len(want), t
-        for got, (_, exp) in zip(rows[1:], want.iterrows(), strict=True):
+        assert len(body) == len(want), t
+        for got, (_, exp) in zip(body, want.iterrows(), strict=True):
             for g, e, key in zip(got, exp.tolist(), keys, strict=True):
                 if t == "power_allocation" and key in POWER_FORMULAS:
                     # live formulas over the rack layout; LibreOffice checks their values
                     assert isinstance(g, str) and g.startswith(POWER_FORMULAS[key]), (key, g)
+                elif cost and key in COST_FORMULAS:
+                    # quantity × unit price (LibreOffice checks it), the plan's value where
+                    # that is not the line's rule (energy), or "unpriced" (never 0)
+                    formula = isinstance(g, str) and g.startswith("=")
+                    assert g == unpriced if e != e else formula or _same(g, e), (t, key, g)
                 else:
                     assert _same(g, e), (t, key, g, e)
+        if cost:
+            assert str(rows[-1][0]).startswith(("Total", "合计", "NPV", "自建净现值")), t
 
 
 def test_sheet_craft(plan, tmp_path):
@@ -160,9 +178,12 @@ def test_user_text_is_never_a_formula(tmp_path):
         for c in row
         if isinstance(c.value, str) and c.value.startswith(("=", "@", "-2+3"))
     ]
-    # the only formulas are the appendix's own, on the power-allocation sheet
+    # the only formulas are the appendix's own, on the power-allocation sheet and the
+    # cost sheets (the equipment list's extended prices among them)
+    own = {power, *(sheet_name(t, "en") for t in xlsx_mod.COST_SHEETS)}
     formulas = [c for title, c in cells if c.data_type == "f"]
-    assert formulas and all(title == power for title, c in cells if c.data_type == "f")
+    assert formulas and all(title in own for title, c in cells if c.data_type == "f")
+    assert {title for title, c in cells if c.data_type == "f"} == own
     text = [c for title, c in cells if c.data_type != "f"]
     assert {c.value for c in text} >= {'=HYPERLINK("http://x","click")', "@SUM(1+1)", "-2+3"}
     assert all(c.data_type == "s" and c.quotePrefix for c in text)
@@ -327,6 +348,92 @@ def test_libreoffice_recalculates_to_the_plans_numbers_and_prints(plan, tmp_path
     assert summary["A2"].value == '=HYPERLINK("http://x","click")'  # still text after LO
     pdf = _soffice(src, "pdf", tmp_path / "pdf", tmp_path / "profile2")
     assert pdf.read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("lang", "currency"), [("en", "USD"), ("zh", "CNY")])
+def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path, lang, currency):
+    p = hubplan.build_plan(hubplan.default_scenario().with_changes({"cost.currency": currency}))
+    src = write_appendix(p, tmp_path / "appendix.xlsx", lang)
+    formulas = openpyxl.load_workbook(src)
+    wb = openpyxl.load_workbook(_soffice(src, "xlsx", tmp_path / "lo", tmp_path / "prof"),
+                                data_only=True)  # fmt: skip
+    unpriced = "未定价" if lang == "zh" else "unpriced"
+    summary = p["cost_summary"].iloc[0]
+    checked = 0
+    for table, source in (("cost_capex", "cost_capex"), ("cost_opex", "cost_opex"),
+                          ("cost_cashflow", "cost_cashflow"),
+                          ("equipment_list", "cost_equipment")):  # fmt: skip
+        df = p[source]
+        keys = list(df.columns)
+        written = _rows(formulas[sheet_name(table, lang)], 2)
+        values = _rows(wb[sheet_name(table, lang)], 2)
+        assert len(values) == len(df) + 1, table  # the rows, then the total
+        for i, (f_row, v_row) in enumerate(zip(written, values, strict=True)):
+            for j, (f, v) in enumerate(zip(f_row, v_row, strict=True)):
+                if not (isinstance(f, str) and f.startswith("=")):
+                    continue
+                checked += 1
+                if i == len(df):  # the total row: the sum of the column's priced lines
+                    mask = df["priced"].to_numpy(bool) if "priced" in df else slice(None)
+                    want = float(df.loc[mask, keys[j]].sum())
+                else:
+                    want = float(df[keys[j]].iloc[i])
+                # every formula cell is the pandas value to the cent (discount factors,
+                # which are not money, to 1e-9)
+                assert v == pytest.approx(want, abs=1e-9 if "factor" in keys[j] else 0.005), (
+                    table, i, keys[j], f, v, want)  # fmt: skip
+        # an unpriced line reads "unpriced", never 0
+        if "priced" in df:
+            amount = {"cost_capex": "capex_usd", "cost_opex": "usd_per_year",
+                      "equipment_list": "extended_price_usd"}[table]  # fmt: skip
+            col = keys.index(amount)
+            for row, ok in zip(values, [*df["priced"].tolist(), True], strict=True):
+                if not ok:
+                    assert row[col] == unpriced, (table, row)
+    # formula cells: capex 11 priced lines (3 servers, the OSS, 3 QM9700 rows, 3 400G
+    # module rows, the fit-out) × (point, low, high) + 3 totals = 36; opex staff 2 +
+    # licences + total = 4 (energy is the plan's figure: kW × PUE × hours × tariff is not
+    # quantity × unit); cash flow 23 rows (4 purchases, 5 years × 3 opex categories, 4
+    # residuals) × (factor, present value) + 2 totals = 48; equipment list 8 priced rows
+    # (DGX H100, the L40S server, the OSS, QM9700; 3 module rows and the fit-out of the
+    # bill) + total = 9: 97. In CNY each money cell has its twin: capex 3 × 12 = 36, opex
+    # 4 rows + total = 5, cash flow 2 × (23 + 1) = 48, equipment 8 + 4 NICs at 0 + total
+    # = 13: 102 more, 199.
+    assert checked == (97 if currency == "USD" else 199)
+    capex = _rows(wb[sheet_name("cost_capex", lang)], 2)[-1]
+    opex = _rows(wb[sheet_name("cost_opex", lang)], 2)[-1]
+    flow = _rows(wb[sheet_name("cost_cashflow", lang)], 2)[-1]
+    equipment = _rows(wb[sheet_name("equipment_list", lang)], 2)[-1]
+    cols = list(p["cost_capex"].columns)
+    # the default plan's priced capex: 20 DGX H100 × 270 000 + the L40S server 88 400 +
+    # 2 OSS × 184 320 + 13 QM9700 × 36 000 + 486 400G modules × 750 + the fit-out
+    # 257.878 kW × 11 700 = 9 706 717.39 USD (tests/test_cost.py); the total says it leaves
+    # 20 unpriced lines out (storage, switches, UFM, optics, management servers, spares,
+    # installation)
+    priced_capex = 5_400_000 + 88_400 + 368_640 + 468_000 + 364_500 + 257.878409090909 * 11_700
+    assert capex[cols.index("capex_usd")] == pytest.approx(priced_capex, abs=0.005)
+    assert "20" in capex[1]
+    # the priced equipment list adds up to the same capex
+    assert equipment[list(p["cost_equipment"].columns).index("extended_price_usd")] == (
+        pytest.approx(priced_capex, abs=0.005)
+    )
+    # opex a year: energy 190 220.16 (facility tests) + staff 1 × 90 520 + 8.42 × 57 300
+    # (test_cost_staff) + licences 0 = 763 206.16 USD; maintenance is the unpriced line.
+    # (In CNY the staff are paid Chinese salaries: test_cost_staff.)
+    opex_total = opex[list(p["cost_opex"].columns).index("usd_per_year")]
+    if currency == "USD":
+        assert opex_total == pytest.approx(190_220.1588 + 90_520 + 8.42 * 57_300, abs=0.005)
+    assert opex_total == pytest.approx(summary["opex_usd_per_year"], abs=0.005)
+    assert "1" in opex[1]
+    # the NPV of owning as the sum of the discounted flows, the stage's figure
+    npv_col = list(p["cost_cashflow"].columns).index("present_usd")
+    assert flow[npv_col] == pytest.approx(summary["npv_own_usd"], abs=0.005)
+    if currency == "CNY":  # the CNY twins are the USD cells × 7.1884 (the dated rate)
+        cny = list(p["cost_capex"].columns).index("capex_cny")
+        assert capex[cny] == pytest.approx(priced_capex * 7.1884, abs=0.01)
+        present_cny = list(p["cost_cashflow"].columns).index("present_cny")
+        assert flow[present_cny] == pytest.approx(summary["npv_own_usd"] * 7.1884, abs=0.01)
 
 
 # -- CLI --------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from .currency import (
     vat_usd,
     with_cny,
 )
+from .equipment import priced_equipment
 from .model import (
     CostBase,
     headline,
@@ -730,6 +731,9 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
         "cost_curve": curve, "cost_phasing": phasing, "cost_cashflow": flow.table,
         **risk,
     }  # fmt: skip
+    if tables.get("equipment_list") is not None:  # costsheets: the priced equipment list
+        out["cost_equipment"], more = priced_equipment(tables["equipment_list"], lines)
+        findings += more
     if cost.currency == "CNY":  # every money column gains its CNY twin
         out = {name: with_cny(table, cost.cny_per_usd) for name, table in out.items()}
     return StageResult(out, tuple(findings))
@@ -746,6 +750,7 @@ STAGE = Stage(
         "transceivers",
         "facility_power",
         "racks",
+        "equipment_list",
     ),
     provides=(
         "cost_capex",
@@ -756,6 +761,7 @@ STAGE = Stage(
         "cost_tornado",
         "cost_monte_carlo",
         "cost_cashflow",
+        "cost_equipment",
     ),
     run=run_cost,
 )

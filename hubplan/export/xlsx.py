@@ -8,6 +8,15 @@ fits the width and repeats the header. The Summary sheet carries the headline fi
 the findings and the assumption register. The power allocation's device count, device
 power, allocated power, headroom and status are live formulas over the rack layout.
 
+The cost sheets (capex by line, opex per year, cash flow and NPV) and the equipment list,
+when the cost stage has priced it (``cost_equipment``), write their amounts as live
+formulas: quantity × unit price, the discount factor 1 ÷ (1 + r)^year and amount ×
+factor (HM Treasury Green Book, Annex 6), each CNY twin as the USD cell × the plan's
+rate, and a total row (the last row of the table) that sums the priced lines and says
+how many unpriced ones it leaves out. An unpriced line shows "unpriced", never 0. A
+formula is written only where its arithmetic gives the plan's figure; elsewhere (energy:
+kW × PUE × hours × tariff) the plan's value stands.
+
 Large plans (more than :data:`WRITE_ONLY_ROWS` rows in all) are written in openpyxl's
 write-only mode: rows stream to disk, tables get their column names by hand (openpyxl
 "Worksheet Tables": in write-only mode column headings must be added manually), and
@@ -53,6 +62,7 @@ from .summary import assumption_register, headline_figures
 #: ``training_curve`` and ``hot_fill`` stay in the notebooks.)
 SHEET_TABLES: tuple[str, ...] = (
     "equipment_list", "ip_plan", "power_allocation", "port_map", "compute_inventory",
+    "cost_capex", "cost_opex", "cost_cashflow",
     "rack_layout", "racks", "power_on_sequence", "cooling", "facility_power",
     "training", "training_memory", "inference", "pool_demand", "pools", "candidates",
     "compute_claims", "server_checks",
@@ -61,6 +71,10 @@ SHEET_TABLES: tuple[str, ...] = (
     "storage_nodes",
     "switches", "fabric", "transceivers", "port_use", "rdma_settings", "latency_budget",
 )  # fmt: skip
+
+#: The cost sheets (and the equipment list when the cost stage has priced it): amounts
+#: are live formulas and the last row of the table is their total.
+COST_SHEETS = ("cost_capex", "cost_opex", "cost_cashflow", "equipment_list")
 
 #: Above this many rows in all, the workbook is written in write-only (streaming) mode.
 WRITE_ONLY_ROWS = 20_000
@@ -148,6 +162,7 @@ class _Column:
     cells: list
     number_format: str | None = None
     formula: bool = False
+    right: bool = False  # right-aligned (a money column whose "unpriced" is text)
 
 
 @dataclass
@@ -209,6 +224,8 @@ class _Writer:
                 tmpl = Cell(self.ws, row=1, column=1)
                 if c.number_format:
                     tmpl.number_format = c.number_format
+                if c.right:
+                    tmpl.alignment = Alignment(horizontal="right")
                 kinds.append(("cell", tmpl))
             elif any(is_injection(v) for v in c.cells):
                 kinds.append(("text", None))
@@ -430,6 +447,158 @@ def _power_conditional(ws, alloc: pd.DataFrame, style: AppendixStyle, policy) ->
     return low is not None
 
 
+# -- cost sheets ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _CostFormulas:
+    columns: dict[str, list]  # key -> one cell per row: a formula, a value or "unpriced"
+    total: dict[str, object]  # key -> the total row's cell
+
+
+def sheet_frame(plan, table: str) -> pd.DataFrame:
+    """The table a sheet shows: the plan's, except the equipment list, which is the cost
+    stage's priced equipment list (``cost_equipment``) when the plan has one."""
+    if table == "equipment_list" and plan.tables.get("cost_equipment") is not None:
+        return plan.tables["cost_equipment"]
+    return plan.tables[table]
+
+
+def _reproduces(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Where a formula's arithmetic gives the plan's figure (to 1e-9 relative, a far
+    finer grain than the cent the sheet is read at)."""
+    with np.errstate(invalid="ignore"):
+        return np.isclose(got, want, rtol=1e-9, atol=1e-9) & np.isfinite(want)
+
+
+def _product_column(df: pd.DataFrame, letter: dict[str, str], out_key: str, a: str, b: str,
+                    priced: np.ndarray, word: str) -> list:  # fmt: skip
+    """``out_key`` as ``=a×b`` per row where that gives the plan's figure, the plan's
+    value where it does not, and ``word`` (unpriced) on an unpriced row."""
+    want = pd.to_numeric(df[out_key], errors="coerce").to_numpy(dtype=float)
+    got = pd.to_numeric(df[a], errors="coerce").to_numpy(dtype=float) * pd.to_numeric(
+        df[b], errors="coerce").to_numpy(dtype=float)  # fmt: skip
+    ok = _reproduces(got, want)
+    cells: list = []
+    for i, r in enumerate(range(2, len(df) + 2)):
+        if not priced[i]:
+            cells.append(word)
+        elif ok[i]:
+            cells.append(f"={letter[a]}{r}*{letter[b]}{r}")
+        else:
+            cells.append(None if math.isnan(want[i]) else float(want[i]))
+    return cells
+
+
+def _sum_cell(letter: dict[str, str], key: str, n: int) -> str:
+    col = letter[key]
+    return f"=SUM({col}2:{col}{n + 1})"
+
+
+def _cny_twins(plan, df: pd.DataFrame, letter: dict[str, str], found: _CostFormulas,
+               priced: np.ndarray, word: str) -> _CostFormulas:  # fmt: skip
+    """With ``currency = CNY`` each money column has a CNY twin (``capex_cny`` after
+    ``capex_usd``): it becomes the USD cell × the plan's rate where that gives the twin's
+    figure, and its total a sum."""
+    summary = plan.tables.get("cost_summary")
+    if summary is None or "cny_per_usd" not in summary.columns:
+        return found
+    rate = float(summary["cny_per_usd"].iloc[0])
+    keys = [k for k in dict.fromkeys([*found.columns, *found.total])
+            if "usd" in k.split("_") and k.replace("usd", "cny") in letter]  # fmt: skip
+    n = len(df)
+    for key in keys:
+        twin = key.replace("usd", "cny")
+        usd = pd.to_numeric(df[key], errors="coerce").to_numpy(dtype=float)
+        want = pd.to_numeric(df[twin], errors="coerce").to_numpy(dtype=float)
+        ok = _reproduces(usd * rate, want)
+        cells: list = []
+        for i, r in enumerate(range(2, n + 2)):
+            if not priced[i] and math.isnan(want[i]):
+                cells.append(word)
+            elif ok[i]:
+                cells.append(f"={letter[key]}{r}*{rate:.12g}")
+            else:
+                cells.append(None if math.isnan(want[i]) else float(want[i]))
+        found.columns[twin] = cells
+        if key in found.total:
+            found.total[twin] = _sum_cell(letter, twin, n)
+    return found
+
+
+def _cost_formulas(plan, table: str, df: pd.DataFrame, lang: str) -> _CostFormulas | None:
+    """Live formulas of a cost sheet and its total row (the last row of the table).
+
+    - ``cost_capex``: capex = quantity × unit price (and the low/high range columns from
+      the unit price range when the table has them); an unpriced line shows "unpriced";
+      the total sums the priced lines and says how many it leaves out.
+    - ``cost_opex``: a year's cost = quantity × unit cost where that is the line's rule
+      (staff, licences; energy and maintenance are the plan's figures); total as above.
+    - ``cost_cashflow``: discount factor = 1 ÷ (1 + r)^year, present value = amount ×
+      factor (HM Treasury Green Book, Annex 6), the NPV of owning = Σ present values.
+    - the priced equipment list: extended price = quantity × unit price; total = capex.
+    """
+    cols = list(df.columns)
+    letter = {k: get_column_letter(i + 1) for i, k in enumerate(cols)}
+    n = len(df)
+    word = _label_or("xlsx.unpriced", lang, "unpriced")
+    priced = df["priced"].to_numpy(dtype=bool) if "priced" in cols else np.ones(n, bool)
+    gaps = int(n - np.count_nonzero(priced))
+    out: dict[str, list] = {}
+    total: dict[str, object] = {}
+    first = cols[0]
+    if table == "cost_capex":
+        out["capex_usd"] = _product_column(df, letter, "capex_usd", "line_quantity",
+                                           "line_unit_usd", priced, word)  # fmt: skip
+        for end in ("low", "high"):  # the unit price range, when the table has it
+            unit_col, line_col = f"price_{end}_usd", f"capex_{end}_usd"
+            if {unit_col, line_col} <= set(cols):
+                out[line_col] = _product_column(df, letter, line_col, "line_quantity",
+                                                unit_col, priced, word)  # fmt: skip
+        amounts = ["capex_usd", "capex_low_usd", "capex_high_usd"]
+    elif table == "cost_opex":
+        out["usd_per_year"] = _product_column(df, letter, "usd_per_year", "line_quantity",
+                                              "unit_cost_usd", priced, word)  # fmt: skip
+        amounts = ["usd_per_year"]
+    elif table == "cost_cashflow":
+        summary = plan.tables.get("cost_summary")
+        if summary is None or "discount_rate" not in summary.columns:
+            return None
+        rate = float(summary["discount_rate"].iloc[0])
+        years = df["year"].to_numpy(dtype=float)
+        want = df["discount_factor"].to_numpy(dtype=float)
+        if not _reproduces(1.0 / np.power(1.0 + rate, years), want).all():
+            return None
+        rows = range(2, n + 2)
+        y_, d_, f_ = letter["year"], letter["usd"], letter["discount_factor"]
+        out["discount_factor"] = [f"=1/(1+{rate:.12g})^{y_}{r}" for r in rows]
+        out["present_usd"] = [f"={d_}{r}*{f_}{r}" for r in rows]
+        total[first] = label("xlsx.npv", lang, rate=f"{rate:.1%}")
+        total["usd"] = _sum_cell(letter, "usd", n)
+        total["present_usd"] = _sum_cell(letter, "present_usd", n)
+        return _cny_twins(plan, df, letter, _CostFormulas(out, total), priced, word)
+    elif table == "equipment_list":
+        out["extended_price_usd"] = _product_column(df, letter, "extended_price_usd",
+                                                    "quantity", "unit_price_usd", priced,
+                                                    word)  # fmt: skip
+        # a NIC inside a server: 0, its price is the server's
+        want = df["extended_price_usd"].to_numpy(dtype=float)
+        out["extended_price_usd"] = [
+            0.0 if p and w == 0 else c
+            for c, p, w in zip(out["extended_price_usd"], priced, want, strict=True)
+        ]
+        amounts = ["extended_price_usd"]
+    else:
+        return None
+    total[first] = label("xlsx.total", lang)
+    total[cols[1]] = (label("xlsx.total_gaps", lang, lines=gaps) if gaps
+                      else label("xlsx.total_complete", lang))  # fmt: skip
+    for key in amounts:
+        if key in out:
+            total[key] = _sum_cell(letter, key, n)
+    return _cny_twins(plan, df, letter, _CostFormulas(out, total), priced, word)
+
+
 # -- the workbook ---------------------------------------------------------------------------
 
 
@@ -530,7 +699,7 @@ def _plan_sheets(plan) -> tuple[list[str], list[tuple[str, str]]]:
     """Tables to write, and (note key, table) for those left out."""
     write, left = [], []
     for t in SHEET_TABLES:
-        df = plan.tables.get(t)
+        df = plan.tables.get(t) if t not in plan.tables else sheet_frame(plan, t)
         if df is None:
             if t in ("equipment_list", "power_allocation", "compute_inventory"):
                 left.append(("xlsx.note.missing", t))
@@ -544,7 +713,7 @@ def _plan_sheets(plan) -> tuple[list[str], list[tuple[str, str]]]:
 def _choose_write_only(plan, tables: list[str], write_only: bool | None) -> bool:
     if write_only is not None:
         return write_only
-    return sum(len(plan.tables[t]) for t in tables) > WRITE_ONLY_ROWS
+    return sum(len(sheet_frame(plan, t)) for t in tables) > WRITE_ONLY_ROWS
 
 
 def build_appendix(
@@ -590,16 +759,32 @@ def build_appendix(
             notes.append(label("xlsx.note.no_policy", lang))
     summary = wb.create_sheet(sheet_name("summary", lang))
     _summary(_Writer(wb, summary, st, lang, wo), plan, lang, notes)
+    if any(t in COST_SHEETS and (t != "equipment_list" or "cost_equipment" in plan.tables)
+           for t in tables):  # fmt: skip
+        notes.append(label("xlsx.note.cost_formulas", lang))
     for t in tables:
-        df = plan.tables[t]
+        df = sheet_frame(plan, t)
         title = sheet_name(t, lang)
         ws = wb.create_sheet(title)
         columns = _table_columns(df, lang)
+        widths = _widths(columns)  # from the plan's values, not the formulas or the total
+        if t in COST_SHEETS:  # a money column fits its header on one line
+            widths = [max(wd, min(24, display_width(c.header) + 2))
+                      if c.number_format else wd for wd, c in zip(widths, columns,
+                                                                  strict=True)]  # fmt: skip
         if t == "power_allocation" and power is not None:
             for c in columns:
                 if c.key in power.columns:
                     c.cells, c.formula = power.columns[c.key], True
-        _set_widths(ws, _widths(columns))
+        cost = _cost_formulas(plan, t, df, lang) if t in COST_SHEETS else None
+        if cost is not None and (t != "equipment_list" or df is not plan.tables[t]):
+            for c in columns:
+                if c.key in cost.columns:
+                    c.cells, c.formula, c.right = cost.columns[c.key], True, True
+                end = cost.total.get(c.key)
+                c.cells = [*c.cells, end]
+                c.formula = c.formula or (isinstance(end, str) and end.startswith("="))
+        _set_widths(ws, widths)
         ws.freeze_panes = "A2"
         w = _Writer(wb, ws, st, lang, wo)
         w.table(table_display_name(t), columns)
