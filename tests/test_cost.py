@@ -469,6 +469,11 @@ def test_cost_panel_headless():
     # OSS and fit-out are priced)
     assert "3.29 USD per useful GPU-hour" in p.summary.value
     assert "excluding 20 unpriced lines" in p.summary.value
+    # with lines unpriced the card says it shows a floor: the capex at the low prices of
+    # the priced lines is 7 418 165 USD (tests/test_cost.py, CAPEX_LOW_USD); maintenance
+    # is the one unpriced opex line
+    assert ("A floor, not the plan&#x27;s cost: 20 capex and 1 opex lines have no price yet "
+            "(capex at least 7,418,165 USD") in p.summary.value  # fmt: skip
     # manual allocation at 40 %: 3.2934 × 0.7 / 0.4 = 5.76, and the finding shows
     p.controls["utilisation"].value = 0.4
     assert "5.76 USD per useful GPU-hour" in p.summary.value

@@ -206,6 +206,9 @@ class CostPanel(PlanPanel):
                          cloud=float(s["cloud_usd_per_gpu_hour"]),
                          month=float(s["breakeven_month"]),
                          utilisation=float(s["breakeven_utilisation"]))  # fmt: skip
+        if money["capex_gaps"] or money["opex_gaps"]:  # a floor, never a confident total
+            text = label("panel.cost.floor", lang, **money,
+                         capex_low=float(s["capex_low_usd"])) + " " + text  # fmt: skip
         spread = {q: float(s[f"cost_per_useful_gpu_hour_{q}_usd"]) for q in ("p10", "p50", "p90")}
         chance = float(s["own_beats_cloud_probability"])
         span = (label("panel.cost.range_no_offer", lang, **spread) if basis == "no_offer"
