@@ -8,7 +8,8 @@ package per stage) into a :class:`Plan`, which panels, charts, exports and the C
 >>> plan = hubplan.build_plan(hubplan.default_scenario())
 >>> sorted(plan.tables)  # doctest: +NORMALIZE_WHITESPACE
 ['acceptance', 'candidates', 'checkpoint_plan', 'compute_claims', 'compute_inventory',
- 'cooling', 'cost_capex', 'cost_cashflow', 'cost_curve', 'cost_monte_carlo', 'cost_opex',
+ 'cooling', 'cost_capex', 'cost_cashflow', 'cost_curve', 'cost_equipment', 'cost_monte_carlo',
+ 'cost_opex',
  'cost_phasing', 'cost_summary', 'cost_tornado', 'deployment_steps', 'equipment_list', 'fabric',
  'facility_power', 'failure_breakdown', 'hot_fill', 'inference', 'ip_plan', 'k8s_pools',
  'latency_budget',
