@@ -407,36 +407,33 @@ def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
     unpriced ones are counted and named as before.
     """
 
-    def _sum(col: str, imported: bool) -> float:
-        return float(sum(r[col] for r in capex.rows if r["priced"]
-                         and (not imported or r["category"] in IMPORTED_CATEGORIES)))  # fmt: skip
-
-    ends = {}  # each end of the range (prices: low / point / high) taxed the same way
-    for end, col in (("low", "capex_low_usd"), ("point", "capex_usd"),
-                     ("high", "capex_high_usd")):  # fmt: skip
-        hardware = _sum(col, True)
+    def taxed(col: str) -> dict[str, float]:
+        """Duty and VAT at one end of the range (prices: low / point / high)."""
+        bought = [r for r in capex.rows if r["priced"]]
+        hardware = float(sum(r[col] for r in bought if r["category"] in IMPORTED_CATEGORIES))
         duty = import_duty_usd(hardware, cost.import_duty_rate)
-        base = (capex.capex_usd if end == "point" else _sum(col, False)) + duty
-        ends[end] = (hardware, duty, base, vat_usd(base, cost.vat_rate, cost.vat_recoverable))
-    hardware, duty, vat_base, vat = ends["point"]
+        base = float(sum(r[col] for r in bought)) + duty
+        return {"import_duty_base": hardware, "import_duty": duty, "vat_base": base,
+                "vat": vat_usd(base, cost.vat_rate, cost.vat_recoverable)}  # fmt: skip
+
+    low, point, high = taxed("capex_low_usd"), taxed("capex_usd"), taxed("capex_high_usd")
     extra = []
-    for i, (item, base, rate, amount, basis) in enumerate((
-        ("import_duty", hardware, cost.import_duty_rate, duty, "section_import_duty_rate"),
-        ("vat", vat_base, cost.vat_rate, vat, "section_vat_rate"),
-    )):  # fmt: skip
-        if amount:
-            extra.append({"category": "taxes", "item": item, "line_quantity": base,
-                          "unit": "share", "line_unit_usd": rate, "capex_usd": amount,
+    for item, rate, basis in (("import_duty", cost.import_duty_rate, "section_import_duty_rate"),
+                              ("vat", cost.vat_rate, "section_vat_rate")):  # fmt: skip
+        if point[item]:
+            extra.append({"category": "taxes", "item": item,
+                          "line_quantity": point[f"{item}_base"], "unit": "share",
+                          "line_unit_usd": rate, "capex_usd": point[item],
                           "price_low_usd": rate, "price_high_usd": rate, "price_as_of": "",
-                          "capex_low_usd": ends["low"][1 + 2 * i],
-                          "capex_high_usd": ends["high"][1 + 2 * i],
+                          "capex_low_usd": low[item], "capex_high_usd": high[item],
                           "price_basis": basis, "price_source": "cost section",
                           "priced": True})  # fmt: skip
     if not extra:
         return capex
     lines = pd.concat([capex.lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)],
                       ignore_index=True)  # fmt: skip
-    return CapexResult(lines, capex.rows + extra, capex.capex_usd + duty + vat,
+    return CapexResult(lines, capex.rows + extra,
+                       capex.capex_usd + point["import_duty"] + point["vat"],
                        capex.unpriced, capex.server_capex_usd, capex.install)  # fmt: skip
 
 
