@@ -39,14 +39,15 @@ def quoted():
 
 def test_shipped_price_table_holds_its_ranges():
     t = price_table()
-    assert (t["price_low_usd"] <= t["price_usd"]).all()
-    assert (t["price_usd"] <= t["price_high_usd"]).all()
+    assert (t["price_low"] <= t["price"]).all()
+    assert (t["price"] <= t["price_high"]).all()
+    assert set(t["currency"]) <= {"USD", "CNY"}
     assert t["price_source"].str.len().gt(30).all() and t["price_as_of"].str.len().ge(4).all()
 
 
 def _row(**changes):
-    row = {"item_kind": "switch", "name": "X", "unit": "switch", "price_usd": 5.0,
-           "price_low_usd": 4.0, "price_high_usd": 7.0, "price_source": "s",
+    row = {"item_kind": "switch", "name": "X", "unit": "switch", "currency": "USD",
+           "price": 5.0, "price_low": 4.0, "price_high": 7.0, "price_source": "s",
            "price_as_of": "2024", "confidence": "low", "notes": ""}  # fmt: skip
     return {**row, **changes}
 
@@ -54,8 +55,9 @@ def _row(**changes):
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ([_row(price_low_usd=6.0)], "line 2, column price_low_usd: 6 is above price_usd (5)"),
-        ([_row(price_high_usd=4.0)], "line 2, column price_high_usd: 4 is below price_usd (5)"),
+        ([_row(price_low=6.0)], "line 2, column price_low: 6 is above price (5)"),
+        ([_row(price_high=4.0)], "line 2, column price_high: 4 is below price (5)"),
+        ([_row(currency="EUR")], "line 2, column currency: 'EUR' is not one of USD, CNY"),
         ([_row(item_kind="router")], "line 2, column item_kind: 'router' is not one of server"),
         ([_row(), _row(name="x")], "line 3, column name: 'x' is priced twice as switch"),
     ],

@@ -193,7 +193,10 @@ STORAGE_TIERS = ("hot", "warm", "cold")
 
 _CHOICES = {
     "kind": {"server", "tray", "rack"},
-    "confidence": {"high", "medium", "low"},
+    # high: a vendor document read directly; medium: a faithful transcription or two
+    # agreeing secondary sources; low: one secondary source; estimate: no source gives
+    # the figure itself, it is derived by a rule the row's notes state.
+    "confidence": {"high", "medium", "low", "estimate"},
     "segment": {"datacenter-training", "datacenter-inference", "workstation", "consumer"},
     "scaleup_kind": {"nvswitch", "bridge", "mesh", "ethernet", "none", ""},
     "architecture": {"dense", "moe"},

@@ -13,13 +13,16 @@ import numpy as np
 import pandas as pd
 
 from ..core.frames import records as _records
-from .prices import Price, catalogue_price, optics_key, scaled_range
+from .prices import DEFAULT_CNY_PER_USD, Price, catalogue_price, optics_key, scaled_range
 
 CAPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "line_unit_usd", "capex_usd",
                  "price_basis", "price_source", "priced",
                  # prices: each line's unit price range and date, and its extended range
                  "price_low_usd", "price_high_usd", "price_as_of", "capex_low_usd",
-                 "capex_high_usd"]  # fmt: skip
+                 "capex_high_usd",
+                 # prices: how far the line's price can be trusted (data/prices.csv's
+                 # confidence; "quote" for a client's quote, "section" for a section figure)
+                 "price_confidence"]  # fmt: skip
 
 
 def line_usd(quantity, line_unit_usd):
@@ -112,7 +115,7 @@ def priced_totals(capex_usd, priced) -> tuple[float, int]:
 
 
 def _line(category, item, quantity, unit, price, basis, source, low=None, high=None,
-          as_of="") -> dict:  # fmt: skip
+          as_of="", confidence="section") -> dict:  # fmt: skip
     """One capex line. A priced line without a stated range (a quote, a user's figure)
     carries its point as both ends: the range is as narrow as what is known."""
     price = math.nan if price is None else float(price)
@@ -126,15 +129,17 @@ def _line(category, item, quantity, unit, price, basis, source, low=None, high=N
             "priced": ok, "price_low_usd": low if ok else math.nan,
             "price_high_usd": high if ok else math.nan, "price_as_of": as_of if ok else "",
             "capex_low_usd": float(line_usd(quantity, low)) if ok else math.nan,
-            "capex_high_usd": float(line_usd(quantity, high)) if ok else math.nan}  # fmt: skip
+            "capex_high_usd": float(line_usd(quantity, high)) if ok else math.nan,
+            "price_confidence": confidence if ok else ""}  # fmt: skip
 
 
 def _catalogue_or(kind: str, name: str, price, basis: str, source: str, quotes: tuple = (),
+                  fx: float = DEFAULT_CNY_PER_USD,
                   ) -> tuple[object, str, str, Price | None]:  # fmt: skip
     """(unit price, basis, source, catalogue row): a client's quote when one names the
     item, else the table's own price when it has one, else the price catalogue's
-    (``data/prices.csv``) point."""
-    row = catalogue_price(kind, name, quotes)
+    (``data/prices.csv``) point (a CNY row at ``fx`` CNY per USD)."""
+    row = catalogue_price(kind, name, quotes, fx)
     if row is not None and row.source.startswith("quote: "):
         return row.point_usd, "section_quotes", row.source, row
     own = price is not None and not (isinstance(price, float) and math.isnan(price))
@@ -147,13 +152,15 @@ def _catalogue_or(kind: str, name: str, price, basis: str, source: str, quotes: 
 
 def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
                  gpu_factors: tuple[float, float] = (0.74, 1.17),
-                 quotes: tuple = ()) -> list[dict]:  # fmt: skip
+                 quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
     """One line per pool's new GPU servers (spares included: the pools table counts them).
 
     A server whose price ``data/prices.csv`` brackets carries that range and date; any
     other carries its point × ``gpu_factors`` (the cost section's ``gpu_price``
     assumption, 0.74-1.17: the spread of sourced street prices of an 8-GPU server). A
-    client's quote for the server (the cost section's ``quotes``) replaces both."""
+    server the server catalogue leaves unpriced takes the price catalogue's point and
+    range (a CNY row, e.g. a tender award, at ``fx`` CNY per USD). A client's quote for
+    the server (the cost section's ``quotes``) replaces all of these."""
     rows = []
     columns = ["pool", "accelerator", "server", "gpus_per_server", "new_servers",
                "price_basis", "server_price_usd"]  # fmt: skip
@@ -166,9 +173,11 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
         source = price_sources.get(key, "")
         item = p["server"] or f"{p['gpus_per_server']} × {p['accelerator']}"
         point = float(p["server_price_usd"])
-        row = catalogue_price("server", str(p["server"]), quotes) if p["server"] else None
+        row = catalogue_price("server", str(p["server"]), quotes, fx) if p["server"] else None
         if row is not None and row.source.startswith("quote: "):
             point, basis = row.point_usd, "section_quotes"
+        elif row is not None and math.isnan(point):  # priced by the price catalogue only
+            point, basis = row.point_usd, "catalogue_prices"
         if row is not None and row.point_usd == point:
             low, high, as_of = row.low_usd, row.high_usd, row.as_of
             source = row.source
@@ -182,7 +191,7 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
 
 def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: list[str],
                  basis: str, source: str, kind: str = "",
-                 quotes: tuple = ()) -> list[dict]:  # fmt: skip
+                 quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
     """One line per row of a device table (storage nodes, switches) at its unit price: the
     table's own, else the price catalogue's for the row's ``model`` as ``kind``."""
     rows = []
@@ -191,7 +200,7 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
             continue
         item = " ".join(str(r[c]) for c in label_cols if str(r[c]))
         price, how, src, row = _catalogue_or(kind, str(r.get("model", "")), r["price_usd"],
-                                             basis, source, quotes)  # fmt: skip
+                                             basis, source, quotes, fx)  # fmt: skip
         rows.append(_line(category, item, r[count_col], "unit", price, how, src,
                           row.low_usd if row else None, row.high_usd if row else None,
                           row.as_of if row else ""))  # fmt: skip
@@ -199,7 +208,7 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
 
 
 def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], object],
-                 quotes: tuple = ()) -> list[dict]:  # fmt: skip
+                 quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
     """Modules and cables per plane, segment and medium: at the section's prices (a quote)
     where it gives one, else at the price catalogue's (``optics_module`` /
     ``optics_cable`` rows named ``"<media> <speed> module"`` / ``… cable``; a client's
@@ -219,7 +228,7 @@ def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], obj
                                   "section_optics_prices", price.source))  # fmt: skip
                 continue
             name = optics_key(str(r["media"]), float(r["speed_gbps"]), part)
-            row = catalogue_price(f"optics_{part}", name, quotes)
+            row = catalogue_price(f"optics_{part}", name, quotes, fx)
             how = "section_quotes" if row and row.source.startswith("quote: ") else (
                 "catalogue_prices")  # fmt: skip
             rows.append(_line("optics", f"{item} {part}", count, unit,
@@ -302,7 +311,8 @@ def shares_of(rows: list[dict], categories: tuple[str, ...] | None = None,
     return total, gaps, low, high
 
 
-def management_line(model: str, count: int, quotes: tuple = ()) -> list[dict]:
+def management_line(model: str, count: int, quotes: tuple = (),
+                    fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
     """The management servers (scheduler controllers, cluster manager, monitoring: the
     facility section's ``management_servers``) as a capex line: racked and powered by the
     facility stage, so bought too. Priced by a quote or ``data/prices.csv`` (kind
@@ -314,7 +324,7 @@ def management_line(model: str, count: int, quotes: tuple = ()) -> list[dict]:
     """
     if count <= 0:
         return []
-    row = catalogue_price("server", model, quotes)
+    row = catalogue_price("server", model, quotes, fx)
     how = "section_quotes" if row and row.source.startswith("quote: ") else "catalogue_prices"
     return [_line("management_servers", f"management: {model}", count, "server",
                   row.point_usd if row else None, how, row.source if row else "",

@@ -38,7 +38,8 @@ EQUIPMENT_CATEGORIES = {
 #: Equipment types that are part of another row's price (a NIC inside a server).
 INCLUDED_TYPES = ("nic",)
 #: Columns the cost stage adds after the equipment list's own.
-PRICE_COLUMNS = ["category", "price_basis", "price_source", "price_as_of", "priced"]
+PRICE_COLUMNS = ["category", "price_basis", "price_source", "price_as_of", "price_confidence",
+                 "priced"]  # fmt: skip
 
 
 def _model_of(item: str, models: list[str]) -> str | None:
@@ -96,6 +97,7 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
         if c not in cols:
             cols.append(c)
     has_date = "price_as_of" in capex.columns
+    has_conf = "price_confidence" in capex.columns
     models = [str(m) for m in eq["model"]] if "model" in eq.columns else []
     types = [str(t) for t in eq["type"]] if "type" in eq.columns else []
     lines = capex.reset_index(drop=True)
@@ -113,11 +115,11 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
         if typ in INCLUDED_TYPES:
             rec.update(unit_price_usd=math.nan, extended_price_usd=0.0, category="",
                        price_basis="included_in_server", price_source="", price_as_of="",
-                       priced=True)  # fmt: skip
+                       price_confidence="", priced=True)  # fmt: skip
         elif not mine:
             rec.update(unit_price_usd=math.nan, extended_price_usd=math.nan, category="",
                        price_basis="no_capex_line", price_source="", price_as_of="",
-                       priced=False)  # fmt: skip
+                       price_confidence="", priced=False)  # fmt: skip
         else:
             part = lines.iloc[mine]
             ok = bool(part["priced"].all())
@@ -139,6 +141,8 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
                                                      .astype(str) if s)),
                 price_as_of="; ".join(dict.fromkeys(s for s in part["price_as_of"]
                                                     .astype(str) if s)) if has_date else "",
+                price_confidence="; ".join(dict.fromkeys(
+                    s for s in part["price_confidence"].astype(str) if s)) if has_conf else "",
                 priced=ok,
             )  # fmt: skip
         out.append(rec)
@@ -157,7 +161,8 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
             extended_price_usd=float(r["capex_usd"]) if ok else math.nan,
             category=str(r["category"]), price_basis=str(r["price_basis"]),
             price_source=str(r["price_source"]),
-            price_as_of=str(r["price_as_of"]) if has_date and ok else "", priced=ok,
+            price_as_of=str(r["price_as_of"]) if has_date and ok else "",
+            price_confidence=str(r["price_confidence"]) if has_conf and ok else "", priced=ok,
         )  # fmt: skip
         out.append(rec)
     table = pd.DataFrame(out, columns=[*cols, *PRICE_COLUMNS])

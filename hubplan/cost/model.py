@@ -39,7 +39,8 @@ class CostBase:
     it_kw : IT typical draw [kW]; NaN when the facility stage has not planned it
     duty_cycle, pue, usd_per_kwh : energy inputs
     fixed_opex_usd : staff, space and licences a year [USD]
-    maintenance_share : maintenance per year as a share of capex (NaN = unknown)
+    share_opex_usd : the yearly lines priced as shares of capex (hardware maintenance,
+        insurance) at the plan's prices, the priced ones [USD a year]
     gpus : GPUs in service; utilisation, goodput : as in the section
     depreciation_years, residual_share : straight-line life and end value
     cloud_usd_per_gpu_hour, cloud_pricing : the offer compared against
@@ -58,7 +59,7 @@ class CostBase:
     pue: float
     usd_per_kwh: float
     fixed_opex_usd: float
-    maintenance_share: float
+    share_opex_usd: float
     gpus: float
     utilisation: float
     goodput: float
@@ -83,6 +84,11 @@ class CostBase:
     #: share): the cost-of-capital and fit-out ranges re-annuitise them
     #: (``other_capital_usd_per_year`` holds their charge at the plan's rate).
     other_classes: tuple[tuple[str, float, float, float], ...] = ()
+    #: How those share lines move when a price is varied [USD a year per USD]: per dollar
+    #: more of GPU servers (hardware maintenance + insurance on the servers and the
+    #: installation share on them), and per dollar more of fit-out (insurance).
+    server_share_rate: float = 0.0
+    fitout_share_rate: float = 0.0
 
 
 def capital_charge_usd_per_year(capex_usd, life_years, residual_share, rate):
@@ -129,8 +135,9 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     -----
     capex' = capex + server capex × (f_gpu − 1) × (1 + installation share)
     + (fit-out per kW' − fit-out per kW) × critical kW;
-    annual = capital charge + energy + maintenance × capex' + fixed
-    + staff × (f_staff − 1), where the capital charge annuitises the server class
+    annual = capital charge + energy + share lines + fixed + staff × (f_staff − 1),
+    the share lines (maintenance, insurance) moving with the server capex and the
+    fit-out at their rates per dollar, where the capital charge annuitises the server class
     (capex' less the other classes' capex) over the server life at the discount rate r
     (:func:`capital_charge_usd_per_year`, straight-line depreciation at r = 0) and adds
     the other classes' charge (network, storage, fit-out, each over its own life; the
@@ -175,7 +182,10 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
             extra = delta_fit if name == "fitout" and delta_fit is not None else 0.0
             capital = capital + capital_charge_usd_per_year(amount + extra, years, residual,
                                                             rate)  # fmt: skip
-    annual = capital + energy + capex * _known(base.maintenance_share) + fixed
+    shares = base.share_opex_usd + base.server_share_rate * base.server_capex_usd * (f - 1.0)
+    if delta_fit is not None:
+        shares = shares + base.fitout_share_rate * delta_fit
+    annual = capital + energy + shares + fixed
     per_hour = cost_per_useful_gpu_hour(annual, base.gpus, u, base.goodput)
     per_used_hour = annual / (base.gpus * HOURS_PER_YEAR * u)
     ratio = base.mfu / m
@@ -278,7 +288,7 @@ def own_beats_cloud_probability(base: CostBase, ranges, samples: int, seed: int)
     >>> import math
     >>> b = CostBase(capex_usd=0.0, server_capex_usd=0.0, share_on_servers=0.0,
     ...              it_kw=math.nan, duty_cycle=1.0, pue=1.0, usd_per_kwh=0.0,
-    ...              fixed_opex_usd=8760.0, maintenance_share=math.nan, gpus=1.0,
+    ...              fixed_opex_usd=8760.0, share_opex_usd=0.0, gpus=1.0,
     ...              utilisation=0.5, goodput=1.0, depreciation_years=5.0,
     ...              residual_share=0.0, cloud_usd_per_gpu_hour=2.0,
     ...              cloud_pricing="on_demand", job_gpu_hours=0.0, job_days=0.0, mfu=0.4)

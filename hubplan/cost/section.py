@@ -135,13 +135,16 @@ DEFAULT_STAFF_RATIOS = (
                "stand-alone system. Pay: BLS OOH, network and computer systems administrators, "
                "median $90,520 (May 2022); NBS, information transmission, software and IT "
                "services, urban non-private units, 231 810 CNY (2023)."),
-    StaffRatio(role="facility_shift", basis="site", units_per_fte=1,
+    StaffRatio(role="facility_shift", basis="mw", units_per_fte=1 / 3,
                minimum_fte=round(2 * SHIFT_RELIEF_FTE, 2), own_building_only=True,
                usd_per_year=57_300, cny_per_year=120_698,
                source="Facilitiesnet, 'Operations Objectives Should Drive Data Center Staffing "
                "Decisions': a minimum of two people on each shift for a critical facility "
-               "run around the clock; 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE. Pay: BLS OOH, "
-               "HVACR mechanics, median $57,300 (May 2023); NBS, all urban non-private units, "
+               "run around the clock; 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE. Above that, "
+               "three per MW of critical load: Broadstaff Global, 'Data Center Staffing "
+               "Levels' (2025), 8-15 staff for a 1-5 MW facility, 15 at 5 MW; beyond 5 MW "
+               "an extrapolation (larger sites need fewer per MW). Pay: BLS OOH, HVACR "
+               "mechanics, median $57,300 (May 2023); NBS, all urban non-private units, "
                "120 698 CNY (2023)."),
 )  # fmt: skip
 
@@ -204,11 +207,17 @@ class Cost(Section):
         "= not priced.",
     )
     installation_share: float | None = Field(
-        None,
+        0.10,
         ge=0,
         le=1,
-        description="Installation, cabling and commissioning as a share of hardware capex. "
-        "No published figure was found: empty = an unpriced line until a quote gives it.",
+        description="Installation, cabling, integration and commissioning as a share of the "
+        "hardware capex: 10 %, the low end of the 10-15 % that Chinese IT project estimates "
+        "charge for hardware and software integration (信息系统集成费, design, installation, "
+        "commissioning and after-sales service, as a share of the equipment purchase) in the "
+        "rate table practitioners use with MIIT's 2008 通信建设工程概算、预算编制办法 "
+        "(quoted at zkxblog.com, read-6265867). GPU servers arrive factory-integrated, "
+        "hence the low end. Low confidence: one secondary source; set it from the "
+        "integrator's quote. Empty = an unpriced line.",
     )
     network_spares_share: float = Field(
         0.05,
@@ -241,12 +250,28 @@ class Cost(Section):
         "(facility.server_typical_ratio).",
     )
     maintenance_share: float | None = Field(
-        None,
+        0.12,
         ge=0,
         le=1,
-        description="Maintenance and support per year as a share of capex. No published "
-        "figure was found (one reseller page quotes '+20 % support' on a DGX H100 price, "
-        "not per year): empty = an unpriced line until the vendor's support quote.",
+        description="Hardware maintenance and support per year as a share of the capex of "
+        "the systems it covers (GPU servers, storage, switches and appliances, management "
+        "servers): 12 %. A hardware maintenance contract 'usually works out to an annual "
+        "cost of between 10 and 12 percent of the total purchase price' (Library "
+        "Technology Guides, doc 7428); annual support 10-15 % of the purchase cost "
+        "(philipcrewe.net, 2013); one year of DGX H100 support about 20 % of its $199,000 "
+        "base price (supercluster.blog) is the high end. Medium-low confidence; the "
+        "vendor's support quote replaces it. Empty = an unpriced line.",
+    )
+    insurance_share: float | None = Field(
+        0.003,
+        ge=0,
+        le=1,
+        description="Property insurance per year as a share of the insured capex (every "
+        "line but taxes): 0.3 %, inside the $0.15-0.50 per $100 of project value a year "
+        "that data-centre builders-risk policies cost (Hotaling Insurance, 'Data Center "
+        "Construction Insurance Costs', 2026); an operating property policy is taken at "
+        "the same rate. Low confidence; the broker's quote replaces it. Empty = an "
+        "unpriced line.",
     )
     staff: tuple[StaffRole, ...] = Field(
         (),
@@ -261,6 +286,14 @@ class Cost(Section):
         "colocation: CBRE North America Data Center Trends H2 2023, average asking rate "
         "for 250-500 kW, $163.44.",
     )
+    colocation_cny_per_kw_month: float | None = Field(
+        1300.0,
+        ge=0,
+        description="Colocation rent per kW a month in China [CNY], used when site = "
+        "colocation and currency = CNY: about 1 300 CNY, the national average cabinet rent "
+        "after falling from about 2 000 (below 1 000 in some western regions) (vidaamax.com, "
+        "'China's IDC Expansion', 2023). Low confidence: one translated secondary source.",
+    )
     licences_usd_per_gpu_year: float = Field(
         0.0,
         ge=0,
@@ -273,9 +306,10 @@ class Cost(Section):
     staff_ratios: tuple[StaffRatio, ...] = Field(
         DEFAULT_STAFF_RATIOS,
         description="Roles sized from the GPU servers, racks or MW when staff is empty: "
-        "systems operations one FTE per 125 servers (Roskies & Zacharia 2006), a facility "
-        "shift of two posts around the clock in an own building (Facilitiesnet), each with "
-        "its pay in USD (BLS) and CNY (NBS).",
+        "systems operations one FTE per 125 servers (Roskies & Zacharia 2006), facility "
+        "staff in an own building at least two posts around the clock (Facilitiesnet) and "
+        "three per MW above that (Broadstaff), each with its pay in USD (BLS) and CNY "
+        "(NBS).",
     )
     # -- depreciation and use ------------------------------------------------------------
     depreciation_years: float = Field(

@@ -281,16 +281,17 @@ def capex_calculator(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost:
     pools, storage, switches = tables["pools"], tables["storage_nodes"], tables["switches"]
     optics = tables["transceivers"]
     gpu = {r.name: (r.low, r.high) for r in cost.ranges}.get("gpu_price", (0.74, 1.17))
-    rows = server_lines(pools, _price_sources(pools, catalog), gpu, cost.quotes)
+    fx = cost.cny_per_usd  # a CNY-listed price in USD at the plan's rate
+    rows = server_lines(pools, _price_sources(pools, catalog), gpu, cost.quotes, fx)
     rows += device_lines(storage, "storage", "nodes", ["tier", "role", "model"],
                          "catalogue_storage", "data/storage.csv", "storage",
-                         cost.quotes)  # fmt: skip
+                         cost.quotes, fx)  # fmt: skip
     rows += device_lines(switches, "network", "count", ["plane", "role", "model", "unit"],
                          "catalogue_switches", "data/switches.csv", "switch",
-                         cost.quotes)  # fmt: skip
+                         cost.quotes, fx)  # fmt: skip
     prices = {(p.media, p.speed_gbps): p for p in cost.optics_prices}
-    rows += optics_lines(optics, prices, cost.quotes)
-    rows += management_line(*management, cost.quotes)
+    rows += optics_lines(optics, prices, cost.quotes, fx)
+    rows += management_line(*management, cost.quotes, fx)
     total, gaps, low, high = shares_of(rows, ("network", "optics"))
     spares = share_line("network_spares", total, gaps, cost.network_spares_share,
                         "section_network_spares_share", low, high)  # fmt: skip
@@ -356,34 +357,74 @@ def staff_roles(*, cost: Cost, tables: dict[str, pd.DataFrame],
     return tuple(out)
 
 
+#: Capex categories a hardware maintenance and support contract covers: the systems
+#: (servers, storage, switches and appliances, management servers); optics and cables are
+#: replaced from the spares bought with them.
+MAINTAINED_CATEGORIES = ("gpu_servers", "storage", "network", "management_servers")
+
+
+def maintenance_bases(rows: list[dict]) -> dict[str, tuple[float, int]]:
+    """(priced sum [USD], unpriced lines) of the capex each yearly share rests on:
+    ``hardware`` (:data:`MAINTAINED_CATEGORIES`) for maintenance and support,
+    ``insured`` (every line but taxes) for insurance.
+
+    >>> maintenance_bases([{"category": "gpu_servers", "capex_usd": 100.0, "priced": True},
+    ...                    {"category": "facility_fitout", "capex_usd": 50.0, "priced": True},
+    ...                    {"category": "optics", "capex_usd": 9.0, "priced": False}])
+    {'hardware': (100.0, 0), 'insured': (150.0, 1)}
+    """
+    picks = {"hardware": lambda c: c in MAINTAINED_CATEGORIES,
+             "insured": lambda c: c != "taxes"}
+    out = {}
+    for name, keep in picks.items():
+        mine = [r for r in rows if keep(r["category"])]
+        out[name] = priced_totals([r["capex_usd"] for r in mine], [r["priced"] for r in mine])
+    return out
+
+
+def _share_of(base: tuple[float, int], share: float | None) -> float | None:
+    """A yearly share of a capex base [USD]; None (unpriced) when the share is unknown or
+    a line of the base is unpriced."""
+    total, gaps = base
+    return None if share is None or gaps else float(maintenance_usd_per_year(total, share))
+
+
 def opex_calculator(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult,
                     it_kw: float, critical_kw: float, pue: float,
                     tariff: float) -> OpexResult:  # fmt: skip
-    """Opex by line a year: energy, maintenance, staff by role, colocation rent and
-    licences."""
+    """Opex by line a year: energy, hardware maintenance, insurance, staff by role,
+    colocation rent and licences.
+
+    Maintenance and insurance are shares of the capex they rest on
+    (:func:`maintenance_bases`); a share of a base with an unpriced line is unpriced, as
+    a share of an unknown is unknown."""
     pools, training = tables["pools"], tables["training"]
-    capex_gaps = capex.unpriced
-    capex = capex.capex_usd
+    capex_result = capex
     gpus = _in_service_gpus(pools)
     goodput = _goodput(cost, training)
     opex = [_opex("energy", "energy", it_kw, "kw", tariff,
                   energy_usd_per_year(it_kw, pue, tariff, cost.duty_cycle),
                   "facility_power")]  # fmt: skip
-    maint = (maintenance_usd_per_year(capex, cost.maintenance_share)
-             if cost.maintenance_share is not None and not capex_gaps else None)  # fmt: skip
-    opex.append(_opex("maintenance", "maintenance", capex, "usd", cost.maintenance_share,
-                      maint, "section_maintenance_share"))  # fmt: skip
+    bases = maintenance_bases(capex_result.rows)
+    maint = _share_of(bases["hardware"], cost.maintenance_share)
+    opex.append(_opex("maintenance", "maintenance", bases["hardware"][0], "usd",
+                      cost.maintenance_share, maint, "section_maintenance_share"))  # fmt: skip
+    opex.append(_opex("insurance", "insurance", bases["insured"][0], "usd", cost.insurance_share,
+                      _share_of(bases["insured"], cost.insurance_share),
+                      "section_insurance_share"))  # fmt: skip
     for role in staff_roles(cost=cost, tables=tables, critical_kw=critical_kw):
         amount = (staff_usd_per_year(role.headcount, role.usd_per_year)
                   if role.usd_per_year is not None else None)  # fmt: skip
         opex.append(_opex("staff", role.role, role.headcount, "fte", role.usd_per_year, amount,
                           "section_staff"))  # fmt: skip
     if cost.site == "colocation":
-        rent = (colocation_usd_per_year(critical_kw, cost.colocation_usd_per_kw_month)
-                if cost.colocation_usd_per_kw_month is not None else None)  # fmt: skip
-        opex.append(_opex("space", "colocation", critical_kw, "kw",
-                          cost.colocation_usd_per_kw_month, rent,
-                          "section_colocation_usd_per_kw_month"))  # fmt: skip
+        monthly, basis = cost.colocation_usd_per_kw_month, "section_colocation_usd_per_kw_month"
+        if cost.currency == "CNY" and cost.colocation_cny_per_kw_month is not None:
+            # the Chinese rent itself, so the CNY column shows it unchanged
+            monthly = cost.colocation_cny_per_kw_month / cost.cny_per_usd
+            basis = "section_colocation_cny_per_kw_month"
+        rent = colocation_usd_per_year(critical_kw, monthly) if monthly is not None else None
+        opex.append(_opex("space", "colocation", critical_kw, "kw", monthly, rent, basis))
     opex.append(_opex("licences", "licences", gpus, "gpu", cost.licences_usd_per_gpu_year,
                       gpus * cost.licences_usd_per_gpu_year,
                       "section_licences_usd_per_gpu_year"))  # fmt: skip
@@ -427,7 +468,7 @@ def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
                           "price_low_usd": rate, "price_high_usd": rate, "price_as_of": "",
                           "capex_low_usd": low[item], "capex_high_usd": high[item],
                           "price_basis": basis, "price_source": "cost section",
-                          "priced": True})  # fmt: skip
+                          "priced": True, "price_confidence": "section"})  # fmt: skip
     if not extra:
         return capex
     lines = pd.concat([capex.lines, pd.DataFrame(extra, columns=CAPEX_COLUMNS)],
@@ -484,6 +525,32 @@ def unpriced_findings(capex: CapexResult, opex: OpexResult) -> list[Finding]:
     return findings
 
 
+def estimate_findings(rows: list[dict]) -> list[Finding]:
+    """One warning when priced lines rest on estimates (``price_confidence`` estimate: a
+    price derived by a stated rule, no source giving it): how many, their capex and its
+    share of the priced capex, and the first few, so a reviewer knows which figures to
+    replace with quotes first.
+
+    >>> f = estimate_findings([{"priced": True, "capex_usd": 30.0, "item": "a",
+    ...                         "price_confidence": "estimate"},
+    ...                        {"priced": True, "capex_usd": 70.0, "item": "b",
+    ...                         "price_confidence": "low"}])
+    >>> f[0].code, f[0].data["lines"], f[0].data["share"]
+    ('capex_estimated_lines', 1, 0.3)
+    """
+    priced = [r for r in rows if r["priced"]]
+    mine = [r for r in priced if r.get("price_confidence") == "estimate"]
+    if not mine:
+        return []
+    amount = float(sum(r["capex_usd"] for r in mine))
+    total = float(sum(r["capex_usd"] for r in priced))
+    items = list(dict.fromkeys(str(r["item"]) for r in mine))
+    return [Finding("warning", "cost", "capex", "capex_estimated_lines",
+                    {"lines": len(mine), "capex_usd": amount,
+                     "share": amount / total if total else math.nan,
+                     "items": "; ".join(items[:5]) + (" …" if len(items) > 5 else "")})]
+
+
 def capex_by_class(capex: CapexResult) -> dict[str, float]:
     """Priced capex [USD] by asset class (servers, network, storage, fitout), in the
     order the classes first appear among the lines; unpriced lines are left out, as from
@@ -520,8 +587,13 @@ def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult
               kind: str) -> CostBase:  # fmt: skip
     """The totals the closed-form headline, the tornado and the Monte Carlo rest on."""
     training = tables["training"]
-    install, server_capex, maint = capex.install, capex.server_capex_usd, \
-        opex.maintenance_usd_per_year  # fmt: skip
+    install, server_capex = capex.install, capex.server_capex_usd
+    share_on = (cost.installation_share or 0.0) if install["priced"] else 0.0
+    # the yearly lines priced as shares of capex, and their rates where priced
+    rate = {r["item"]: float(r["unit_cost_usd"]) for r in opex.rows
+            if r["priced"] and r["category"] in ("maintenance", "insurance")}  # fmt: skip
+    share_opex = float(sum(r["usd_per_year"] for r in opex.rows
+                           if r["priced"] and r["category"] in ("maintenance", "insurance")))
     gpus, goodput, fixed = opex.gpus, opex.goodput, opex.fixed_usd_per_year
     # the classes not on the server life: their capex and their fixed yearly charge
     by_class, charges = capex_by_class(capex), capital_charges(cost, capex)
@@ -535,15 +607,18 @@ def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult
         if len(training) and job_gpus else 0.45  # fmt: skip
     base = CostBase(
         capex_usd=capex, server_capex_usd=server_capex,
-        share_on_servers=(cost.installation_share or 0.0) if install["priced"] else 0.0,
+        share_on_servers=share_on,
         it_kw=it_kw, duty_cycle=cost.duty_cycle, pue=pue if not math.isnan(pue) else 1.0,
         usd_per_kwh=tariff if not math.isnan(tariff) else 0.0, fixed_opex_usd=fixed,
-        maintenance_share=math.nan if maint is None else cost.maintenance_share,
+        share_opex_usd=share_opex,
         gpus=gpus, utilisation=cost.utilisation, goodput=goodput,
         depreciation_years=cost.depreciation_years, residual_share=cost.residual_share,
         cloud_usd_per_gpu_hour=price, cloud_pricing=kind, job_gpu_hours=job_hours,
         job_days=job_days, mfu=mfu, discount_rate=cost.discount_rate,
         other_capex_usd=other_capex, other_capital_usd_per_year=other_charge,
+        server_share_rate=rate.get("maintenance", 0.0)
+        + rate.get("insurance", 0.0) * (1.0 + share_on),
+        fitout_share_rate=rate.get("insurance", 0.0),
     )  # fmt: skip
     return base
 
@@ -694,6 +769,7 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     if withheld:  # prices: no point figure that leaves a line out
         findings.append(Finding("warning", "cost", "capex", "capex_point_withheld",
                                 {"lines": withheld, "capex_low_usd": capex_low}))  # fmt: skip
+    findings += estimate_findings(capex.rows)
     capex_result, capex = capex, capex.capex_usd
     summary = pd.DataFrame([{
         "gpus": gpus, "capex_usd": capex, "capex_unpriced_lines": capex_gaps,
