@@ -229,15 +229,16 @@ def test_headline_range_and_the_chance_owning_wins(default, plan):
         s["cost_per_useful_gpu_hour_p90_usd"],
     ) == (mc["p10"], mc["p50"], mc["p90"])
     assert 0 < s["own_beats_cloud_probability"] <= 1
-    # Only utilisation varying, triangular(0.3, 0.7, 0.8), against Lambda's $3.99 on
-    # demand: owning wins when u > 2 762 717.65 / (152 × 8 760 × 3.99) = 0.52002; the
-    # triangle's CDF there is (0.52002 − 0.3)² / ((0.8 − 0.3)(0.7 − 0.3)) = 0.24203, so
-    # owning wins in 75.80 % of draws (one standard error at 10 000 draws is
-    # √(0.758 × 0.242 / 10 000) = 0.43 %: held to three)
+    # Only utilisation varying, triangular(0.3, 0.7, 0.8), against Hyperstack's $3.20 on
+    # demand (the cheapest H100 SXM, tests/test_cost.py): owning wins when
+    # u > 2 762 717.65 / (152 × 8 760 × 3.20) = 0.64839; the triangle's CDF there is
+    # (0.64839 − 0.3)² / ((0.8 − 0.3)(0.7 − 0.3)) = 0.60689, so owning wins in 39.31 % of
+    # draws (one standard error at 10 000 draws is √(0.393 × 0.607 / 10 000) = 0.49 %:
+    # held to three)
     only_u = [{"name": "utilisation", "low": 0.3, "high": 0.8}]
     one = hubplan.build_plan(default.with_changes({"cost.ranges": only_u}))
     u = one["cost_summary"].iloc[0]
-    assert u["own_beats_cloud_probability"] == pytest.approx(0.75797, abs=0.013)
+    assert u["own_beats_cloud_probability"] == pytest.approx(0.39311, abs=0.015)
     # and its median cost is the cost at the median u, 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623:
     # 2 762 717.65 / (152 × 8 760 × 0.61623 × 0.9 = 738 470.8) = 3.7411
     assert u["cost_per_useful_gpu_hour_p50_usd"] == pytest.approx(3.7411, rel=0.01)
@@ -259,7 +260,7 @@ def test_cost_panel_shows_the_range(plan):
 
 def test_cli_compare_says_no_offer(capsys, tmp_path):
     # the default plan against the same plan on L4 cards: the L4 column says there is no
-    # offer to compare, the H100 one the break-even month 39.4 (tests/test_cost.py)
+    # offer to compare, the H100 one the break-even month 52.5 (tests/test_cost.py)
     path = hubplan.default_scenario().save(tmp_path / "client.yaml")
     sets = [a for pool in ("training", "inference", "development")
             for a in ("--set", f"pools.{pool}.accelerator=L4 24GB",
@@ -269,4 +270,4 @@ def test_cli_compare_says_no_offer(capsys, tmp_path):
     assert main(["compare", str(path), *sets]) == 1
     row = next(line for line in capsys.readouterr().out.splitlines()
                if line.startswith("Break-even month"))  # fmt: skip
-    assert "39.4" in row and row.endswith("no offer to compare")
+    assert "52.5" in row and row.endswith("no offer to compare")
