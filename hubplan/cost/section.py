@@ -165,11 +165,12 @@ DEFAULT_RANGES = (
     Assumption(name="pue", low=1.1, high=1.58,
                source="Hyperscale 1.08-1.12 (Patterson et al. 2021, Table 4); Uptime "
                "Institute 2023 global average 1.58."),
-    Assumption(name="cloud_price", low=0.67, high=3.08,
-               source="H100 SXM on demand in the 2026 price lists (data/cloud.csv): $2.69 "
-               "(RunPod community cloud, runpod.io/pricing, 2026-11-09) to $12.29 (Azure "
-               "ND96isr H100 v5) against Lambda's $3.99: 2.69 / 3.99 = 0.67, "
-               "12.29 / 3.99 = 3.08."),
+    Assumption(name="cloud_price", low=0.84, high=3.84,
+               source="H100 SXM on demand in the 2026 price lists: $2.69 (RunPod community "
+               "cloud, runpod.io/pricing, 2026-11-09: marketplace capacity, the low end of "
+               "the market, not in data/cloud.csv) to $12.29 (Azure ND96isr H100 v5) "
+               "against the cheapest data-centre offer, Hyperstack's $3.20 (data/cloud.csv): "
+               "2.69 / 3.20 = 0.84, 12.29 / 3.20 = 3.84."),
     Assumption(name="depreciation_years", low=4, high=6,
                source="Nebius 4 years for GPUs; Microsoft, Alphabet and CoreWeave 6 years "
                "(10-K / S-1 filings)."),
