@@ -145,3 +145,12 @@ def test_conflicting_core_count_is_left_unknown(catalog):
 def test_server_carries_what_its_document_says(catalog, name, accelerator, gpus):
     box = _server(catalog, name)
     assert (box.accelerator, box.gpus) == (accelerator, gpus)
+
+
+def test_xe9680_mi300x_takes_the_chassis_size(catalog):
+    # StorageReview's XE9680 review: 6U (a 2U compute node + a 4U GPU drawer), MI300X among
+    # the GPU options; Dell's documentation (via the howdi2000/dell_v1 dataset): 70.19 to
+    # 107.75 kg by configuration. Without them the facility stage would place it at the
+    # 8U stand-in (facility.unknown_server_units).
+    box = _server(catalog, "XE9680 MI300X")
+    assert (box.rack_units, box.weight_kg) == (6, 107.75)
