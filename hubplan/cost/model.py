@@ -85,10 +85,14 @@ class CostBase:
     #: (``other_capital_usd_per_year`` holds their charge at the plan's rate).
     other_classes: tuple[tuple[str, float, float, float], ...] = ()
     #: How those share lines move when a price is varied [USD a year per USD]: per dollar
-    #: more of GPU servers (hardware maintenance + insurance on the servers and the
-    #: installation share on them), and per dollar more of fit-out (insurance).
+    #: more of GPU servers, insurance on them and on the installation share on them (the
+    #: maintenance share below adds its own); per dollar more of fit-out, insurance.
     server_share_rate: float = 0.0
     fitout_share_rate: float = 0.0
+    #: The hardware maintenance line a year [USD] (part of ``share_opex_usd``) and its
+    #: share of the hardware capex (0 when unpriced), which the ``maintenance`` range scales.
+    maintenance_usd_per_year: float = 0.0
+    maintenance_share: float = 0.0
 
 
 def capital_charge_usd_per_year(capex_usd, life_years, residual_share, rate):
@@ -125,11 +129,12 @@ def capital_charge_usd_per_year(capex_usd, life_years, residual_share, rate):
 def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
              electricity_price=1.0, pue=None, cloud_price=1.0,
              depreciation_years=None, fitout_usd_per_kw=None, staff_cost=1.0,
-             discount_rate=None) -> dict[str, np.ndarray]:  # fmt: skip
+             discount_rate=None, maintenance=1.0) -> dict[str, np.ndarray]:  # fmt: skip
     """The headline figures with assumptions changed (arrays broadcast).
 
-    ``gpu_price``, ``electricity_price``, ``cloud_price`` and ``staff_cost`` are factors
-    on the plan's prices; the others replace the plan's values.
+    ``gpu_price``, ``electricity_price``, ``cloud_price``, ``staff_cost`` and
+    ``maintenance`` (the hardware maintenance share) are factors on the plan's prices; the
+    others replace the plan's values.
 
     Notes
     -----
@@ -182,7 +187,10 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
             extra = delta_fit if name == "fitout" and delta_fit is not None else 0.0
             capital = capital + capital_charge_usd_per_year(amount + extra, years, residual,
                                                             rate)  # fmt: skip
-    shares = base.share_opex_usd + base.server_share_rate * base.server_capex_usd * (f - 1.0)
+    f_m = np.asarray(maintenance, dtype=float)
+    shares = (base.share_opex_usd + base.maintenance_usd_per_year * (f_m - 1.0)
+              + (base.maintenance_share * f_m + base.server_share_rate)
+              * base.server_capex_usd * (f - 1.0))
     if delta_fit is not None:
         shares = shares + base.fitout_share_rate * delta_fit
     annual = capital + energy + shares + fixed

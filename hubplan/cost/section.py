@@ -25,9 +25,12 @@ from ..core.section import Section
 ASSUMPTIONS = ("mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
                "depreciation_years",
                # cloud: fit-out, staff and the cost of capital join the tornado
-               "fitout_usd_per_kw", "staff_cost", "discount_rate")  # fmt: skip
+               "fitout_usd_per_kw", "staff_cost", "discount_rate",
+               # prices: the hardware maintenance share
+               "maintenance")  # fmt: skip
 #: Assumptions given as a factor on the plan's own figure rather than as a value.
-FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price", "staff_cost")
+FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price", "staff_cost",
+                      "maintenance")  # fmt: skip
 CloudKind = Literal["on_demand", "reserved", "capacity_block"]
 
 
@@ -103,13 +106,14 @@ class Quote(Section):
 
 class Assumption(Section):
     """A range the tornado swings and the Monte Carlo samples (triangular around the plan's
-    value). ``gpu_price``, ``electricity_price``, ``cloud_price`` and ``staff_cost`` are
+    value). ``gpu_price``, ``electricity_price``, ``cloud_price``, ``staff_cost`` and
+    ``maintenance`` are
     factors on the plan's price; the others are values (``fitout_usd_per_kw`` in USD per
     kW of critical load, ``discount_rate`` the cost of capital a year)."""
 
     name: Literal["mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
                   "depreciation_years", "fitout_usd_per_kw", "staff_cost",
-                  "discount_rate"]  # fmt: skip
+                  "discount_rate", "maintenance"]  # fmt: skip
     low: float = Field(gt=0, description="Low end (value or factor).")
     high: float = Field(gt=0, description="High end (value or factor).")
     source: str = Field("", description="Why this range.")
@@ -182,6 +186,11 @@ DEFAULT_RANGES = (
                source="An assumption: the loaded cost of the operations team from 20 % "
                "below the plan's salaries to half again above them (a tight hiring "
                "market, on-call cover); set it from the client's offers."),
+    Assumption(name="maintenance", low=0.83, high=1.67,
+               source="Hardware maintenance and support 10-12 % of the purchase price a year "
+               "(Library Technology Guides) up to about 20 % for a year of DGX H100 support "
+               "(supercluster.blog) against the section's 12 %: 10 / 12 = 0.83, "
+               "20 / 12 = 1.67."),
     Assumption(name="discount_rate", low=0.04, high=0.12,
                source="An assumption around the section's 8 %: 4 % a state-backed "
                "borrower's cost of debt, 12 % a private investor's hurdle rate; the "

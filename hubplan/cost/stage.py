@@ -616,9 +616,11 @@ def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult
         cloud_usd_per_gpu_hour=price, cloud_pricing=kind, job_gpu_hours=job_hours,
         job_days=job_days, mfu=mfu, discount_rate=cost.discount_rate,
         other_capex_usd=other_capex, other_capital_usd_per_year=other_charge,
-        server_share_rate=rate.get("maintenance", 0.0)
-        + rate.get("insurance", 0.0) * (1.0 + share_on),
+        server_share_rate=rate.get("insurance", 0.0) * (1.0 + share_on),
+        maintenance_share=rate.get("maintenance", 0.0),
         fitout_share_rate=rate.get("insurance", 0.0),
+        maintenance_usd_per_year=float(sum(r["usd_per_year"] for r in opex.rows
+                                           if r["priced"] and r["item"] == "maintenance")),
     )  # fmt: skip
     return base
 
