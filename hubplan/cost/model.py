@@ -188,9 +188,13 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
             capital = capital + capital_charge_usd_per_year(amount + extra, years, residual,
                                                             rate)  # fmt: skip
     f_m = np.asarray(maintenance, dtype=float)
-    shares = (base.share_opex_usd + base.maintenance_usd_per_year * (f_m - 1.0)
-              + (base.maintenance_share * f_m + base.server_share_rate)
-              * base.server_capex_usd * (f - 1.0))
+    shares = (
+        base.share_opex_usd
+        + base.maintenance_usd_per_year * (f_m - 1.0)
+        + (base.maintenance_share * f_m + base.server_share_rate)
+        * base.server_capex_usd
+        * (f - 1.0)
+    )
     if delta_fit is not None:
         shares = shares + base.fitout_share_rate * delta_fit
     annual = capital + energy + shares + fixed

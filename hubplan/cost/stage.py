@@ -373,8 +373,7 @@ def maintenance_bases(rows: list[dict]) -> dict[str, tuple[float, int]]:
     ...                    {"category": "optics", "capex_usd": 9.0, "priced": False}])
     {'hardware': (100.0, 0), 'insured': (150.0, 1)}
     """
-    picks = {"hardware": lambda c: c in MAINTAINED_CATEGORIES,
-             "insured": lambda c: c != "taxes"}
+    picks = {"hardware": lambda c: c in MAINTAINED_CATEGORIES, "insured": lambda c: c != "taxes"}
     out = {}
     for name, keep in picks.items():
         mine = [r for r in rows if keep(r["category"])]
@@ -535,7 +534,7 @@ def estimate_findings(rows: list[dict]) -> list[Finding]:
     ...                         "price_confidence": "estimate"},
     ...                        {"priced": True, "capex_usd": 70.0, "item": "b",
     ...                         "price_confidence": "low"}])
-    >>> f[0].code, f[0].data["lines"], f[0].data["share"]
+    >>> f[0].code, f[0].params["lines"], f[0].params["share"]
     ('capex_estimated_lines', 1, 0.3)
     """
     priced = [r for r in rows if r["priced"]]
@@ -545,10 +544,20 @@ def estimate_findings(rows: list[dict]) -> list[Finding]:
     amount = float(sum(r["capex_usd"] for r in mine))
     total = float(sum(r["capex_usd"] for r in priced))
     items = list(dict.fromkeys(str(r["item"]) for r in mine))
-    return [Finding("warning", "cost", "capex", "capex_estimated_lines",
-                    {"lines": len(mine), "capex_usd": amount,
-                     "share": amount / total if total else math.nan,
-                     "items": "; ".join(items[:5]) + (" …" if len(items) > 5 else "")})]
+    return [
+        Finding(
+            "warning",
+            "cost",
+            "capex",
+            "capex_estimated_lines",
+            {
+                "lines": len(mine),
+                "capex_usd": amount,
+                "share": amount / total if total else math.nan,
+                "items": "; ".join(items[:5]) + (" …" if len(items) > 5 else ""),
+            },
+        )
+    ]
 
 
 def capex_by_class(capex: CapexResult) -> dict[str, float]:
@@ -592,8 +601,13 @@ def cost_base(*, tables: dict[str, pd.DataFrame], cost: Cost, capex: CapexResult
     # the yearly lines priced as shares of capex, and their rates where priced
     rate = {r["item"]: float(r["unit_cost_usd"]) for r in opex.rows
             if r["priced"] and r["category"] in ("maintenance", "insurance")}  # fmt: skip
-    share_opex = float(sum(r["usd_per_year"] for r in opex.rows
-                           if r["priced"] and r["category"] in ("maintenance", "insurance")))
+    share_opex = float(
+        sum(
+            r["usd_per_year"]
+            for r in opex.rows
+            if r["priced"] and r["category"] in ("maintenance", "insurance")
+        )
+    )
     gpus, goodput, fixed = opex.gpus, opex.goodput, opex.fixed_usd_per_year
     # the classes not on the server life: their capex and their fixed yearly charge
     by_class, charges = capex_by_class(capex), capital_charges(cost, capex)
