@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+import hubplan
 from hubplan.cli.main import main
 from hubplan.core.catalog import load_catalog
 from hubplan.core.errors import HubplanError
@@ -141,3 +142,28 @@ def test_cli_lists_new_rows(capsys):
     assert main(["catalog", "storage", "--json"]) == 0
     names = {r["name"] for r in json.loads(capsys.readouterr().out)}
     assert {"YanRong YRCloudFile F8000X node", "VAST Ceres DBox"} <= names
+
+
+def test_appliance_keeps_the_usable_capacity_its_source_reports(catalog):
+    # IEI AS13000 MLPerf Storage v1.0 system JSON: usable_capacity_GiB 172,032 for 3 nodes
+    # = 57,344 GiB = 61.573 TB a node (two copies), not 79.2 % of its 135.1 TB raw (107.0 TB).
+    row = catalog.storage_block("AS13000")
+    fig = node_figures(row, "storage.hot_model", "appliance", Storage())
+    assert fig.usable_tb == pytest.approx(172_032 / 3 * GIB_TB, abs=1e-3)
+    # On a k + m scheme the scenario chose, the scheme's share applies: 135.1 x 8/10.
+    assert node_figures(row, "f", "ec_8+2", Storage()).usable_tb == pytest.approx(135.1 * 0.8)
+    # A block without a reported figure keeps the OceanStor A800 share, 362,723 / 457,764.
+    ddn = node_figures(catalog.storage_block("ai400x2t"), "f", "appliance", Storage())
+    assert ddn.usable_tb == pytest.approx(369.4 * 362_723 / 457_764)
+
+
+def test_usable_above_raw_is_refused(tmp_path):
+    bad = tmp_path / "storage.csv"
+    bad.write_text(
+        "name,vendor,form,role,tiers,read_gb_s,raw_tb,usable_tb,source,as_of,confidence\n"
+        "Box,X,appliance,appliance,hot,10,100,120,a quote,2026-12-03,low\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(hubplan.CatalogError,
+                       match=r"line 2, column usable_tb: 120 is more than raw_tb 100"):  # fmt: skip
+        load_catalog(storage=bad)
