@@ -343,7 +343,11 @@ def test_unpublished_switch_figures_stay_empty(catalog):
     for df in (catalog.switches, catalog.storage):
         assert df["price_usd"].isna().all()
         assert df["notes"].str.contains("price", case=False).all()
-    assert math.isnan(catalog.switch("Q3400")["rack_units"])
+    # Q3400: 4U from the NetBox device type Q3400-RA.yaml (commit edd51b57, which cites the
+    # Quantum-X800 user manual); its 8 x 875 W are PSU ratings, so no power is read from them.
+    q3400 = catalog.switch("Q3400")
+    assert q3400["rack_units"] == 4
+    assert math.isnan(q3400["max_power_kw"]) and math.isnan(q3400["typical_power_kw"])
 
 
 def test_switch_and_storage_lookups(catalog):

@@ -92,13 +92,14 @@ SWITCH_SCHEMA: dict[str, tuple[str, bool]] = {
 }  # fmt: skip
 
 #: The storage catalogue (``data/storage.csv``): one row per building block (a parallel
-#: file-system server, an appliance, an object or capacity node).
+#: file-system server, an appliance, an object or capacity node). ``usable_tb`` is the usable
+#: capacity the block's own source reports (an appliance's scheme), at most ``raw_tb``.
 STORAGE_SCHEMA: dict[str, tuple[str, bool]] = {
     "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
     "form": (_STR, True), "role": (_STR, True), "tiers": (_STR, True),
     "read_gb_s": (_NUM, False), "write_gb_s": (_NUM, False), "write_basis": (_STR, False),
-    "raw_tb": (_NUM, False), "protection": (_STR, False), "nic_ports": (_INT, False),
-    "nic_gbps": (_NUM, False),
+    "raw_tb": (_NUM, False), "usable_tb": (_NUM, False), "protection": (_STR, False),
+    "nic_ports": (_INT, False), "nic_gbps": (_NUM, False),
     "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
     "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
     "price_source": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
@@ -644,13 +645,21 @@ def _check_failure_rates(rates: pd.DataFrame, path: Path, complete: bool = False
 
 
 def _check_storage(storage: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """Every storage row's ``tiers`` is a ``;``-separated subset of hot, warm, cold."""
+    """Every storage row's ``tiers`` is a ``;``-separated subset of hot, warm, cold, and its
+    ``usable_tb``, when given, is at most its ``raw_tb`` (protection never adds capacity)."""
     for line, tiers in enumerate(storage["tiers"], start=2):
         bad = [t for t in tiers.split(";") if t not in STORAGE_TIERS]
         if bad:
             raise CatalogError(
                 f"{path}, line {line}, column tiers: {bad} not in {', '.join(STORAGE_TIERS)} "
                 "(separate several with ';')"
+            )
+    for line, (usable, raw) in enumerate(zip(storage["usable_tb"], storage["raw_tb"],
+                                             strict=True), start=2):  # fmt: skip
+        if usable > raw:  # False when either is empty (NaN)
+            raise CatalogError(
+                f"{path}, line {line}, column usable_tb: {usable:g} is more than raw_tb "
+                f"{raw:g}; usable capacity is at most the raw capacity"
             )
     return storage
 

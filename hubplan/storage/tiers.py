@@ -52,7 +52,11 @@ def node_figures(row: pd.Series, field: str, protection: str, storage: Storage) 
     :func:`~hubplan.storage.protection.write_factor`), as is when it was measured at the
     clients (``client``: MLPerf Storage, a MinIO benchmark). A block with no write figure
     takes ``storage.write_to_read_when_unknown`` × read, the ratio of the DGX SuperPOD
-    guideline, which is a client-side figure. usable = raw × k/(k + m).
+    guideline, which is a client-side figure. usable = raw × k/(k + m); on ``appliance``
+    protection (the vendor's own scheme, not given as k + m) the block's ``usable_tb`` when
+    its source reports one (MLPerf Storage v1.0 submissions: IEI AS13000 172,032 GiB usable
+    of 344,064 GiB raw, two copies), else raw × 79.2 %
+    (:func:`~hubplan.storage.protection.usable_fraction`).
 
     Examples
     --------
@@ -66,6 +70,13 @@ def node_figures(row: pd.Series, field: str, protection: str, storage: Storage) 
     (61.44, 1.25, 589.824)
     >>> node_figures(cat.storage_block("minio-nvme"), "f", "ec_4+2", st).write_gb_s
     5.54
+
+    An appliance with a reported usable capacity keeps it; one without takes 79.2 % of raw:
+
+    >>> node_figures(cat.storage_block("AS13000"), "f", "appliance", st).usable_tb
+    61.573
+    >>> round(node_figures(cat.storage_block("ai400x2t"), "f", "appliance", st).usable_tb, 1)
+    292.7
     """
     read, write, raw = _num(row["read_gb_s"]), _num(row["write_gb_s"]), _num(row["raw_tb"])
     for col, v in (("read_gb_s", read), ("raw_tb", raw)):
@@ -86,5 +97,8 @@ def node_figures(row: pd.Series, field: str, protection: str, storage: Storage) 
                 "drive sheets, before protection) or 'client' (measured at the clients)"
             )
     factor = write_factor(protection, basis)
-    frac = usable_fraction(protection)
-    return NodeFigures(read, write / factor, factor, raw, raw * frac)
+    usable = raw * usable_fraction(protection)
+    own = _num(row.get("usable_tb"))
+    if protection == "appliance" and not math.isnan(own):
+        usable = own
+    return NodeFigures(read, write / factor, factor, raw, usable)
