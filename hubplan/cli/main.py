@@ -641,6 +641,9 @@ CATALOG_TABLES = (
 )
 #: The Catalog attribute of a table whose flag name differs (``--cloud-csv``).
 _CATALOG_ATTRIBUTE = {"cloud": "cloud_offers"}
+#: Tables ``catalog`` lists that are not a ``load_catalog`` argument: the price catalogue
+#: (``data/prices.csv``; a client's prices go in the scenario's ``cost.quotes``).
+LISTED_ONLY = ("prices",)
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -659,11 +662,18 @@ _CATALOG_COLUMNS = {
                       "confidence"],
     "cloud": ["name", "accelerator", "pricing", "price_per_gpu_hour", "currency",
               "usd_per_gpu_hour", "term_months", "price_date", "confidence"],
+    "prices": ["item_kind", "name", "price_unit", "currency", "price", "price_low", "price_high",
+               "price_as_of", "confidence"],
 }  # fmt: skip
 
 
 def cmd_catalog(args: argparse.Namespace) -> None:
-    df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
+    if args.table == "prices":
+        from ..cost.prices import price_table
+
+        df = price_table().rename(columns={"unit": "price_unit"})
+    else:
+        df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
     if args.json:
         print(_dumps(_records(df)))
         return
@@ -983,7 +993,7 @@ def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argpars
 
     cat = sub.add_parser("catalog", help=label("cli.catalog", lang), lang=lang)
     if full("catalog"):
-        cat.add_argument("table", choices=list(CATALOG_TABLES),
+        cat.add_argument("table", choices=[*CATALOG_TABLES, *LISTED_ONLY],
                          help=label("help.table", lang))  # fmt: skip
         _common(cat, lang)
         cat.set_defaults(func=cmd_catalog, flags=[])
