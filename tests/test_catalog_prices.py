@@ -37,3 +37,23 @@ def test_catalog_prices_text_table_in_both_languages(capsys):
     assert "Priced per" in out and "1,480,000.00" in out
     out = run(capsys, "catalog", "prices", "--lang", "zh")
     assert "计价单位" in out and "可信度" in out
+
+
+def test_catalog_where_narrows_a_table(capsys):
+    # The prices listed in CNY are the Chinese-market servers: the Atlas 800T A2, the HGX
+    # H20 and the HGX H800 (data/prices.csv).
+    rows = json.loads(
+        run(capsys, "catalog", "prices", "--where", "currency=cny", "--where", "item_kind=server",
+            "--json")
+    )  # fmt: skip
+    assert {r["name"] for r in rows} == {
+        "Huawei Atlas 800T A2",
+        "HGX H20 8-GPU (OEM)",
+        "HGX H800 8-GPU (DeepSeek node)",
+    }
+
+
+def test_catalog_where_names_the_columns_it_may_use(capsys):
+    assert main(["catalog", "servers", "--where", "colour=red"]) == 2
+    err = capsys.readouterr().err
+    assert "--where 'colour=red'" in err and "vendor" in err and "accelerator" in err

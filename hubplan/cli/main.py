@@ -667,6 +667,28 @@ _CATALOG_COLUMNS = {
 }  # fmt: skip
 
 
+def catalog_where(df, conditions: list[str], table: str):
+    """The rows of a catalogue table whose column contains each given text, case-insensitive
+    (``--where vendor=huawei --where accelerator=910B``): a consultant's filter, not a query
+    language. A condition without ``=`` or naming no column of the table is refused with
+    the columns it may name.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"name": ["Atlas 800T A2", "DGX H100"], "vendor": ["Huawei", "NVIDIA"]})
+    >>> list(catalog_where(t, ["vendor=hua"], "servers")["name"])
+    ['Atlas 800T A2']
+    """
+    for cond in conditions:
+        column, sep, text = cond.partition("=")
+        column = column.strip()
+        if not sep or column not in df.columns:
+            raise CliError(f"--where {cond!r}: write COLUMN=TEXT with a column of {table}: "
+                           f"{', '.join(map(str, df.columns))}")  # fmt: skip
+        values = df[column].astype(str).str.lower()
+        df = df[values.str.contains(text.strip().lower(), regex=False).to_numpy()]
+    return df
+
+
 def cmd_catalog(args: argparse.Namespace) -> None:
     if args.table == "prices":
         from ..cost.prices import price_table
@@ -674,6 +696,7 @@ def cmd_catalog(args: argparse.Namespace) -> None:
         df = price_table().rename(columns={"unit": "price_unit"})
     else:
         df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
+    df = catalog_where(df, args.where or [], args.table)
     if args.json:
         print(_dumps(_records(df)))
         return
@@ -995,6 +1018,8 @@ def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argpars
     if full("catalog"):
         cat.add_argument("table", choices=[*CATALOG_TABLES, *LISTED_ONLY],
                          help=label("help.table", lang))  # fmt: skip
+        cat.add_argument("--where", action="append", metavar="COLUMN=TEXT",
+                         help=label("help.where", lang))  # fmt: skip
         _common(cat, lang)
         cat.set_defaults(func=cmd_catalog, flags=[])
 
