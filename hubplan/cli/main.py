@@ -691,7 +691,7 @@ def catalog_where(df, conditions: list[str], table: str):
 
 def cmd_catalog(args: argparse.Namespace) -> None:
     if args.table == "prices":
-        from ..cost.prices import price_table
+        from ..cost import price_table
 
         df = price_table().rename(columns={"unit": "price_unit"})
     else:
