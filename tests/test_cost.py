@@ -186,14 +186,19 @@ def test_default_bill_is_complete_each_line_with_source_date_range_confidence(pl
     storage = capex[capex["category"] == "storage"].set_index("item")
     assert storage.loc["hot mds Lustre MDS NVMe mirrored 2x400G", "capex_usd"] == 73_996
     assert storage.loc["warm capacity HDD capacity node 60x24TB 2x100G", "capex_usd"] == 250_047
-    # estimates: 4 UFM × 34 000 + SN4600C 16 000 + 2 SN2201 × 5 000 + 142 100G modules
-    # × 310 + 52 RJ45 cables × 50 = 136 000 + 16 000 + 10 000 + 44 020 + 2 600 = 208 620
-    # over 8 lines, 208 620 / 11 400 226.9 = 1.83 % of the capex
+    # the L40S server is priced by a rule (card price × 1.3), not a source: an estimate
+    assert by_item.loc["development: Supermicro SYS-521GE-TNRT L40S", "price_confidence"] == (
+        "estimate"
+    )
+    # estimates: the L40S server 88 400 + 4 UFM × 34 000 + SN4600C 16 000 + 2 SN2201
+    # × 5 000 + 142 100G modules × 310 + 52 RJ45 cables × 50 = 88 400 + 136 000 + 16 000
+    # + 10 000 + 44 020 + 2 600 = 297 020 over 9 lines, 297 020 / 11 400 226.9 = 2.61 % of
+    # the capex
     est = plan.findings.set_index("code").loc["capex_estimated_lines"]
     assert est["severity"] == "warning"
-    assert est["data"]["lines"] == 8
-    assert est["data"]["capex_usd"] == pytest.approx(208_620)
-    assert est["data"]["share"] == pytest.approx(0.0183, abs=1e-4)
+    assert est["data"]["lines"] == 9
+    assert est["data"]["capex_usd"] == pytest.approx(297_020)
+    assert est["data"]["share"] == pytest.approx(0.02605, abs=1e-5)
     # the yearly shares, worked above
     lines = opex.set_index("item")
     assert lines.loc["maintenance", "line_quantity"] == pytest.approx(7_112_130)
