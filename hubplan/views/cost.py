@@ -116,6 +116,30 @@ def tornado_chart(tornado: pd.DataFrame, lang: str = "en",
     return _style(chart, width=420, height=220)
 
 
+def _versus(s, basis: str, lang: str) -> str:
+    """The comparison half of the cost card: no offer, a reservation's term total, or on
+    demand the break-even (within the horizon), renting cheaper over the horizon (the
+    break-even lies beyond it), or renting cheaper even at full utilisation."""
+    offer, cloud = s["cloud_offer"], float(s["cloud_usd_per_gpu_hour"])
+    sp = "" if normalize_language(lang) == "zh" else " "  # 中文 labels open with "，"
+    if basis == "no_offer":  # nothing to compare: no break-even, not a "never"
+        return label("panel.cost.versus_no_offer", lang)
+    if basis == "term_total":  # a reservation: total cost over its term
+        return sp + label("panel.cost.versus_term", lang, offer=offer, cloud=cloud,
+                           cloud_useful=float(s["cloud_usd_per_useful_gpu_hour"]),
+                           term=float(s["cloud_term_years"]), own_term=float(s["own_term_usd"]),
+                           cloud_term=float(s["cloud_term_usd"]))  # fmt: skip
+    month, util = float(s["breakeven_month"]), float(s["breakeven_utilisation"])
+    horizon = int(s["horizon_years"])
+    if not util <= 1.0:  # NaN or above 100 %: no utilisation makes owning cheaper
+        return sp + label("panel.cost.versus_never", lang, offer=offer, cloud=cloud)
+    if not month <= horizon * 12:
+        return sp + label("panel.cost.versus_rent", lang, offer=offer, cloud=cloud,
+                           horizon=horizon, utilisation=util)  # fmt: skip
+    return sp + label("panel.cost.versus_breakeven", lang, offer=offer, cloud=cloud,
+                       month=month, utilisation=util)  # fmt: skip
+
+
 class CostPanel(PlanPanel):
     """Capex and opex, the cost of a useful GPU-hour, own versus cloud, and the tornado.
 
@@ -192,23 +216,14 @@ class CostPanel(PlanPanel):
         basis = str(s["cloud_basis"])
         money = dict(capex=float(s["capex_usd"]), capex_gaps=int(s["capex_unpriced_lines"]),
                      opex=float(s["opex_usd_per_year"]), opex_gaps=int(s["opex_unpriced_lines"]),
-                     per_hour=float(s["cost_per_useful_gpu_hour_usd"]))  # fmt: skip
-        if basis == "no_offer":  # nothing to compare: no break-even, not a "never"
-            text = label("panel.cost.summary_no_offer", lang, **money)
-        elif basis == "term_total":  # a reservation: total cost over its term
-            text = label("panel.cost.summary_term", lang, **money, offer=s["cloud_offer"],
-                         cloud=float(s["cloud_usd_per_gpu_hour"]),
-                         cloud_useful=float(s["cloud_usd_per_useful_gpu_hour"]),
-                         term=float(s["cloud_term_years"]), own_term=float(s["own_term_usd"]),
-                         cloud_term=float(s["cloud_term_usd"]))  # fmt: skip
-        else:
-            text = label("panel.cost.summary", lang, **money, offer=s["cloud_offer"],
-                         cloud=float(s["cloud_usd_per_gpu_hour"]),
-                         month=float(s["breakeven_month"]),
-                         utilisation=float(s["breakeven_utilisation"]))  # fmt: skip
-        if money["capex_gaps"] or money["opex_gaps"]:  # a floor, never a confident total
-            text = label("panel.cost.floor", lang, **money,
-                         capex_low=float(s["capex_low_usd"])) + " " + text  # fmt: skip
+                     per_hour=float(s["cost_per_useful_gpu_hour_usd"]),
+                     capex_low=float(s["capex_low_usd"]),
+                     capex_high=float(s["capex_high_usd"]))  # fmt: skip
+        complete = not (money["capex_gaps"] or money["opex_gaps"])
+        text = label("panel.cost.bill" if complete else "panel.cost.bill_gaps", lang, **money)
+        text += _versus(s, basis, lang)
+        if not complete:  # a floor, never a confident total
+            text = label("panel.cost.floor", lang, **money) + " " + text
         spread = {q: float(s[f"cost_per_useful_gpu_hour_{q}_usd"]) for q in ("p10", "p50", "p90")}
         chance = float(s["own_beats_cloud_probability"])
         span = (label("panel.cost.range_no_offer", lang, **spread) if basis == "no_offer"
