@@ -641,6 +641,9 @@ CATALOG_TABLES = (
 )
 #: The Catalog attribute of a table whose flag name differs (``--cloud-csv``).
 _CATALOG_ATTRIBUTE = {"cloud": "cloud_offers"}
+#: Tables ``catalog`` lists that are not a ``load_catalog`` argument: the price catalogue
+#: (``data/prices.csv``; a client's prices go in the scenario's ``cost.quotes``).
+LISTED_ONLY = ("prices",)
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -659,11 +662,41 @@ _CATALOG_COLUMNS = {
                       "confidence"],
     "cloud": ["name", "accelerator", "pricing", "price_per_gpu_hour", "currency",
               "usd_per_gpu_hour", "term_months", "price_date", "confidence"],
+    "prices": ["item_kind", "name", "price_unit", "currency", "price", "price_low", "price_high",
+               "price_as_of", "confidence"],
 }  # fmt: skip
 
 
+def catalog_where(df, conditions: list[str], table: str):
+    """The rows of a catalogue table whose column contains each given text, case-insensitive
+    (``--where vendor=huawei --where accelerator=910B``): a consultant's filter, not a query
+    language. A condition without ``=`` or naming no column of the table is refused with
+    the columns it may name.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"name": ["Atlas 800T A2", "DGX H100"], "vendor": ["Huawei", "NVIDIA"]})
+    >>> list(catalog_where(t, ["vendor=hua"], "servers")["name"])
+    ['Atlas 800T A2']
+    """
+    for cond in conditions:
+        column, sep, text = cond.partition("=")
+        column = column.strip()
+        if not sep or column not in df.columns:
+            raise CliError(f"--where {cond!r}: write COLUMN=TEXT with a column of {table}: "
+                           f"{', '.join(map(str, df.columns))}")  # fmt: skip
+        values = df[column].astype(str).str.lower()
+        df = df[values.str.contains(text.strip().lower(), regex=False).to_numpy()]
+    return df
+
+
 def cmd_catalog(args: argparse.Namespace) -> None:
-    df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
+    if args.table == "prices":
+        from ..cost import price_table
+
+        df = price_table().rename(columns={"unit": "price_unit"})
+    else:
+        df = getattr(_catalog(args), _CATALOG_ATTRIBUTE.get(args.table, args.table))
+    df = catalog_where(df, args.where or [], args.table)
     if args.json:
         print(_dumps(_records(df)))
         return
@@ -983,8 +1016,10 @@ def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argpars
 
     cat = sub.add_parser("catalog", help=label("cli.catalog", lang), lang=lang)
     if full("catalog"):
-        cat.add_argument("table", choices=list(CATALOG_TABLES),
+        cat.add_argument("table", choices=[*CATALOG_TABLES, *LISTED_ONLY],
                          help=label("help.table", lang))  # fmt: skip
+        cat.add_argument("--where", action="append", metavar="COLUMN=TEXT",
+                         help=label("help.where", lang))  # fmt: skip
         _common(cat, lang)
         cat.set_defaults(func=cmd_catalog, flags=[])
 

@@ -42,6 +42,7 @@ from .opex import (
     staff_usd_per_year,
     useful_gpu_hours,
 )
+from .market import MARKET_COLUMNS, market_view
 from .phasing import phasing_table, price_factor
 from .prices import Price, catalogue_price, price_table
 from .section import (
@@ -56,6 +57,8 @@ from .section import (
 
 __all__ = [
     "ASSUMPTIONS",
+    "MARKET_COLUMNS",
+    "market_view",
     "CAPEX_COLUMNS",
     "CLOUD_SCHEMA",
     "GRID_KG_PER_KWH",

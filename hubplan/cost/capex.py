@@ -176,16 +176,19 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
         row = catalogue_price("server", str(p["server"]), quotes, fx) if p["server"] else None
         if row is not None and row.source.startswith("quote: "):
             point, basis = row.point_usd, "section_quotes"
-        elif row is not None and math.isnan(point):  # priced by the price catalogue only
+        elif row is not None and (math.isnan(point) or basis == "card_overhead"):
+            # a sourced whole-server price before a card-price estimate
             point, basis = row.point_usd, "catalogue_prices"
         if row is not None and row.point_usd == point:
             low, high, as_of = row.low_usd, row.high_usd, row.as_of
-            source = row.source
+            source, confidence = row.source, row.confidence
         else:  # no sourced range: the gpu_price assumption's spread around the point
             low, high = scaled_range(point, *gpu_factors)
             as_of = ""
+            # cards × (1 + platform overhead) is a rule, not a price of the server
+            confidence = "estimate" if basis == "card_overhead" else "low"
         rows.append(_line("gpu_servers", f"{p['pool']}: {item}", p["new_servers"], "server",
-                          point, basis, source, low, high, as_of))  # fmt: skip
+                          point, basis, source, low, high, as_of, confidence))  # fmt: skip
     return rows
 
 
@@ -203,7 +206,8 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
                                              basis, source, quotes, fx)  # fmt: skip
         rows.append(_line(category, item, r[count_col], "unit", price, how, src,
                           row.low_usd if row else None, row.high_usd if row else None,
-                          row.as_of if row else ""))  # fmt: skip
+                          row.as_of if row else "",
+                          row.confidence if row else "low"))  # fmt: skip
     return rows
 
 
@@ -225,7 +229,8 @@ def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], obj
             own = getattr(price, f"{part}_usd") if price is not None else None
             if own is not None:
                 rows.append(_line("optics", f"{item} {part}", count, unit, own,
-                                  "section_optics_prices", price.source))  # fmt: skip
+                                  "section_optics_prices", price.source,
+                                  confidence="quote"))  # fmt: skip
                 continue
             name = optics_key(str(r["media"]), float(r["speed_gbps"]), part)
             row = catalogue_price(f"optics_{part}", name, quotes, fx)
@@ -235,7 +240,8 @@ def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], obj
                               row.point_usd if row else None, how,
                               row.source if row else "", row.low_usd if row else None,
                               row.high_usd if row else None,
-                              row.as_of if row else ""))  # fmt: skip
+                              row.as_of if row else "",
+                              row.confidence if row else ""))  # fmt: skip
     return rows
 
 
@@ -289,7 +295,7 @@ def fitout_line(critical_kw: float, usd_per_kw: float | None) -> dict:
                 "section_fitout_usd_per_kw",
                 ref.source if same else "cost section (fitout_usd_per_kw)",
                 ref.low_usd if same else None, ref.high_usd if same else None,
-                ref.as_of if same else "")  # fmt: skip
+                ref.as_of if same else "", ref.confidence if same else "section")  # fmt: skip
     row["line_quantity"] = critical_kw
     return row
 
@@ -329,4 +335,4 @@ def management_line(model: str, count: int, quotes: tuple = (),
     return [_line("management_servers", f"management: {model}", count, "server",
                   row.point_usd if row else None, how, row.source if row else "",
                   row.low_usd if row else None, row.high_usd if row else None,
-                  row.as_of if row else "")]  # fmt: skip
+                  row.as_of if row else "", row.confidence if row else "")]  # fmt: skip
