@@ -109,6 +109,22 @@ def test_default_plan_cashflow_and_npv(plan):
     assert s["capex_usd"] == pytest.approx(DEFAULT_CAPEX_USD, abs=0.1)
     assert (s["capex_unpriced_lines"], s["opex_unpriced_lines"]) == (0, 0)
     assert s["opex_usd_per_year"] == pytest.approx(DEFAULT_OPEX_USD, abs=0.01)
+    # each line says how far its price can be trusted (data/prices.csv's confidence):
+    # 9 lines rest on estimates, the L40S server at card price × 1.3 (a rule, not a
+    # price of the server) 88 400 + the 4 UFM appliances 136 000 + SN4600C 16 000
+    # + 2 SN2201 10 000 + the 100G modules 44 020 (3 lines) + the RJ45 cables 2 600
+    # = 297 020 USD, 297 020 / 11 400 226.9 = 2.605 % of the capex; the DGX H100 lines'
+    # price is "low" (one secondary source), the management servers' "medium" (a
+    # published price list)
+    conf = plan["cost_capex"].set_index("item")["price_confidence"]
+    assert (conf["training: DGX H100"], conf["management: 1U management server"]) == (
+        "low",
+        "medium",
+    )
+    f = plan.findings
+    est = f[f["code"] == "capex_estimated_lines"].iloc[0]["data"]
+    assert est["lines"] == 9 and est["capex_usd"] == pytest.approx(297_020)
+    assert est["share"] == pytest.approx(0.02605, abs=1e-5)
     # year 0: each class at its capex (worked above)
     year0 = t[t["year"] == 0].set_index("category")["usd"]
     assert year0["servers"] == pytest.approx(6_296_544)
