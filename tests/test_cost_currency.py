@@ -123,3 +123,39 @@ def test_charts_in_the_chosen_currency(cny_plan):
     rule = next(v for k, v in bars["datasets"].items() if len(v) == 1)
     # the plan's figure: 31.4024 CNY a useful GPU-hour (worked above)
     assert rule[0]["base"] == pytest.approx(31.4024, abs=1e-4)
+
+
+def test_a_cny_listed_server_keeps_its_chinese_price():
+    # data/prices.csv lists the Huawei Atlas 800T A2 in CNY: 1 480 000 a server (derived
+    # from Reuters, early 2024: 8 Ascend 910B cards × 120 000 CNY + the 520 000 CNY
+    # non-accelerator share of an 8-card H20 server, 1 400 000 − 8 × 110 000), range
+    # 960 000 (the cards alone) to 1 850 000 (+25 %), dated 2024-02, confidence low
+    ascend = {}
+    for pool in ("training", "inference"):
+        ascend[f"pools.{pool}.accelerator"] = "Ascend 910B 64GB"
+        ascend[f"pools.{pool}.server"] = "Huawei Atlas 800T A2"
+    base = hubplan.default_scenario().with_changes(ascend)
+
+    def line(plan):
+        capex = plan["cost_capex"]
+        return capex[capex["item"] == "training: Huawei Atlas 800T A2"].iloc[0]
+
+    # budgeted in CNY at the section's rate: the Chinese price itself, whatever the rate
+    # (the stage prices in USD, 1 480 000 ÷ 7.1884, and the CNY column multiplies back:
+    # exact to the float rounding of that round trip, a millionth of a yuan at most)
+    cny = line(hubplan.build_plan(base.with_changes({"cost.currency": "CNY"})))
+    assert cny["line_unit_cny"] == pytest.approx(1_480_000, abs=1e-6)
+    assert cny["price_low_cny"] == pytest.approx(960_000, abs=1e-6)
+    assert cny["price_high_cny"] == pytest.approx(1_850_000, abs=1e-6)
+    assert cny["capex_cny"] == pytest.approx(cny["line_quantity"] * 1_480_000, abs=0.01)
+    # in USD at a client's rate of 7.0 CNY per USD: 1 480 000 ÷ 7.0 = 211 428.571 USD,
+    # 960 000 ÷ 7.0 = 137 142.857, 1 850 000 ÷ 7.0 = 264 285.714 (not the section's
+    # 1 480 000 ÷ 7.1884 = 205 887.263)
+    usd = line(hubplan.build_plan(base.with_changes({"cost.cny_per_usd": 7.0})))
+    assert usd["line_unit_usd"] == pytest.approx(211_428.571, abs=1e-3)
+    assert usd["price_low_usd"] == pytest.approx(137_142.857, abs=1e-3)
+    assert usd["price_high_usd"] == pytest.approx(264_285.714, abs=1e-3)
+    # the line says where the price comes from, when, and how far it can be trusted:
+    # the catalogue row's source, date and confidence (low: one secondary source)
+    assert usd["price_basis"] == "catalogue_prices" and "Reuters" in usd["price_source"]
+    assert (usd["price_as_of"], usd["price_confidence"]) == ("2024-02", "low")
