@@ -67,34 +67,65 @@ IT_NAMEPLATE_KW = 257.8784
 IT_TYPICAL_KW = 197.4057
 # fit-out: 257.8784 kW × $11 700 (Cushman & Wakefield 2025) = $3 017 177.4
 FITOUT_USD = 3_017_177.4
-# capex of the priced lines (data/prices.csv prices switches, 400G modules and the hot
-# tier's OSS nodes): servers 4 860 000 + 540 000 + 88 400 = 5 488 400; two Lustre OSS
-# 2 × 737.28 TB × $250/TB (infra-economics.com, $250k per PB) = 368 640; 13 QM9700 (8 leaf,
-# 4 spine, 1 storage leaf) × $36 000 (FS.com, Aug 2024) = 468 000; 400G modules 152 SR4 +
-# 256 DR4 + 78 DR4 = 486 × $750 (infra-economics.com, $500-1 000) = 364 500; fit-out
-# 3 017 177.4 → 5 488 400 + 368 640 + 468 000 + 364 500 + 3 017 177.4 = 9 706 717.4
-CAPEX_USD = 9_706_717.4
-# the low end: 20 DGX H100 × $199 000 + 88 400 × 0.74 + 2 × 184 320 × 0.75 + 13 × 35 000
-# + 486 × 500 + 257.8784 kW × $9 300 = 3 980 000 + 65 416 + 276 480 + 455 000 + 243 000
-# + 2 398 269.1 = 7 418 165.1; point and high withheld while 20 lines are unpriced
-CAPEX_LOW_USD = 7_418_165.1
+# The default plan's bill, every line priced from data/prices.csv (each row's source in
+# that file) at (low / point / high) USD each:
+#   GPU servers: 20 DGX H100 × (199 000 / 270 000 / 317 000) (SemiAnalysis via Epoch AI;
+#     supercluster.blog; Thinkmate) + one 8 × L40S server at card price × 1.3 = 88 400
+#     (0.74-1.17 of it, the gpu_price range) → 5 488 400 point;
+#   storage: 2 Lustre OSS × (66 223 / 184 320 / 230 400) + 2 MDS × (33 998 / 36 998 /
+#     48 376) + 6 HDD capacity nodes (3 warm, 3 cold) × (61 070 / 83 349 / 110 549)
+#     → 368 640 + 73 996 + 500 094 = 942 730 point;
+#   network: 13 QM9700 (8 leaf, 4 spine, 1 storage leaf) × (21 000 / 36 000 / 50 000)
+#     (ITCT Shop 2025; FS.com Aug 2024; NVIDIA) + 4 UFM appliances × (17 000 / 34 000 /
+#     85 000) + 1 SN4600C × (8 000 / 16 000 / 32 000) + 2 SN2201 × (2 000 / 5 000 /
+#     16 000), the last three estimates → 468 000 + 136 000 + 16 000 + 10 000 = 630 000;
+#   optics: 486 400G modules (152 SR4 + 256 + 78 DR4) × (500 / 750 / 1 000)
+#     (infra-economics.com), 456 400G cables (148 + 256 + 52) × (50 / 100 / 150)
+#     (luxoptx), 142 100G modules (18 + 116 + 8) × (80 / 310 / 1 200) (Ascent Optics, an
+#     estimate), 74 100G cables (12 + 58 + 4) × (20 / 35 / 50) (luxoptx), 52 BMC RJ45
+#     cables × (50 / 50 / 69) (NM Cabling, an estimate) → 364 500 + 45 600 + 44 020 + 2 590
+#     + 2 600 = 459 310;
+#   management: 3 × 1U server (12 000 / 17 000 / 21 000) (Tufts RT price list) = 51 000;
+#   hardware 5 488 400 + 942 730 + 630 000 + 459 310 + 51 000 = 7 571 440;
+#   network spares 5 % of network and optics 1 089 310 = 54 465.5;
+#   installation 10 % (cost.installation_share) of the hardware = 757 144;
+#   fit-out 3 017 177.4 (above).
+# capex 7 571 440 + 54 465.5 + 757 144 + 3 017 177.4 = 11 400 226.9
+CAPEX_USD = 11_400_226.9
+# low: hardware 4 045 416 + 566 862 + 353 000 + 281 240 + 36 000 = 5 282 518; spares 5 % ×
+# 634 240 = 31 712; installation 10 % × 5 282 518 = 528 251.8; fit-out 257.8784 × 9 300
+# = 2 398 269.1 → 8 240 751.0
+CAPEX_LOW_USD = 8_240_751.0
+# high: hardware 6 443 428 + 1 220 846 + 1 054 000 + 732 088 + 63 000 = 9 513 362; spares
+# 5 % × 1 786 088 = 89 304.4; installation 951 336.2; fit-out 257.8784 × 15 000
+# = 3 868 176.1 → 14 422 178.7
+CAPEX_HIGH_USD = 14_422_178.7
 # energy: 197.4057 kW × 1.0 duty × 8 760 h × PUE 1.25 = 2 161 592.7 kWh × $0.088
 ENERGY_USD = 190_220.16
+# maintenance 12 % a year (Library Technology Guides, 10-12 %) of the hardware it covers
+# (GPU servers, storage, network, management servers: 5 488 400 + 942 730 + 630 000
+# + 51 000 = 7 112 130) = 853 455.6; insurance 0.3 % (Hotaling, $0.15-0.50 per $100) of
+# every capex line 11 400 226.9 = 34 200.68
+MAINTENANCE_USD = 853_455.6
+INSURANCE_USD = 34_200.68
 # owning a year: each asset class's capex annuitised over its life at the 8 % discount
 # rate (capital recovery factor CRF = r(1 + r)^L ÷ ((1 + r)^L − 1), Brealey, Myers & Allen,
-# Principles of Corporate Finance, ch. 6): servers 5 488 400 × CRF(8 %, 5 y) 0.2504565
-# = 1 374 605.2; network (13 QM9700 and 486 modules) 832 500 × CRF(8 %, 6 y) 0.2163154
-# = 180 082.6; storage (2 OSS) 368 640 × CRF(8 %, 5 y) = 92 328.3; fit-out 3 017 177.4 ×
-# CRF(8 %, 15 y) 0.1168295 = 352 495.5; capital charge 1 999 511.5 a year.
+# Principles of Corporate Finance, ch. 6): servers (GPU servers, installation and the
+# management servers, the classes hubplan.cost.cashflow.CATEGORY_CLASS gives) 5 488 400
+# + 757 144 + 51 000 = 6 296 544 × CRF(8 %, 5 y) 0.2504565 = 1 577 010.1; network
+# (switches, optics, spares) 630 000 + 459 310 + 54 465.5 = 1 143 775.5 × CRF(8 %, 6 y)
+# 0.2163154 = 247 416.2; storage 942 730 × CRF(8 %, 5 y) = 236 112.8; fit-out 3 017 177.4
+# × CRF(8 %, 15 y) 0.1168295 = 352 495.5; capital charge 2 413 034.6 a year.
 # staff sized from the plan (cost.staff_ratios): systems operations 19 GPU servers in
-# service ÷ 125 = 0.15 → the 1-FTE minimum × $90 520 (BLS) = 90 520; a facility shift of
-# 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE × $57 300 (BLS) = 482 466; staff 572 986.
-# opex 190 220.16 energy + 572 986 staff = 763 206.16; owning a year
-# 1 999 511.5 + 763 206.16 = 2 762 717.7
-CAPITAL_USD = 1_999_511.5
+# service ÷ 125 = 0.15 → the 1-FTE minimum × $90 520 (BLS) = 90 520; facility staff
+# max(8.42 FTE (2 posts × 8 760 h ÷ 2 080 h, Facilitiesnet), 0.2579 MW × 3 per MW
+# (Broadstaff) = 0.77) = 8.42 × $57 300 (BLS) = 482 466; staff 572 986.
+# opex 190 220.16 + 853 455.6 + 34 200.68 + 572 986 = 1 650 862.44; owning a year
+# 2 413 034.6 + 1 650 862.44 = 4 063 897.0
+CAPITAL_USD = 2_413_034.6
 STAFF_USD = 572_986.0
-OPEX_USD = 763_206.16
-OWN_USD = 2_762_717.7
+OPEX_USD = 1_650_862.44
+OWN_USD = 4_063_897.0
 
 
 def test_useful_gpu_hours_issue_example():
@@ -116,47 +147,132 @@ def test_default_capex_prices_servers_from_the_catalogue(plan, summary):
     fit = capex.set_index("category").loc["facility_fitout"]
     assert fit["line_quantity"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
     assert fit["capex_usd"] == pytest.approx(FITOUT_USD, abs=1)
-    # the priced lines, worked above
+    # every line, worked above
     assert summary["capex_usd"] == pytest.approx(CAPEX_USD, abs=1)
 
 
-def test_unpriced_lines_are_kept_flagged_and_excluded(plan, summary):
-    capex = plan["cost_capex"]
+def test_default_bill_is_complete_each_line_with_source_date_range_confidence(plan, summary):
+    # Issue 22: the default plan has no unpriced line (it had 20 capex lines and
+    # maintenance unpriced): capex 8 240 751.0 / 11 400 226.9 / 14 422 178.7, worked above
+    capex, opex = plan["cost_capex"], plan["cost_opex"]
+    assert capex["priced"].all() and opex["priced"].all()
+    assert summary["capex_unpriced_lines"] == 0 and summary["opex_unpriced_lines"] == 0
+    assert summary["capex_low_usd"] == pytest.approx(CAPEX_LOW_USD, abs=1)
+    assert summary["capex_point_usd"] == pytest.approx(CAPEX_USD, abs=1)
+    assert summary["capex_high_usd"] == pytest.approx(CAPEX_HIGH_USD, abs=1)
+    codes = set(plan.findings["code"])
+    assert not codes & {"capex_unpriced", "capex_excludes_unpriced", "capex_point_withheld",
+                        "opex_unpriced", "opex_excludes_unpriced"}  # fmt: skip
+    # every line carries its range around its amount and a confidence; every line priced
+    # from a catalogue row (all but the L40S server at card price × 1.3 and the section's
+    # shares) carries that row's source, date and confidence
+    assert (capex["capex_low_usd"] <= capex["capex_usd"]).all()
+    assert (capex["capex_usd"] <= capex["capex_high_usd"]).all()
+    assert capex["price_confidence"].str.len().gt(0).all()
+    rows = capex[capex["price_basis"].isin(["catalogue_server", "catalogue_prices"])]
+    assert len(rows) == 27
+    assert rows["price_source"].str.len().gt(10).all() and rows["price_as_of"].str.len().gt(0).all()
+    assert set(rows["price_confidence"]) == {"low", "medium", "estimate"}
+    by_item = capex.set_index("item")
+    # data/prices.csv: the DGX H100 "low" (three secondary sources), the 1U management
+    # server "medium" (a published price list), the SN4600C an "estimate" (priced by
+    # analogy with the H3C S9855), the fit-out "medium" (Cushman & Wakefield)
+    assert by_item.loc["training: DGX H100", "price_confidence"] == "low"
+    assert by_item.loc["management: 1U management server", "price_confidence"] == "medium"
+    assert by_item.loc["inband leaf SN4600C", "price_confidence"] == "estimate"
+    assert by_item.loc["facility_fitout", "price_confidence"] == "medium"
+    # the storage nodes the old catalogue left unpriced: 2 MDS × $36 998 and 6 HDD nodes
+    # × $83 349 (parts sums in data/prices.csv)
     storage = capex[capex["category"] == "storage"].set_index("item")
-    # data/prices.csv prices the OSS node only: the MDS and the HDD capacity nodes of the
+    assert storage.loc["hot mds Lustre MDS NVMe mirrored 2x400G", "capex_usd"] == 73_996
+    assert storage.loc["warm capacity HDD capacity node 60x24TB 2x100G", "capex_usd"] == 250_047
+    # the L40S server is priced by a rule (card price × 1.3), not a source: an estimate
+    assert by_item.loc["development: Supermicro SYS-521GE-TNRT L40S", "price_confidence"] == (
+        "estimate"
+    )
+    # estimates: the L40S server 88 400 + 4 UFM × 34 000 + SN4600C 16 000 + 2 SN2201
+    # × 5 000 + 142 100G modules × 310 + 52 RJ45 cables × 50 = 88 400 + 136 000 + 16 000
+    # + 10 000 + 44 020 + 2 600 = 297 020 over 9 lines, 297 020 / 11 400 226.9 = 2.61 % of
+    # the capex
+    est = plan.findings.set_index("code").loc["capex_estimated_lines"]
+    assert est["severity"] == "warning"
+    assert est["data"]["lines"] == 9
+    assert est["data"]["capex_usd"] == pytest.approx(297_020)
+    assert est["data"]["share"] == pytest.approx(0.02605, abs=1e-5)
+    # the yearly shares, worked above
+    lines = opex.set_index("item")
+    assert lines.loc["maintenance", "line_quantity"] == pytest.approx(7_112_130)
+    assert lines.loc["maintenance", "usd_per_year"] == pytest.approx(MAINTENANCE_USD)
+    assert lines.loc["insurance", "usd_per_year"] == pytest.approx(INSURANCE_USD, abs=0.01)
+
+
+# A client's warm and cold tiers on a storage block data/prices.csv does not price (the
+# MinIO node of data/storage.csv, no price row): those two lines stay unpriced.
+MINIO = {"storage.warm_model": "MinIO NVMe node (i3en.24xlarge)",
+         "storage.cold_model": "MinIO NVMe node (i3en.24xlarge)"}  # fmt: skip
+
+
+def test_unpriced_lines_are_kept_flagged_and_excluded(default):
+    plan = hubplan.build_plan(default.with_changes(MINIO))
+    capex, summary = plan["cost_capex"], plan["cost_summary"].iloc[0]
+    storage = capex[capex["category"] == "storage"].set_index("item")
+    # data/prices.csv prices the hot tier's OSS and MDS nodes only: the MinIO nodes of the
     # warm and cold tiers stay unpriced, none counted as 0
-    assert len(storage) == 4 and storage["priced"].sum() == 1
+    assert len(storage) == 4 and storage["priced"].sum() == 2
     assert storage[~storage["priced"]]["capex_usd"].isna().all()
+    # the installation share rests on every hardware line, so it is unpriced too (a share
+    # of an unknown is unknown): 3 lines
     gaps = int((~capex["priced"]).sum())
-    assert summary["capex_unpriced_lines"] == gaps > 0
+    assert gaps == 3 and summary["capex_unpriced_lines"] == gaps
+    assert not capex.set_index("category").loc["installation", "priced"]
     f = plan.findings
     ex = f[f["code"] == "capex_excludes_unpriced"]
     assert len(ex) == 1 and ex.iloc[0]["data"]["lines"] == gaps
     per_cat = f[(f["code"] == "capex_unpriced") & (f["subject"] == "storage")]
-    assert per_cat.iloc[0]["data"]["lines"] == 3
+    assert per_cat.iloc[0]["data"]["lines"] == 2
+    # maintenance (on the hardware) and insurance (on every line) rest on the unpriced
+    # lines, so they are unpriced too; energy and staff stay priced
+    opex = plan["cost_opex"].set_index("item")
+    assert not opex.loc["maintenance", "priced"] and not opex.loc["insurance", "priced"]
+    assert summary["opex_unpriced_lines"] == 2
+    # the priced sum leaves them out, flagged: 11 400 226.9 less the 2 × 3 HDD nodes
+    # × $83 349 = 500 094, less the installation 757 144, less the 9 100G storage modules
+    # and 6 cables the MinIO nodes' NICs no longer need (18 → 9 × $310, 12 → 6 × $35 =
+    # 2 790 + 210 = 3 000, and 5 % spares on them, 150) = 10 139 838.9
+    assert summary["capex_usd"] == pytest.approx(10_139_838.9, abs=1)
+    assert np.isnan(summary["capex_point_usd"])
 
 
-def test_capex_range_is_withheld_while_a_line_is_unpriced(plan, summary):
-    # 20 lines unpriced (listed in test_cost_panel_headless): the priced lines' low ends
-    # are a floor, worked above, 7 418 165.1; no point and no high (an unpriced line costs
-    # something not yet known), while capex_usd keeps the priced lines' sum, flagged.
-    assert summary["capex_unpriced_lines"] == 20
-    assert summary["capex_low_usd"] == pytest.approx(CAPEX_LOW_USD, abs=1)
+# The default plan without an installation share (cost.installation_share empty: an
+# unpriced line until the integrator's quote).
+NO_INSTALLATION = {"cost.installation_share": None}
+
+
+def test_capex_range_is_withheld_while_a_line_is_unpriced(default, plan):
+    s = hubplan.build_plan(default.with_changes(NO_INSTALLATION))
+    summary = s["cost_summary"].iloc[0]
+    # one line unpriced: the priced lines' low ends are a floor, the default's low
+    # 8 240 751.0 less the installation's 528 251.8 (worked above) = 7 712 499.2; no
+    # point and no high (an unpriced line costs something not yet known), while capex_usd
+    # keeps the priced lines' sum, 11 400 226.9 − 757 144 = 10 643 082.9, flagged.
+    assert summary["capex_unpriced_lines"] == 1
+    assert summary["capex_low_usd"] == pytest.approx(7_712_499.2, abs=1)
     assert np.isnan(summary["capex_point_usd"]) and np.isnan(summary["capex_high_usd"])
+    assert summary["capex_usd"] == pytest.approx(10_643_082.9, abs=1)
+    withheld = s.findings.set_index("code").loc["capex_point_withheld", "data"]
+    assert withheld["lines"] == 1
+    assert withheld["capex_low_usd"] == pytest.approx(7_712_499.2, abs=1)
     # every priced line carries its source, date and range around its point
     capex = plan["cost_capex"]
-    priced = capex[capex["priced"]]
-    assert (priced["price_low_usd"] <= priced["line_unit_usd"]).all()
-    assert (priced["line_unit_usd"] <= priced["price_high_usd"]).all()
-    assert priced["price_source"].str.len().gt(10).all()
     qm = capex[capex["item"] == "compute spine QM9700"].iloc[0]
-    # 4 spines × $35 000 / $36 000 / $50 000 (infra-economics.com; FS.com; NVIDIA)
+    # 4 spines × $21 000 / $36 000 / $50 000 (ITCT Shop 2025; FS.com; NVIDIA)
     assert (qm["capex_low_usd"], qm["capex_usd"], qm["capex_high_usd"]) == (
-        140_000,
+        84_000,
         144_000,
         200_000,
     )
     assert qm["price_as_of"] == "2024-08" and "fs.com" in qm["price_source"]
+    assert qm["price_confidence"] == "low"
 
 
 def test_capex_low_point_high_when_every_line_is_priced(plan):
@@ -213,20 +329,24 @@ def test_default_cost_per_useful_gpu_hour(plan, summary):
     assert summary["gpus"] == 152
     # 152 × 8 760 × 0.7 × 0.9 (the fine-tune's goodput) = 838 857.6 useful GPU-hours
     assert summary["useful_gpu_hours"] == pytest.approx(838_857.6)
-    # depreciation, each class over its own life: servers $5 488 400 / 5 = 1 097 680,
-    # network 832 500 / 6 = 138 750, storage 368 640 / 5 = 73 728, fit-out
-    # $3 017 177.4 / 15 = 201 145.2 → $1 511 303.2 a year; priced opex: energy
-    # $190 220.16 and staff $572 986 (licences $0); maintenance unpriced
-    assert summary["depreciation_usd_per_year"] == pytest.approx(1_511_303.2, abs=1)
+    # depreciation, each class over its own life (classes worked above): servers
+    # 6 296 544 / 5 = 1 259 308.8, network 1 143 775.5 / 6 = 190 629.25, storage
+    # 942 730 / 5 = 188 546, fit-out 3 017 177.4 / 15 = 201 145.2 → 1 839 629.2 a year;
+    # opex: energy 190 220.16, maintenance 853 455.6, insurance 34 200.68, staff 572 986
+    # (licences 0), worked above
+    assert summary["depreciation_usd_per_year"] == pytest.approx(1_839_629.2, abs=1)
     assert summary["opex_usd_per_year"] == pytest.approx(OPEX_USD, abs=0.01)
     staff = plan["cost_opex"].set_index("item")
     assert staff.loc["systems_operations", "line_quantity"] == 1
+    # the facility staff by MW: 0.2579 MW × 3 = 0.77 FTE is under the 8.42 floor
     assert staff.loc["facility_shift", "line_quantity"] == pytest.approx(8.42)
     assert staff.loc["facility_shift", "usd_per_year"] == pytest.approx(482_466)
+    assert staff.loc["maintenance", "usd_per_year"] == pytest.approx(MAINTENANCE_USD)
+    assert staff.loc["insurance", "usd_per_year"] == pytest.approx(INSURANCE_USD, abs=0.01)
     assert summary["capital_charge_usd_per_year"] == pytest.approx(CAPITAL_USD, abs=1)
     assert summary["own_usd_per_year"] == pytest.approx(OWN_USD, abs=1)
-    # 2 762 717.7 / 838 857.6 = 3.2934 USD per useful GPU-hour on the priced lines
-    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(3.2934, abs=1e-4)
+    # 4 063 897.0 / 838 857.6 = 4.8446 USD per useful GPU-hour on the complete bill
+    assert summary["cost_per_useful_gpu_hour_usd"] == pytest.approx(4.8446, abs=1e-4)
 
 
 def test_energy_is_priced_from_the_facility_power(plan, summary):
@@ -285,14 +405,15 @@ def test_breakeven_against_the_cheapest_h100_offer(summary):
     assert summary["cloud_offer"] == "Hyperstack H100 SXM on-demand"
     assert summary["cloud_basis"] == "utilisation"
     assert summary["cloud_usd_per_year"] == pytest.approx(2_982_604.80)
-    # rent saves 2 982 604.80 − 763 206.16 opex = 2 219 398.64 a year over owning's opex:
-    # break-even at 12 × 9 706 717.4 / 2 219 398.64 = 52.483 months
-    assert summary["breakeven_month"] == pytest.approx(52.483, abs=1e-3)
-    # owning costs 2 762 717.65 a year = renting at u: 152 × 8 760 × 3.20 × u
-    # = 4 260 864 u → u = 0.64839
-    assert summary["breakeven_utilisation"] == pytest.approx(0.64839, abs=1e-5)
+    # rent saves 2 982 604.80 − 1 650 862.44 opex = 1 331 742.36 a year over owning's
+    # opex: break-even at 12 × 11 400 226.9 / 1 331 742.36 = 102.725 months, past the
+    # 5-year horizon
+    assert summary["breakeven_month"] == pytest.approx(102.725, abs=1e-3)
+    # owning costs 4 063 897.0 a year = renting at u: 152 × 8 760 × 3.20 × u
+    # = 4 260 864 u → u = 0.95377
+    assert summary["breakeven_utilisation"] == pytest.approx(0.95377, abs=1e-5)
     # like for like, per useful GPU-hour: the rented hour loses goodput too,
-    # 3.20 / 0.9 = 3.5556 against owning's 2 762 717.7 / 838 857.6 = 3.2934
+    # 3.20 / 0.9 = 3.5556 against owning's 4 063 897.0 / 838 857.6 = 4.8446
     assert summary["cloud_usd_per_useful_gpu_hour"] == pytest.approx(3.5556, abs=1e-4)
     # NPV of 5 years of rent at 8 %: annuity factor (1 − 1.08^−5) / 0.08 = 3.99271
     assert summary["npv_cloud_usd"] == pytest.approx(2_982_604.80 * 3.99271, rel=1e-5)
@@ -308,18 +429,29 @@ def test_cheap_cloud_finding(default):
     s = default.with_changes({"cost.cloud_usd_per_gpu_hour": 0.5})
     plan = hubplan.build_plan(s)
     f = plan.findings[plan.findings["code"] == "cloud_cheaper_over_horizon"]
-    # 2 762 717.7 / (152 × 8 760 × 0.5) = 2 762 717.7 / 665 760 = 4.1497: renting is
+    # 4 063 897.0 / (152 × 8 760 × 0.5) = 4 063 897.0 / 665 760 = 6.1041: renting is
     # cheaper at any use
     assert len(f) == 1 and f.iloc[0]["data"]["breakeven_utilisation"] == pytest.approx(
-        4.1497, abs=1e-4
+        6.1041, abs=1e-4
     )
-    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year is less than the 763 206.16
+    # the rent of 152 × 8 760 × 0.7 × 0.5 = 466 032 a year is less than the 1 650 862.44
     # opex owning pays: owning never catches up (no break-even month)
     assert np.isnan(plan["cost_summary"].iloc[0]["breakeven_month"])
 
 
-def test_no_cheap_cloud_finding_by_default(plan):
-    assert "cloud_cheaper_over_horizon" not in set(plan.findings["code"])
+def test_cloud_cheaper_finding_on_the_default_plan(default, plan):
+    # With the whole bill priced, owning breaks even with Hyperstack's $3.20 in month
+    # 102.7 (test_breakeven_against_the_cheapest_h100_offer), past the 60 months of the
+    # 5-year horizon: the default plan warns that renting is cheaper over it.
+    f = plan.findings.set_index("code").loc["cloud_cheaper_over_horizon", "data"]
+    assert f["offer"] == "Hyperstack H100 SXM on-demand" and f["horizon_years"] == 5
+    assert f["breakeven_utilisation"] == pytest.approx(0.95377, abs=1e-5)
+    # at $5 a GPU-hour the rent, 152 × 8 760 × 0.7 × 5 = 4 660 320 a year, saves
+    # 4 660 320 − 1 650 862.44 = 3 009 457.56 a year over owning's opex: break-even at
+    # 12 × 11 400 226.9 / 3 009 457.56 = 45.46 months, inside the horizon: no finding
+    dear = hubplan.build_plan(default.with_changes({"cost.cloud_usd_per_gpu_hour": 5.0}))
+    assert dear["cost_summary"].iloc[0]["breakeven_month"] == pytest.approx(45.458, abs=1e-3)
+    assert "cloud_cheaper_over_horizon" not in set(dear.findings["code"])
 
 
 def test_manual_allocation_finding(default, plan):
@@ -327,10 +459,10 @@ def test_manual_allocation_finding(default, plan):
     low = hubplan.build_plan(default.with_changes({"cost.utilisation": 0.4}))
     assert "manual_allocation_utilisation" in set(low.findings["code"])
     # cost per useful GPU-hour scales with 0.7 / 0.4 (energy is billed on the typical
-    # draw all year, whatever the allocation): 2 762 717.7 / (152 × 8 760 × 0.4 × 0.9)
-    # = 2 762 717.7 / 479 347.2 = 5.7635
+    # draw all year, whatever the allocation): 4 063 897.0 / (152 × 8 760 × 0.4 × 0.9)
+    # = 4 063 897.0 / 479 347.2 = 8.4780
     assert low["cost_summary"].iloc[0]["cost_per_useful_gpu_hour_usd"] == pytest.approx(
-        5.7635, abs=1e-4
+        8.4780, abs=1e-4
     )
 
 
@@ -345,10 +477,16 @@ def test_no_cloud_offer_finding(plan):
 def test_tornado_utilisation_and_mfu(plan):
     t = plan["cost_tornado"]
     head = t[t["metric"] == "cost_per_useful_gpu_hour_usd"]
-    # utilisation swings it most: at 0.30, 2 762 717.7 / (152 × 8 760 × 0.3 × 0.9)
-    # = 2 762 717.7 / 359 510.4 = 7.6847
+    # utilisation swings it most: at 0.30, 4 063 897.0 / (152 × 8 760 × 0.3 × 0.9)
+    # = 4 063 897.0 / 359 510.4 = 11.3040
     assert head.iloc[0]["assumption"] == "utilisation"
-    assert head.iloc[0]["at_low"] == pytest.approx(7.6847, abs=1e-4)
+    assert head.iloc[0]["at_low"] == pytest.approx(11.3040, abs=1e-4)
+    # the hardware maintenance share at 10 % and 20 % against 12 % (0.83-1.67 of the
+    # 853 455.6 line): −0.17 × 853 455.6 / 838 857.6 = −0.1730 and +0.67 × 853 455.6
+    # / 838 857.6 = +0.6817 a useful GPU-hour
+    m = head.set_index("assumption").loc["maintenance"]
+    assert m["at_low"] - m["base"] == pytest.approx(-0.1730, abs=1e-4)
+    assert m["at_high"] - m["base"] == pytest.approx(0.6817, abs=1e-4)
     # MFU does not change the price of a GPU-hour, only how many the run takes:
     # training cost at MFU 0.35 = base × 0.45 / 0.35
     mfu = t[t["assumption"] == "mfu"].set_index("metric")
@@ -356,8 +494,8 @@ def test_tornado_utilisation_and_mfu(plan):
     run = mfu.loc["training_cost_usd"]
     assert run["at_low"] == pytest.approx(run["base"] * 0.45 / 0.35)
     # the run's cost: 1 516.2637 GPU-days × 24 h = 36 390.33 GPU-hours at
-    # 2 762 717.7 / (152 × 8 760 × 0.7) = $2.96410 an allocated GPU-hour = $107 864
-    assert run["base"] == pytest.approx(107_864, abs=1)
+    # 4 063 897.0 / (152 × 8 760 × 0.7) = $4.36011 an allocated GPU-hour = $158 666
+    assert run["base"] == pytest.approx(158_666, abs=1)
 
 
 def test_monte_carlo_quantiles(plan):
@@ -366,7 +504,7 @@ def test_monte_carlo_quantiles(plan):
     assert row["samples"] == 10_000 and row["p10"] < row["p50"] < row["p90"]
     # Only utilisation varying, triangular(0.3, 0.7, 0.8): the median of u is
     # 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623, and cost falls with u, so P50 of cost is the
-    # cost at that u: 2 762 717.7 / (152 × 8 760 × 0.61623 × 0.9) = 3.7411.
+    # cost at that u: 4 063 897.0 / (152 × 8 760 × 0.61623 × 0.9) = 5.5031.
     from hubplan.cost import Assumption
 
     only_u = (Assumption(name="utilisation", low=0.3, high=0.8),)
@@ -376,19 +514,19 @@ def test_monte_carlo_quantiles(plan):
         .set_index("metric")
         .loc["cost_per_useful_gpu_hour_usd", "p50"]
     )
-    assert p50 == pytest.approx(3.7411, rel=0.01)
+    assert p50 == pytest.approx(5.5031, rel=0.01)
 
 
 def test_phasing_default(plan):
     ph = plan["cost_phasing"]
     totals = ph.groupby("strategy")["capex_usd"].sum()
-    # all now: 2 × 152 GPUs at 9 706 717.4 / 152 per GPU (fit-out included) = $19.41 M
-    assert totals["all_now"] == pytest.approx(19_413_434.8, abs=1)
+    # all now: 2 × 152 GPUs at 11 400 226.9 / 152 per GPU (fit-out included) = $22.80 M
+    assert totals["all_now"] == pytest.approx(22_800_453.8, abs=1)
     # phased: 1.3 × now + 0.7 × in year 2, the IT hardware at (1 − 0.285)² = 0.511225
     # of today's price, the fit-out at today's (its price does not follow the GPUs'):
-    # servers, network and storage 5 488 400 + 832 500 + 368 640 = 6 689 540 × (1.3 +
-    # 0.3578575) = 11 090 304.1, fit-out 3 017 177.4 × 2 = 6 034 354.8 → $17 124 658.8
-    assert totals["phased"] == pytest.approx(17_124_658.8, abs=1)
+    # everything but the fit-out 11 400 226.9 − 3 017 177.4 = 8 383 049.5 × (1.3 +
+    # 0.3578575) = 13 897 901.5, fit-out 3 017 177.4 × 2 = 6 034 354.8 → $19 932 256.3
+    assert totals["phased"] == pytest.approx(19_932_256.3, abs=1)
 
 
 def test_pretrain_16k_headline():
@@ -406,24 +544,42 @@ def test_pretrain_16k_headline():
     #   78 storage nodes × 2.0 / 1.6 kW (stand-in; test_facility.py) =   156 / 124.8
     #   3 management servers × 0.8 / 0.4 kW                        =    2.4 / 1.2
     #   IT nameplate 25 057.695 kW, typical 19 001.296 kW.
-    # fit-out 25 057.695 × $11 700 = $293 175 031.5; servers and fit-out 873 945 031.5.
-    # data/prices.csv adds: 56 Lustre OSS × $184 320 = 10 321 920; 1 660 QM9700 × $36 000
-    # = 59 760 000; 400G SR4 and DR4 modules 16 384 + 16 384 + 6 633 + 4 480 = 43 881
-    # × $750 = 32 910 750 (the DR4-500m spine-core modules are unpriced)
-    # → 873 945 031.5 + 10 321 920 + 59 760 000 + 32 910 750 = 976 937 701.5
-    assert row["capex_usd"] == pytest.approx(976_937_701.5, abs=1)
-    # energy 19 001.296 kW × 8 760 × 1.25 × $0.088 = $18 309 648.83 a year, + staff
-    # 1 965 545.68 (worked below) = $20 275 194.51
-    assert row["opex_usd_per_year"] == pytest.approx(20_275_194.51, abs=0.1)
+    # fit-out 25 057.695 × $11 700 = $293 175 031.5.
+    # data/prices.csv prices every other line (sources as in the default plan above):
+    #   storage 56 Lustre OSS × 184 320 + 2 MDS × 36 998 + 20 HDD nodes (10 warm, 10 cold)
+    #     × 83 349 = 10 321 920 + 73 996 + 1 666 980 = 12 062 896;
+    #   network 1 660 QM9700 × 36 000 + 4 UFM × 34 000 + 147 SN4600C × 16 000 + 123 SN2201
+    #     × 5 000 = 59 760 000 + 136 000 + 2 352 000 + 615 000 = 62 863 000;
+    #   optics (the network stage's transceivers table): 400G SR4 and DR4 modules 16 384
+    #     + 16 384 + 6 633 + 4 480 = 43 881 × 750 = 32 910 750; DR4-500m spine-core
+    #     modules (an 800G twin-port DR8, luxoptx) 16 384 + 4 640 = 21 024 × 1 250
+    #     = 26 280 000; 400G cables 16 384 + 16 384 + 4 422 + 4 480 + 16 384 + 4 608
+    #     = 62 662 × 100 = 6 266 200; 100G modules 60 + 8 774 + 2 858 + 2 368 = 14 060 × 310
+    #     = 4 358 600; 100G cables 40 + 4 387 + 1 429 + 1 184 = 7 040 × 35 = 246 400; RJ45
+    #     4 043 × 50 = 202 150 → 70 264 100;
+    #   management 3 × 17 000 = 51 000;
+    #   hardware 580 770 000 + 12 062 896 + 62 863 000 + 70 264 100 + 51 000 = 726 010 996;
+    #   spares 5 % × (62 863 000 + 70 264 100) = 6 656 355; installation 10 % × 726 010 996
+    #   = 72 601 099.6
+    # → 726 010 996 + 6 656 355 + 72 601 099.6 + 293 175 031.5 = 1 098 443 482.1
+    assert row["capex_usd"] == pytest.approx(1_098_443_482.1, abs=1)
+    assert row["capex_unpriced_lines"] == 0 and row["opex_unpriced_lines"] == 0
+    # opex: energy 19 001.296 kW × 8 760 × 1.25 × $0.088 = 18 309 648.83; maintenance
+    # 12 % × (580 770 000 + 12 062 896 + 62 863 000 + 51 000 = 655 746 896) = 78 689 627.52;
+    # insurance 0.3 % × 1 098 443 482.1 = 3 295 330.45; staff: systems 2 048 servers ÷ 125
+    # = 16.384 FTE × $90 520 = 1 483 079.68, facility 25.057695 MW × 3 per MW
+    # (Broadstaff) = 75.173 FTE (above the 8.42 floor) × $57 300 = 4 307 417.77
+    # → 106 085 104.24 a year
+    assert row["opex_usd_per_year"] == pytest.approx(106_085_104.24, abs=0.1)
     # 16 384 GPUs × 8 760 × 0.7 × 0.9 = 90 420 019.2 useful GPU-hours;
-    # capital charge: servers 580 770 000 × CRF(8 %, 5 y) 0.2504565 = 145 457 595.1,
-    # network 92 670 750 × CRF(8 %, 6 y) 0.2163154 = 20 046 109.1, storage 10 321 920 ×
-    # 0.2504565 = 2 585 191.5, fit-out 293 175 031.5 × CRF(8 %, 15 y) 0.1168295
-    # = 34 251 505.5 → 202 340 401.2; + 18 309 648.83 energy; staff: systems 2 048
-    # servers ÷ 125 = 16.384 FTE × $90 520 = 1 483 079.7, facility shift 8.42 × $57 300
-    # = 482 466 → 1 965 545.7; 222 615 595.7 a year → $2.4620
+    # capital charge: servers (GPU servers, installation, management) 653 422 099.6 ×
+    # CRF(8 %, 5 y) 0.2504565 = 163 653 782.4, network (switches, optics, spares)
+    # 139 783 455 × CRF(8 %, 6 y) 0.2163154 = 30 237 312.1, storage 12 062 896 × 0.2504565
+    # = 3 021 230.2, fit-out 293 175 031.5 × CRF(8 %, 15 y) 0.1168295 = 34 251 505.5
+    # → 231 163 830.1; + opex 106 085 104.2 = 337 248 934.4 a year → $3.7298
     assert row["useful_gpu_hours"] == pytest.approx(90_420_019.2)
-    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(2.4620, abs=1e-4)
+    assert row["capital_charge_usd_per_year"] == pytest.approx(231_163_830.1, abs=1)
+    assert row["cost_per_useful_gpu_hour_usd"] == pytest.approx(3.7298, abs=1e-4)
 
 
 def test_cloud_catalogue_is_sourced():
@@ -464,21 +620,16 @@ def test_cost_panel_headless():
     from hubplan.views import CostPanel
 
     p = CostPanel()
-    # 2 762 717.7 / 838 857.6 = 3.29 USD per useful GPU-hour; 20 unpriced capex lines
-    # (storage 3: MDS, warm and cold HDD nodes; network 4: two UFM rows, SN4600C, SN2201;
-    # optics 10: the three 400G cable rows, the six 100G module and cable rows, BMC RJ45;
-    # the 3 management servers; spares and installation; switches QM9700, 400G modules,
-    # OSS and fit-out are priced)
-    assert "3.29 USD per useful GPU-hour" in p.summary.value
-    assert "excluding 20 unpriced lines" in p.summary.value
-    # with lines unpriced the card says it shows a floor: the capex at the low prices of
-    # the priced lines is 7 418 165 USD (tests/test_cost.py, CAPEX_LOW_USD); maintenance
-    # is the one unpriced opex line
-    assert ("A floor, not the plan&#x27;s cost: 20 capex and 1 opex lines have no price yet "
-            "(capex at least 7,418,165 USD") in p.summary.value  # fmt: skip
-    # manual allocation at 40 %: 3.2934 × 0.7 / 0.4 = 5.76, and the finding shows
+    # the complete bill: capex 11 400 226.9, opex 1 650 862.44 a year (worked above);
+    # 4 063 897.0 / 838 857.6 = 4.84 USD per useful GPU-hour; no line unpriced, so the
+    # card states the figures, not a floor
+    assert "Capex 11,400,227 USD" in p.summary.value
+    assert "opex 1,650,862 USD a year" in p.summary.value
+    assert "4.84 USD per useful GPU-hour" in p.summary.value
+    assert "A floor" not in p.summary.value
+    # manual allocation at 40 %: 4.8446 × 0.7 / 0.4 = 8.48, and the finding shows
     p.controls["utilisation"].value = 0.4
-    assert "5.76 USD per useful GPU-hour" in p.summary.value
+    assert "8.48 USD per useful GPU-hour" in p.summary.value
     assert "manual-allocation range" in p.findings.value
     p.controls["cloud_offer"].value = "AWS p5 capacity block"
     assert p.result["cost_summary"].iloc[0]["cloud_pricing"] == "capacity_block"
@@ -489,3 +640,15 @@ def test_cost_panel_headless():
     tornado = p.tornado_chart.chart.to_dict()
     assert tornado["layer"][0]["mark"]["type"] == "bar"
     assert p.breakdown_chart.chart.to_dict()["mark"]["type"] == "bar"
+
+
+def test_cost_panel_shows_a_floor_while_a_line_is_unpriced(default):
+    from hubplan.views import CostPanel
+
+    # without an installation share, 1 capex line (installation) and 1 opex line
+    # (insurance, a share of every capex line) have no price: the card says it shows a
+    # floor, the capex at the low prices of the priced lines, 7 712 499 USD
+    # (test_capex_range_is_withheld_while_a_line_is_unpriced)
+    p = CostPanel(default.with_changes(NO_INSTALLATION))
+    assert ("A floor, not the plan&#x27;s cost: 1 capex and 1 opex lines have no price yet "
+            "(capex at least 7,712,499 USD") in p.summary.value  # fmt: skip

@@ -322,11 +322,14 @@ def management_line(model: str, count: int, quotes: tuple = (),
     """The management servers (scheduler controllers, cluster manager, monitoring: the
     facility section's ``management_servers``) as a capex line: racked and powered by the
     facility stage, so bought too. Priced by a quote or ``data/prices.csv`` (kind
-    ``server``); unpriced, never absent, when neither names the model.
+    ``server``, with the row's range, date and confidence); unpriced, never absent, when
+    neither names the model.
 
     >>> row = management_line("1U management server", 3)[0]
-    >>> row["line_quantity"], row["priced"]
-    (3.0, False)
+    >>> row["line_quantity"], row["capex_usd"], row["price_confidence"]
+    (3.0, 51000.0, 'medium')
+    >>> management_line("a server no one prices", 1)[0]["priced"]
+    False
     """
     if count <= 0:
         return []
