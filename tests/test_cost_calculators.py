@@ -37,11 +37,18 @@ CAPEX_USD = 9_232_820.0
 SERVER_CAPEX_USD = 5_488_400.0
 # energy: 200 kW × PUE 1.25 × 8 760 h × $0.088 = 192 720 a year; staff sized from the
 # plan: systems operations 19 servers ÷ 125 → the 1-FTE minimum × $90 520, a facility
-# shift 8.42 FTE × $57 300 = 482 466 → 572 986; maintenance has no price (1 unpriced
-# line); licences $0 a GPU. Opex 192 720 + 572 986 = 765 706.
+# shift max(8.42, 0.25 MW × 3 per MW = 0.75) = 8.42 FTE × $57 300 = 482 466 → 572 986;
+# hardware maintenance at the section's 12 % a year (Library Technology Guides: 10-12 %
+# of the purchase price) of the systems it covers, GPU servers 5 488 400 + storage
+# 100 000 + switches 400 000 = 5 988 400 (not the spares, installation or fit-out)
+# → 718 608; insurance at the section's 0.3 % (Hotaling, $0.15-0.50 per $100) of every
+# capex line, 9 232 820 × 0.003 = 27 698.46; licences $0 a GPU.
+# Opex 192 720 + 718 608 + 27 698.46 + 572 986 = 1 512 012.46.
 ENERGY_USD = 192_720.0
 STAFF_USD = 572_986.0
-OPEX_USD = 765_706.0
+MAINTENANCE_USD = 718_608.0
+INSURANCE_USD = 27_698.46
+OPEX_USD = 1_512_012.46
 # GPUs in service: 18 training + 1 inference DGX in the fleet (spares out) × 8, + 8 L40S
 GPUS = 152
 # asset classes: servers = GPU servers 5 488 400 + installation 299 420 = 5 787 820 (life
@@ -53,16 +60,16 @@ GPUS = 152
 # Allen, Principles of Corporate Finance, ch. 6): 5 y 0.2504565, 6 y 0.2163154, 15 y
 # 0.1168295. Capital charge 5 787 820 × 0.2504565 = 1 449 596.9; 420 000 × 0.2163154
 # = 90 852.5; 100 000 × 0.2504565 = 25 045.6; 2 925 000 × 0.1168295 = 341 726.4;
-# sum 1 907 221.4; owning a year 1 907 221.4 + 765 706 = 2 672 927.4
-DEP_USD, CAPITAL_USD, OWN_USD = 1_442_564.0, 1_907_221.4, 2_672_927.4
-# NPV over 5 years at 8 %: 9 232 820 now; energy 192 720 × annuity factor
-# (1 − 1.08^−5) ÷ 0.08 = 3.992710 → 769 475.1; back at year 5 the book values of the
+# sum 1 907 221.4; owning a year 1 907 221.4 + 1 512 012.46 = 3 419 233.9
+DEP_USD, CAPITAL_USD, OWN_USD = 1_442_564.0, 1_907_221.4, 3_419_233.9
+# NPV over 5 years at 8 %: 9 232 820 now; opex 1 512 012.46 × annuity factor
+# (1 − 1.08^−5) ÷ 0.08 = 3.992710 → 6 037 027.3; back at year 5 the book values of the
 # network (1 year of 6 left: 70 000) and the fit-out (10 of 15: 1 950 000) = 2 020 000
-# × 1.08^−5 (0.6805832) = 1 374 778.1; staff 572 986 × 3.992710 = 2 287 766.9;
-# NPV 9 232 820 + 769 475.1 + 2 287 766.9 − 1 374 778.1 = 10 915 283.9
-NPV_OWN_USD = 10_915_283.9
-# a useful GPU-hour: 2 672 927.4 ÷ (152 × 8 760 × 0.7 × goodput 0.9 = 838 857.6) = 3.18639
-PER_HOUR_USD = 3.18639
+# × 1.08^−5 (0.6805832) = 1 374 778.1;
+# NPV 9 232 820 + 6 037 027.3 − 1 374 778.1 = 13 895 069.3
+NPV_OWN_USD = 13_895_069.3
+# a useful GPU-hour: 3 419 233.9 ÷ (152 × 8 760 × 0.7 × goodput 0.9 = 838 857.6) = 4.07606
+PER_HOUR_USD = 4.07606
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +108,14 @@ def test_capex_calculator(inputs):
 def test_opex_calculator(inputs):
     _, opex, *_ = _chain(*inputs)
     assert opex.opex_usd_per_year == pytest.approx(OPEX_USD)
-    assert opex.unpriced == 1  # maintenance
-    assert opex.maintenance_usd_per_year is None
+    # a complete bill: maintenance and insurance are priced (before, maintenance had no
+    # share and was the one unpriced line)
+    assert opex.unpriced == 0
+    assert opex.maintenance_usd_per_year == pytest.approx(MAINTENANCE_USD)
+    lines = opex.table.set_index("item")
+    assert lines.loc["maintenance", "line_quantity"] == pytest.approx(5_988_400)
+    assert lines.loc["insurance", "usd_per_year"] == pytest.approx(INSURANCE_USD)
+    assert lines.loc["energy", "usd_per_year"] == pytest.approx(ENERGY_USD)
     assert opex.gpus == GPUS and opex.goodput == pytest.approx(0.9)
     assert opex.fixed_usd_per_year == pytest.approx(STAFF_USD)  # staff, space, licences
 
@@ -124,16 +137,19 @@ def test_cloud_calculator(inputs):
                              kind="on_demand", price=2.0)  # fmt: skip
     # on demand: 152 GPUs × 8 760 h × 0.7 × $2 = 1 864 128 a year
     assert cloud.cloud_usd_per_year == pytest.approx(1_864_128)
-    # break-even month: 12 × 9 232 820 ÷ (1 864 128 − 765 706) = 100.87, past 60 months
-    assert cloud.breakeven_month == pytest.approx(100.866, abs=1e-3)
-    # break-even use: 2 672 927.4 ÷ (152 × 8 760 × $2 = 2 663 040) = 1.00371
-    assert cloud.breakeven_utilisation == pytest.approx(1.00371, abs=1e-5)
-    # NPV of renting: 1 864 128 × 3.992710 = 7 442 923; hybrid 0.7 × own + 0.3 × cloud
-    # = 7 640 698.7 + 2 232 876.8 = 9 873 575.5
+    # break-even month: 12 × 9 232 820 ÷ (1 864 128 − 1 512 012.46 = 352 115.54)
+    # = 314.65, far past 60 months
+    assert cloud.breakeven_month == pytest.approx(314.652, abs=1e-3)
+    # break-even use: 3 419 233.9 ÷ (152 × 8 760 × $2 = 2 663 040) = 1.28396 (above 1:
+    # renting every hour of the year still costs less)
+    assert cloud.breakeven_utilisation == pytest.approx(1.28396, abs=1e-5)
+    # NPV of renting: 1 864 128 × 3.992710 = 7 442 922.6; hybrid 0.7 × own + 0.3 × cloud
+    # = 0.7 × 13 895 069.3 + 0.3 × 7 442 922.6 = 9 726 548.5 + 2 232 876.8 = 11 959 425.3
     assert cloud.npv_cloud_usd == pytest.approx(7_442_922.6, abs=1)
-    assert cloud.npv_hybrid_usd == pytest.approx(9_873_575.5, abs=1)
+    assert cloud.npv_hybrid_usd == pytest.approx(11_959_425.3, abs=1)
     assert [f.code for f in cloud.findings] == ["cloud_cheaper_over_horizon"]
-    assert cloud.curve["own_usd"].iloc[-1] == pytest.approx(CAPEX_USD + 5 * OPEX_USD)
+    # 9 232 820 + 5 × 1 512 012.46 = 16 792 882.3
+    assert cloud.curve["own_usd"].iloc[-1] == pytest.approx(16_792_882.3)
 
 
 def test_uncertainty_calculator(inputs):
@@ -143,8 +159,8 @@ def test_uncertainty_calculator(inputs):
                                                         high=0.7),), "samples": 100})  # fmt: skip
     out = uncertainty_calculator(cost=one, base=base)
     row = out["cost_tornado"].set_index("metric").loc["cost_per_useful_gpu_hour_usd"]
-    # half the use, twice the cost: 2 672 927.4 ÷ (152 × 8 760 × 0.35 × 0.9) = 6.37278
-    assert row["at_low"] == pytest.approx(6.37278, abs=1e-4)
+    # half the use, twice the cost: 3 419 233.9 ÷ (152 × 8 760 × 0.35 × 0.9) = 8.15212
+    assert row["at_low"] == pytest.approx(8.15212, abs=1e-4)
     assert row["at_high"] == pytest.approx(PER_HOUR_USD, abs=1e-4)
     mc = out["cost_monte_carlo"].set_index("metric").loc["capex_usd"]
     assert mc["p10"] == mc["p90"] == pytest.approx(CAPEX_USD)  # utilisation moves no capex

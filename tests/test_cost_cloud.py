@@ -1,10 +1,16 @@
 """Cloud offers in the catalogue, owning against renting like for like, and the headline
 as a P10 / P50 / P90 range with the chance that owning beats renting.
 
-The default plan's figures come from tests/test_cost.py: 152 GPUs in service, priced
-capex 8 505 577.39 USD (GPU servers 5 488 400 on a 5-year life, fit-out 3 017 177.39 on
-15 years), opex 190 220.16 USD a year, own cost 1 917 320.83 USD a year (capital charge
-1 727 100.67 at 8 % + opex), 70 % utilisation, 90 % goodput, 838 857.6 useful GPU-hours.
+The default plan's figures are worked line by line in tests/test_cost_cashflow.py: 152
+GPUs in service, a complete bill of 11 400 226.9 USD capex (asset classes: servers
+6 296 544 on 5 years, network 1 143 775.5 on 6, storage 942 730 on 5, fit-out 3 017 177.4
+on 15) and 1 650 862.44 USD opex a year (energy 190 220.16, maintenance 853 455.6,
+insurance 34 200.68, staff 572 986); capital charge at 8 % (CRF = r(1 + r)^L ÷
+((1 + r)^L − 1), Brealey, Myers & Allen ch. 6): 6 296 544 × 0.2504565 + 1 143 775.5 ×
+0.2163154 + 942 730 × 0.2504565 + 3 017 177.4 × 0.1168295 = 1 577 010.1 + 247 416.2
++ 236 112.8 + 352 495.5 = 2 413 034.6 a year; own cost 2 413 034.6 + 1 650 862.44
+= 4 063 897.0 USD a year; 70 % utilisation, 90 % goodput, 838 857.6 useful GPU-hours,
+4 063 897.0 ÷ 838 857.6 = 4.84456 USD a useful GPU-hour.
 """
 
 import math
@@ -17,6 +23,9 @@ from hubplan.core.errors import CatalogError
 from hubplan.cost.model import capital_charge_usd_per_year
 from hubplan.export import headline_figures as export_headline
 from hubplan.views.overview import headline_figures, headline_text
+
+# owning a year: capital charge 2 413 034.6 + opex 1 650 862.44 (worked above)
+OWN_USD = 4_063_897.0
 
 HEADER = ("name,provider,accelerator,pricing,region,price_per_gpu_hour,currency,usd_per_unit,"
           "fx_date,usd_per_gpu_hour,term_months,price_date,source,as_of,confidence,notes\n")  # fmt: skip
@@ -125,12 +134,12 @@ def test_reserved_capacity_is_compared_by_total_cost_over_its_term(default):
     assert s["cloud_basis"] == "term_total"
     # paid whether used or not: no break-even utilisation
     assert math.isnan(s["breakeven_utilisation"])
-    # over its 12-month term: 152 × 8 760 × 6.50 = 8 654 880 USD, owning 2 762 717.65 (a
-    # year's capital charge and opex, tests/test_cost.py)
+    # over its 12-month term: 152 × 8 760 × 6.50 = 8 654 880 USD, owning 4 063 897.0 (a
+    # year's capital charge and opex, worked above)
     assert s["cloud_term_years"] == 1.0
     assert s["cloud_term_usd"] == pytest.approx(8_654_880.0)
-    assert s["own_term_usd"] == pytest.approx(2_762_717.65, abs=0.01)
-    # per useful GPU-hour: 6.50 / (0.7 × 0.9) = 10.3175 against owning's 3.2934
+    assert s["own_term_usd"] == pytest.approx(OWN_USD, abs=0.1)
+    # per useful GPU-hour: 6.50 / (0.7 × 0.9) = 10.3175 against owning's 4.84456
     assert s["cloud_usd_per_useful_gpu_hour"] == pytest.approx(10.3175, abs=1e-4)
     assert "cloud_cheaper_over_term" not in set(plan.findings["code"])
     cheap = hubplan.build_plan(
@@ -138,7 +147,7 @@ def test_reserved_capacity_is_compared_by_total_cost_over_its_term(default):
             {"cost.cloud_offer": "AWS p5 1-year reserved", "cost.cloud_usd_per_gpu_hour": 1.0}
         )
     )
-    # at $1.00: 152 × 8 760 × 1.00 = 1 331 520 USD a year, under owning's 2 762 717.65
+    # at $1.00: 152 × 8 760 × 1.00 = 1 331 520 USD a year, under owning's 4 063 897.0
     f = cheap.findings[cheap.findings["code"] == "cloud_cheaper_over_term"]
     assert len(f) == 1 and f.iloc[0]["data"]["cloud_usd"] == pytest.approx(1_331_520.0)
     assert "cloud_cheaper_over_horizon" not in set(cheap.findings["code"])
@@ -200,24 +209,33 @@ def test_tornado_covers_fitout_staff_and_the_cost_of_capital(default):
     plan = hubplan.build_plan(default)
     t = plan["cost_tornado"]
     t = t[t["metric"] == "cost_per_useful_gpu_hour_usd"].set_index("assumption")
-    assert {"fitout_usd_per_kw", "staff_cost", "discount_rate"} <= set(t.index)
+    assert {"fitout_usd_per_kw", "staff_cost", "discount_rate", "maintenance"} <= set(t.index)
     # fit-out at $15 000 instead of $11 700 a kW: 3 300 × 257.8784 kW = 850 998.7 USD more
     # capex, annuitised over the fit-out's 15 years at 8 %: CRF 0.08 / (1 − 1.08^−15)
-    # = 0.116830, 99 422.2 a year ÷ 838 857.6 useful GPU-hours = 0.11852
+    # = 0.116830 → 99 421.8 a year, and insured at 0.3 % → 2 553.0 a year; 101 974.8
+    # ÷ 838 857.6 useful GPU-hours = 0.12156
     fit = t.loc["fitout_usd_per_kw"]
-    assert fit["at_high"] - fit["base"] == pytest.approx(0.11852, abs=1e-5)
+    assert fit["at_high"] - fit["base"] == pytest.approx(0.12156, abs=1e-5)
     # staff at 1.5 ×: 286 493 USD a year more ÷ 838 857.6 = 0.34153
     st = t.loc["staff_cost"]
     assert st["at_high"] - st["base"] == pytest.approx(0.34153, abs=1e-5)
     # capital at 12 % instead of 8 %, each class on its life (Brealey, Myers & Allen ch. 6):
-    # servers 5 488 400 × (CRF(12 %, 5) 0.277410 − CRF(8 %, 5) 0.250456) = 147 930.4,
-    # network 832 500 × (CRF(12 %, 6) 0.243226 − CRF(8 %, 6) 0.216315) = 22 402.9,
-    # storage 368 640 × (0.277410 − 0.250456) = 9 936.1, fit-out 3 017 177.4 ×
-    # (CRF(12 %, 15) 0.146824 − CRF(8 %, 15) 0.116830) = 90 499.3; 270 768.6 a year more
-    # ÷ 838 857.6 = 0.32278
+    # servers 6 296 544 × (CRF(12 %, 5) 0.277410 − CRF(8 %, 5) 0.250456) = 169 712.5,
+    # network 1 143 775.5 × (CRF(12 %, 6) 0.243226 − CRF(8 %, 6) 0.216315) = 30 779.4,
+    # storage 942 730 × (0.277410 − 0.250456) = 25 409.7, fit-out 3 017 177.4 ×
+    # (CRF(12 %, 15) 0.146824 − CRF(8 %, 15) 0.116830) = 90 499.3; 316 400.9 a year more
+    # ÷ 838 857.6 = 0.37718
     cap = t.loc["discount_rate"]
     assert cap["base_value"] == 0.08
-    assert cap["at_high"] - cap["base"] == pytest.approx(0.32278, abs=1e-4)
+    assert cap["at_high"] - cap["base"] == pytest.approx(0.37718, abs=1e-4)
+    # hardware maintenance from 10 % to 20 % a year against the section's 12 % (factors
+    # 0.83-1.67: Library Technology Guides' 10-12 %, supercluster.blog's ~20 % for DGX
+    # support): the 853 455.6 USD a year (12 % of 7 112 130, tests/test_cost_cashflow.py)
+    # × 0.67 = 571 815.3 more ÷ 838 857.6 = 0.68166; × 0.17 = 145 087.5 less = 0.17296
+    m = t.loc["maintenance"]
+    assert (m["low_value"], m["high_value"]) == (0.83, 1.67)
+    assert m["at_high"] - m["base"] == pytest.approx(0.68166, abs=1e-5)
+    assert m["base"] - m["at_low"] == pytest.approx(0.17296, abs=1e-5)
 
 
 def test_headline_range_and_the_chance_owning_wins(default, plan):
@@ -229,19 +247,25 @@ def test_headline_range_and_the_chance_owning_wins(default, plan):
         s["cost_per_useful_gpu_hour_p90_usd"],
     ) == (mc["p10"], mc["p50"], mc["p90"])
     assert 0 < s["own_beats_cloud_probability"] <= 1
-    # Only utilisation varying, triangular(0.3, 0.7, 0.8), against Hyperstack's $3.20 on
-    # demand (the cheapest H100 SXM, tests/test_cost.py): owning wins when
-    # u > 2 762 717.65 / (152 × 8 760 × 3.20) = 0.64839; the triangle's CDF there is
-    # (0.64839 − 0.3)² / ((0.8 − 0.3)(0.7 − 0.3)) = 0.60689, so owning wins in 39.31 % of
-    # draws (one standard error at 10 000 draws is √(0.393 × 0.607 / 10 000) = 0.49 %:
-    # held to three)
+    # Only utilisation varying against Hyperstack's $3.20 on demand (the cheapest H100
+    # SXM, data/cloud.csv): owning wins when u > 4 063 897.0 / (152 × 8 760 × 3.20
+    # = 4 260 864) = 0.95377. Over the default range, triangular(0.3, 0.7, 0.8), u never
+    # gets there: owning wins in no draw.
     only_u = [{"name": "utilisation", "low": 0.3, "high": 0.8}]
     one = hubplan.build_plan(default.with_changes({"cost.ranges": only_u}))
+    assert one["cost_summary"].iloc[0]["own_beats_cloud_probability"] == 0.0
+    # Up to full use, triangular(0.3, 0.7, 1.0): above the mode the CDF is
+    # 1 − (1 − u)² / ((1.0 − 0.3)(1.0 − 0.7)), so P(u > 0.95377) = 0.04623² / 0.21
+    # = 0.01018 (one standard error at 10 000 draws √(0.0102 × 0.9898 / 10 000) = 0.10 %:
+    # held to three)
+    up_to_1 = [{"name": "utilisation", "low": 0.3, "high": 1.0}]
+    one = hubplan.build_plan(default.with_changes({"cost.ranges": up_to_1}))
     u = one["cost_summary"].iloc[0]
-    assert u["own_beats_cloud_probability"] == pytest.approx(0.39311, abs=0.015)
-    # and its median cost is the cost at the median u, 0.3 + √(0.5 × 0.5 × 0.4) = 0.61623:
-    # 2 762 717.65 / (152 × 8 760 × 0.61623 × 0.9 = 738 470.8) = 3.7411
-    assert u["cost_per_useful_gpu_hour_p50_usd"] == pytest.approx(3.7411, rel=0.01)
+    assert u["own_beats_cloud_probability"] == pytest.approx(0.01018, abs=0.003)
+    # and its median cost is the cost at the median u (below the mode, as the CDF there
+    # is 0.4 / 0.7 = 0.571 > 0.5): 0.3 + √(0.5 × 0.7 × 0.4) = 0.67417;
+    # 4 063 897.0 / (152 × 8 760 × 0.67417 × 0.9 = 807 898.6) = 5.0302
+    assert u["cost_per_useful_gpu_hour_p50_usd"] == pytest.approx(5.0302, rel=0.01)
 
 
 def test_cost_panel_shows_the_range(plan):
@@ -260,7 +284,9 @@ def test_cost_panel_shows_the_range(plan):
 
 def test_cli_compare_says_no_offer(capsys, tmp_path):
     # the default plan against the same plan on L4 cards: the L4 column says there is no
-    # offer to compare, the H100 one the break-even month 52.5 (tests/test_cost.py)
+    # offer to compare, the H100 one the break-even month: the capex 11 400 226.9 over
+    # what renting at Hyperstack's $3.20 (152 × 8 760 × 0.7 × 3.20 = 2 982 604.8 a year)
+    # saves on the opex 1 650 862.44: 12 × 11 400 226.9 / 1 331 742.36 = 102.7 months
     path = hubplan.default_scenario().save(tmp_path / "client.yaml")
     sets = [a for pool in ("training", "inference", "development")
             for a in ("--set", f"pools.{pool}.accelerator=L4 24GB",
@@ -270,4 +296,4 @@ def test_cli_compare_says_no_offer(capsys, tmp_path):
     assert main(["compare", str(path), *sets]) == 1
     row = next(line for line in capsys.readouterr().out.splitlines()
                if line.startswith("Break-even month"))  # fmt: skip
-    assert "52.5" in row and row.endswith("no offer to compare")
+    assert "102.7" in row and row.endswith("no offer to compare")
