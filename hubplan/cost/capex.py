@@ -180,12 +180,12 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
             point, basis = row.point_usd, "catalogue_prices"
         if row is not None and row.point_usd == point:
             low, high, as_of = row.low_usd, row.high_usd, row.as_of
-            source = row.source
+            source, confidence = row.source, row.confidence
         else:  # no sourced range: the gpu_price assumption's spread around the point
             low, high = scaled_range(point, *gpu_factors)
-            as_of = ""
+            as_of, confidence = "", "section"
         rows.append(_line("gpu_servers", f"{p['pool']}: {item}", p["new_servers"], "server",
-                          point, basis, source, low, high, as_of))  # fmt: skip
+                          point, basis, source, low, high, as_of, confidence))  # fmt: skip
     return rows
 
 
@@ -203,7 +203,8 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
                                              basis, source, quotes, fx)  # fmt: skip
         rows.append(_line(category, item, r[count_col], "unit", price, how, src,
                           row.low_usd if row else None, row.high_usd if row else None,
-                          row.as_of if row else ""))  # fmt: skip
+                          row.as_of if row else "",
+                          row.confidence if row else "section"))  # fmt: skip
     return rows
 
 
@@ -235,7 +236,8 @@ def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], obj
                               row.point_usd if row else None, how,
                               row.source if row else "", row.low_usd if row else None,
                               row.high_usd if row else None,
-                              row.as_of if row else ""))  # fmt: skip
+                              row.as_of if row else "",
+                              row.confidence if row else "section"))  # fmt: skip
     return rows
 
 
@@ -318,9 +320,17 @@ def management_line(model: str, count: int, quotes: tuple = (),
     facility stage, so bought too. Priced by a quote or ``data/prices.csv`` (kind
     ``server``); unpriced, never absent, when neither names the model.
 
+    Three 1U management servers at the Tufts Research Technology price list's 2 x 32-core
+    256 GB node, $17 000 ($12 000-21 000 over its 2025-04 revisions, data/prices.csv):
+    3 x 17 000 = 51 000, range 36 000-63 000.
+
     >>> row = management_line("1U management server", 3)[0]
-    >>> row["line_quantity"], row["priced"]
-    (3.0, False)
+    >>> row["line_quantity"], row["capex_usd"], row["capex_low_usd"], row["capex_high_usd"]
+    (3.0, 51000.0, 36000.0, 63000.0)
+    >>> row["price_confidence"], row["price_as_of"]
+    ('medium', '2025-04')
+    >>> management_line("no such server", 2)[0]["priced"]
+    False
     """
     if count <= 0:
         return []
@@ -329,4 +339,4 @@ def management_line(model: str, count: int, quotes: tuple = (),
     return [_line("management_servers", f"management: {model}", count, "server",
                   row.point_usd if row else None, how, row.source if row else "",
                   row.low_usd if row else None, row.high_usd if row else None,
-                  row.as_of if row else "")]  # fmt: skip
+                  row.as_of if row else "", row.confidence if row else "section")]  # fmt: skip
