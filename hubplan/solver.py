@@ -24,6 +24,15 @@ COLUMNS = ["server", "accelerator", "gpus_per_server", "feasible", "reason", "gp
            "complete", "capex_low_usd", "capex_high_usd"]  # fmt: skip
 
 
+def _server_line_priced(capex: pd.DataFrame, pool: str) -> bool:
+    """Whether the cost stage priced the pool's GPU servers: from the server catalogue, a
+    card price, a quote or ``data/prices.csv`` (a server the server catalogue leaves
+    unpriced, such as a CNY-listed one, is priced there). A pool that buys no server
+    needs no price."""
+    mine = capex[(capex["category"] == "gpu_servers") & capex["item"].str.startswith(f"{pool}: ")]
+    return bool(mine["priced"].all())
+
+
 def cheapest_plans(
     scenario: Scenario,
     catalog: Catalog | None = None,
@@ -37,10 +46,10 @@ def cheapest_plans(
     (no unpriced capex line) are ranked by ``capex`` (hardware and fit-out) or
     ``horizon`` (capex plus the cost of running it for the cost section's horizon); the
     others carry the reason they lost in ``reason``: the first error finding's code,
-    ``no_price`` (no server or card price), ``no_fabric_nics`` (the catalogue's server
-    row lists no compute NICs, so the plan has no fabric to price: a bill that looks
-    cheap for what it leaves out) or ``incomplete_bill`` (some capex lines unpriced: the
-    sum of the others is not a cost to rank on).
+    ``no_price`` (no server, card, quote or price-catalogue price), ``no_fabric_nics``
+    (the catalogue's server row lists no compute NICs, so the plan has no fabric to
+    price: a bill that looks cheap for what it leaves out) or ``incomplete_bill`` (some
+    capex lines unpriced: the sum of the others is not a cost to rank on).
 
     Parameters
     ----------
@@ -55,8 +64,9 @@ def cheapest_plans(
     --------
     >>> import hubplan
     >>> ranked = cheapest_plans(hubplan.default_scenario())
-    >>> ranked["rank"].notna().sum()  # no default bill is complete: none is ranked
-    np.int64(0)
+    >>> ok = ranked["rank"].notna()
+    >>> int(ok.sum()), bool(ranked.loc[ok, "complete"].all())  # complete bills only
+    (17, True)
     >>> ranked.set_index("server").loc["Supermicro AS-8125GS-TNMR2 MI300X", "reason"]
     'no_fabric_nics'
     """
@@ -95,7 +105,7 @@ def cheapest_plans(
         errors = plan.errors
         if not errors.empty:
             row.update(feasible=False, reason=str(errors["code"].iloc[0]))
-        elif row["price_basis"] == "none" or math.isnan(capex):
+        elif not _server_line_priced(plan["cost_capex"], pool) or math.isnan(capex):
             row.update(feasible=False, reason="no_price")
         elif not srv["compute_nics"] > 0:  # NaN or 0: the row lists no NICs
             row.update(feasible=True, reason="no_fabric_nics")

@@ -182,19 +182,22 @@ def test_overview_dashboard_in_chromium(voila):
             page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
             opex = page.locator("#hubplan-fig-opex_usd_per_year")
             # default scenario: 2 161.6 MWh a year × 0.088 USD/kWh = 190 220.16 USD of energy
-            # + 572 986 USD of staff = 763 206 USD (tests/test_cost.py)
-            sync_api.expect(opex).to_have_text("763,206 USD", timeout=240_000)
+            # + maintenance 12 % of the 7 112 130 USD of systems = 853 455.60 + insurance
+            # 0.3 % of the 11 400 226.89 capex = 34 200.68 + 572 986 USD of staff
+            # = 1 650 862.44 USD (tests/test_overview.py), in millions on the card
+            sync_api.expect(opex).to_have_text("1.65 M USD", timeout=240_000)
             page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
                                    f"return n === {expected_charts} && drawn === n; }})()",
                                    timeout=60_000)  # fmt: skip
             first_load = dict(received)
             field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
-            for tariff, shown in (("0.176", "953,426 USD"), ("0.1", "789,145 USD"),
-                                  ("0.12", "832,377 USD"), ("0.15", "897,225 USD"),
-                                  ("0.2", "1.01 M USD")):  # fmt: skip
-                # opex = 190 220.16 × tariff / 0.088 + 572 986 staff (the energy line scales
-                # with the tariff; 2 161.6 MWh a year, tests/test_cost.py); from a million
-                # the card reads in millions: 1 005 304.5 → 1.01 M
+            for tariff, shown in (("0.176", "1.84 M USD"), ("0.1", "1.68 M USD"),
+                                  ("0.12", "1.72 M USD"), ("0.15", "1.78 M USD"),
+                                  ("0.2", "1.89 M USD")):  # fmt: skip
+                # opex = 2 161 592.7 kWh × tariff + 1 460 642.28 (maintenance, insurance and
+                # staff, which the tariff leaves alone): 1 841 082.60, 1 676 801.55,
+                # 1 720 033.41, 1 784 881.19, 1 892 960.83 USD; above a million the card
+                # reads in millions
                 timings.append(_change(page, field, tariff, opex, shown))
             size_field = page.locator(".widget-label:has-text('Parameters') + .widget-text input")
             gpus = page.locator("#hubplan-fig-gpus")

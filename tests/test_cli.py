@@ -591,13 +591,16 @@ def test_compare_one_file_before_and_after_set(capsys, tmp_path):
     # Servers: 18 + 2 + 1 = 21 against 10 + 2 + 1 = 13.
     assert fig["gpus"] == [168, 104] and fig["servers"] == [21, 13]
     assert fig["errors"] == [0, 0]
-    # Capex of the priced lines only (the 20 unpriced lines are counted, not zeroed:
-    # storage 3 (MDS, warm and cold HDD nodes; the OSS is priced in data/prices.csv),
-    # network 4 (two UFM rows, SN4600C, SN2201; QM9700 priced), optics 10 (the three 400G
-    # cable rows, six 100G module and cable rows, BMC RJ45; the 400G modules priced),
-    # the 3 management servers, network spares, installation). Both plans have the same
-    # line types.
-    assert fig["capex_unpriced_lines"] == [20, 20]
+    # Both bills complete (data/prices.csv prices every line). The default capex is
+    # 11 400 226.9 USD (worked line by line in test_cost_prices.py); 30 days buys 8 fewer
+    # DGX H100: −8 × 270 000 = −2 160 000; per server 8 compute SR4 400G modules and 8
+    # cables (−64 × 750, −64 × 100), 3 storage 400G modules and 2 cables (−24 × 750,
+    # −16 × 100), 4 in-band 100G modules and 2 cables (−32 × 310, −16 × 35), 1 BMC RJ45
+    # (−8 × 50): hardware −2 244 880; installation 10 % −224 488; spares 5 % of the
+    # optics' −84 880 = −4 244; fit-out −8 × 10.2 kW × 11 700 = −954 720 → −3 428 332,
+    # 7 971 894.9 USD (the leaves and spines of the rail-optimised unit stay).
+    assert fig["capex_unpriced_lines"] == [0, 0]
+    assert fig["capex_usd"] == pytest.approx([11_400_226.9, 7_971_894.9], abs=1)
     assert data["scenarios"][1]["set"] == {"workload.training.0.days": "30"}
     assert data["scenarios"][0]["name"] != data["scenarios"][1]["name"]
 
@@ -645,7 +648,7 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     out = run(capsys, "plan")
     lines = out.splitlines()
     start = lines.index("Capex lines")
-    table = lines[start + 1 : start + 30]
+    table = lines[start + 1 : start + 33]
     assert "Unit price [USD]" in table[0] and "Line total [USD]" in table[0]
     # 18 DGX H100 (17 + 1 spare) × 270 000 USD (data/servers.csv) = 4 860 000 USD
     dgx = next(line for line in table if "training: DGX H100" in line).split()
@@ -653,12 +656,20 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     spine = next(line for line in table if "compute spine QM9700" in line).split()
     # 4 spines × 36 000 USD (data/prices.csv: FS.com, Aug 2024) = 144 000 USD
     assert spine[-2:] == ["36,000.00", "144,000"]
+    # 2 UFM appliances × 34 000 USD (data/prices.csv estimate: the $17 000 1U server × 2)
     ufm = next(line for line in table if "compute ufm UFM" in line).split()
-    assert ufm[-2:] == ["unpriced", "unpriced"]  # not 0: no catalogue has its price
-    # The priced lines: 4 860 000 + 540 000 + 88 400 (servers) + 368 640 (2 OSS) + 468 000
-    # (13 QM9700) + 364 500 (486 400G modules) + 3 017 177 (fit-out of 257.88 kW,
-    # tests/test_cost.py) = 9 706 717 USD; the other 20 lines are left out and counted.
-    assert ("Capex of the priced lines: 9,706,717 USD; 20 line(s) unpriced, left out of the "
+    assert ufm[-2:] == ["34,000.00", "68,000"]
+    # every line priced: 11 400 226.9 USD (worked line by line in test_cost_prices.py)
+    assert not any("unpriced" in line for line in table)
+    assert "Capex of the priced lines: 11,400,227 USD; 0 line(s) unpriced" in out
+    # a management server no source prices: its line and installation (a share of an
+    # unknown) are marked unpriced, never 0, and left out of the total: 11 400 226.9
+    # − 3 × 17 000 − 757 144 (10 % installation) = 10 592 082.9
+    out = run(capsys, "plan", "--set", "facility.management_server_model=Acme 2U controller")
+    mgmt = next(line for line in out.splitlines() if "management: Acme 2U controller" in line)
+    assert mgmt.split()[-2:] == ["unpriced", "unpriced"]
+    assert ("Capex of the priced lines: 10,592,083 USD; 2 line(s) unpriced, left out of the "
             "total") in out  # fmt: skip
-    zh = run(capsys, "plan", "--lang", "zh")
+    zh = run(capsys, "plan", "--lang", "zh", "--set",
+             "facility.management_server_model=Acme 2U controller")  # fmt: skip
     assert "资本支出明细" in zh and "未定价" in zh

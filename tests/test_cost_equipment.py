@@ -33,23 +33,30 @@ def test_default_plan_extended_prices_sum_to_the_priced_capex(plan):
     # US$11 700 per kW (Cushman & Wakefield 2025) = US$3 017 177.39
     fit = rows.loc["facility_fitout"]
     assert fit["extended_price_usd"] == pytest.approx(3_017_177.39, abs=0.01)
-    # priced: 5 400 000 + 88 400 (the L40S development server) + 2 OSS × 184 320 + 13
-    # QM9700 × 36 000 + 486 400G modules × 750 (data/prices.csv, tests/test_cost.py) +
-    # 3 017 177.39 = US$9 706 717.39, the summary's capex of the priced lines
+    # every line priced now (data/prices.csv): 5 400 000 + 88 400 (the L40S development
+    # server) + storage 2 OSS × 184 320 + 2 MDS × 36 998 + 6 HDD nodes × 83 349 = 942 730
+    # + network 13 QM9700 × 36 000 + 4 UFM × 34 000 + SN4600C 16 000 + 2 SN2201 × 5 000 =
+    # 630 000 + optics 486 400G modules × 750 + 456 400G cables × 100 + 142 100G modules ×
+    # 310 + 74 100G cables × 35 + 52 RJ45 × 50 = 459 310 + 3 management servers × 17 000
+    # = 51 000 + spares 5 % × (630 000 + 459 310) = 54 465.5 + installation 10 % of the
+    # 7 571 440 of hardware = 757 144 + fit-out 3 017 177.39 = US$11 400 226.89, the
+    # summary's capex
     total, unpriced = priced_equipment_total(eq)
     assert total == pytest.approx(
-        5_400_000 + 88_400 + 368_640 + 468_000 + 364_500 + 3_017_177.39, abs=0.01)  # fmt: skip
+        5_400_000 + 88_400 + 942_730 + 630_000 + 459_310 + 51_000 + 54_465.5 + 757_144
+        + 3_017_177.39, abs=0.01)  # fmt: skip
     assert total == pytest.approx(plan["cost_summary"]["capex_usd"].iloc[0], abs=0.005)
-    # unpriced: the MDS and HDD storage rows, the UFM appliances (their compute and
-    # storage lines meet one row), SN4600C, SN2201, the management servers; on the bill
-    # 3 400G cable rows, 6 100G module and cable rows, the BMC RJ45 cables, spares and
-    # installation = 6 + 12 = 18, each marked and never 0
-    assert unpriced == 18
-    gaps = eq[~eq["priced"]]
-    assert gaps["extended_price_usd"].isna().all() and gaps["unit_price_usd"].isna().all()
-    assert rows.loc["QM9700", "priced"] and not rows.loc["SN4600C", "priced"]
+    # no row unpriced (issue 22: 18 were), each with its unit price, date and confidence
+    assert unpriced == 0 and eq["priced"].all()
+    assert rows.loc["QM9700", "priced"] and rows.loc["SN4600C", "priced"]
     ufm = rows.loc["UFM Enterprise Appliance 3.1"]
     assert ufm["quantity"] == 4 and ufm["category"] == "network"  # not listed twice
+    # the two UFM lines (compute 2 + storage 2) meet one row: 4 × 34 000 = 136 000, an
+    # estimate (data/prices.csv: the $17 000 1U server hardware × 2 for the software)
+    assert (ufm["unit_price_usd"], ufm["extended_price_usd"]) == (34_000, 136_000)
+    assert ufm["price_confidence"] == "estimate" and ufm["price_as_of"] == "2025-04"
+    mgmt = rows.loc["1U management server"]
+    assert (mgmt["extended_price_usd"], mgmt["price_confidence"]) == (51_000, "medium")
     # a NIC inside a server is in the server's price: 0 with its basis, not a gap
     nic = eq[eq["type"] == "nic"]
     assert (nic["price_basis"] == "included_in_server").all() and nic["priced"].all()

@@ -391,41 +391,50 @@ def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path,
             for row, ok in zip(values, [*df["priced"].tolist(), True], strict=True):
                 if not ok:
                     assert row[col] == unpriced, (table, row)
-    # formula cells: capex 11 priced lines (3 servers, the OSS, 3 QM9700 rows, 3 400G
-    # module rows, the fit-out) × (point, low, high) + 3 totals = 36; opex staff 2 +
-    # licences + total = 4 (energy is the plan's figure: kW × PUE × hours × tariff is not
-    # quantity × unit); cash flow 23 rows (4 purchases, 5 years × 3 opex categories, 4
-    # residuals) × (factor, present value) + 2 totals = 48; equipment list 8 priced rows
-    # (DGX H100, the L40S server, the OSS, QM9700; 3 module rows and the fit-out of the
-    # bill) + total = 9: 97. In CNY each money cell has its twin: capex 3 × 12 = 36, opex
-    # 4 rows + total = 5, cash flow 2 × (23 + 1) = 48, equipment 8 + 4 NICs at 0 + total
-    # = 13: 102 more, 199.
-    assert checked == (97 if currency == "USD" else 199)
+    # formula cells: capex 31 lines, all priced, × quantity × unit price + total = 32;
+    # low and high on the 29 lines with a unit range (not the two share lines, spares and
+    # installation, whose range is the share of the low and high totals) + total: 2 × 30
+    # → 92; opex maintenance, insurance, staff 2, licences + total = 6 (energy is the
+    # plan's figure: kW × PUE × hours × tariff is not quantity × unit); cash flow 33 rows
+    # (4 purchases, 5 years × 5 opex categories: energy, maintenance, insurance, staff,
+    # licences; 4 residuals) × (factor, present value) + 2 totals = 68; equipment list 26
+    # priced rows (10 devices; the bill's 13 optics and cable rows, spares, installation
+    # and the fit-out; the 4 NICs inside the servers are 0 as values) + total = 27: 193. In
+    # CNY each money cell has its twin, the share lines' low and high too: capex 3 × 32 =
+    # 96, opex 6 rows + total = 7, cash flow 2 × (33 + 1) = 68, equipment 26 + 4 NICs at
+    # 0 + total = 31: 202 more, 395.
+    assert checked == (193 if currency == "USD" else 395)
     capex = _rows(wb[sheet_name("cost_capex", lang)], 2)[-1]
     opex = _rows(wb[sheet_name("cost_opex", lang)], 2)[-1]
     flow = _rows(wb[sheet_name("cost_cashflow", lang)], 2)[-1]
     equipment = _rows(wb[sheet_name("equipment_list", lang)], 2)[-1]
     cols = list(p["cost_capex"].columns)
-    # the default plan's priced capex: 20 DGX H100 × 270 000 + the L40S server 88 400 +
-    # 2 OSS × 184 320 + 13 QM9700 × 36 000 + 486 400G modules × 750 + the fit-out
-    # 257.878 kW × 11 700 = 9 706 717.39 USD (tests/test_cost.py); the total says it leaves
-    # 20 unpriced lines out (storage, switches, UFM, optics, management servers, spares,
-    # installation)
-    priced_capex = 5_400_000 + 88_400 + 368_640 + 468_000 + 364_500 + 257.878409090909 * 11_700
+    # the default plan's capex, every line priced (worked line by line in
+    # test_cost_prices.py): hardware 5 488 400 (servers) + 942 730 (storage) + 630 000
+    # (switches and UFM) + 459 310 (optics and cables) + 51 000 (management servers) =
+    # 7 571 440; spares 54 465.5; installation 757 144; fit-out 257.878 kW × 11 700
+    # → 11 400 226.89 USD; the total row says every line is priced
+    priced_capex = 7_571_440 + 54_465.5 + 757_144 + 257.878409090909 * 11_700
     assert capex[cols.index("capex_usd")] == pytest.approx(priced_capex, abs=0.005)
-    assert "20" in capex[1]
+    complete = "全部项目均已定价" if lang == "zh" else "Every line priced"
+    assert capex[1] == complete
     # the priced equipment list adds up to the same capex
     assert equipment[list(p["cost_equipment"].columns).index("extended_price_usd")] == (
         pytest.approx(priced_capex, abs=0.005)
     )
-    # opex a year: energy 190 220.16 (facility tests) + staff 1 × 90 520 + 8.42 × 57 300
-    # (test_cost_staff) + licences 0 = 763 206.16 USD; maintenance is the unpriced line.
-    # (In CNY the staff are paid Chinese salaries: test_cost_staff.)
+    # opex a year: energy 190 220.16 (facility tests) + maintenance 12 % of the 7 112 130
+    # of systems it covers (hardware less optics and cables) = 853 455.60 + insurance
+    # 0.3 % of the capex = 34 200.68 + staff 1 × 90 520 + 8.42 × 57 300 (test_cost_staff)
+    # + licences 0 = 1 650 862.44 USD. (In CNY the staff are paid Chinese salaries:
+    # test_cost_staff.)
     opex_total = opex[list(p["cost_opex"].columns).index("usd_per_year")]
     if currency == "USD":
-        assert opex_total == pytest.approx(190_220.1588 + 90_520 + 8.42 * 57_300, abs=0.005)
+        assert opex_total == pytest.approx(
+            190_220.1588 + 0.12 * 7_112_130 + 0.003 * priced_capex + 90_520 + 8.42 * 57_300,
+            abs=0.005,
+        )
     assert opex_total == pytest.approx(summary["opex_usd_per_year"], abs=0.005)
-    assert "1" in opex[1]
+    assert opex[1] == complete
     # the NPV of owning as the sum of the discounted flows, the stage's figure
     npv_col = list(p["cost_cashflow"].columns).index("present_usd")
     assert flow[npv_col] == pytest.approx(summary["npv_own_usd"], abs=0.005)

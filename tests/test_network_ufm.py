@@ -1,5 +1,6 @@
 """UFM appliances are servers running the InfiniBand subnet manager, not switches: every
-table a reviewer reads types them as their own kind, in English and Chinese, unpriced.
+table a reviewer reads types them as their own kind, in English and Chinese; the capex
+prices them as a stated estimate.
 
 The default plan has two InfiniBand fabrics (compute and storage on QM9700) with a pair
 of UFM appliances each: 4, as RA-11333-001 V11 Table 7 lists for the DGX SuperPOD
@@ -45,12 +46,21 @@ def test_rack_layout_and_power_type_ufm_apart(plan):
     assert power.loc["ufm", "it_nameplate_kw"] == pytest.approx(4 * 0.8)
 
 
-def test_capex_lines_of_ufm_are_unpriced(plan):
-    capex = plan.tables["cost_capex"]
-    ufm = capex[capex["item"].str.contains(UFM_MODEL)]
-    assert len(ufm) == 2
-    assert not ufm["priced"].any()
-    assert ufm["capex_usd"].isna().all()
+def test_capex_lines_of_ufm_are_estimate_priced(plan):
+    capex = plan.tables["cost_capex"].set_index("item")
+    # data/prices.csv prices the appliance as an ESTIMATE (no source prices it): its
+    # hardware, the 1U management server of the Tufts Research Technology price list
+    # ($17 000, 2 x 32 cores, 256 GB, 2025-04), is the low end; the point is twice that
+    # for the UFM software and support (34 000) and the high end five times (85 000).
+    # A pair per fabric: 2 x 34 000 = 68 000, range 2 x 17 000 = 34 000 to 2 x 85 000
+    # = 170 000, each line marked an estimate so a reviewer replaces it with a quote.
+    for fabric in ("compute", "storage"):
+        ufm = capex.loc[f"{fabric} ufm {UFM_MODEL}"]
+        assert ufm["priced"] and ufm["line_quantity"] == 2
+        assert ufm["capex_usd"] == 68_000
+        assert (ufm["capex_low_usd"], ufm["capex_high_usd"]) == (34_000, 170_000)
+        assert ufm["price_confidence"] == "estimate"
+        assert ufm["price_as_of"] == "2025-04" and "TuftsRT" in ufm["price_source"]
 
 
 def test_netbox_role_and_type_of_ufm(plan):

@@ -36,15 +36,22 @@ def test_electricity_price_moves_opex_and_reruns_only_what_reads_it():
     p.controls["electricity"].value = 0.176  # twice the default 0.088 USD/kWh
     f = p.figures
     # The energy line is annual MWh × 1000 × tariff (facility_power): doubling the
-    # tariff doubles it, 190 220.16 USD -> 380 440.32 USD at the default 2 161.6 MWh;
-    # the staff (572 986 USD) stays: opex 763 206.16 -> 953 426.32 USD
-    # (tests/test_cost.py works the figures).
+    # tariff doubles it, 190 220.16 USD -> 380 440.32 USD at the default 2 161.6 MWh.
+    # The rest stays: maintenance 12 % (cost section, Library Technology Guides) of the
+    # 7 112 130 USD of systems it covers (servers 5 488 400 + storage 942 730 + network
+    # 630 000 + management servers 51 000, data/prices.csv, test_cost_prices.py) =
+    # 853 455.60; insurance 0.3 % (Hotaling) of the 11 400 226.89 capex = 34 200.68;
+    # staff 1 systems FTE × 90 520 (BLS) + 8.42 facility FTE (two posts around the clock,
+    # Facilitiesnet; 3 per MW × 0.32 MW is less) × 57 300 (BLS) = 572 986. Opex
+    # 190 220.16 + 853 455.60 + 34 200.68 + 572 986 = 1 650 862.44 -> 1 841 082.60 USD.
+    assert before["opex_usd_per_year"] == pytest.approx(1_650_862.44, abs=0.01)
     assert f["opex_usd_per_year"] == pytest.approx(before["opex_usd_per_year"] + 190_220.16)
-    assert f["opex_usd_per_year"] == pytest.approx(953_426.32, abs=0.01)
+    assert f["opex_usd_per_year"] == pytest.approx(1_841_082.60, abs=0.01)
     assert f["gpus"] == before["gpus"] and f["capex_usd"] == before["capex_usd"]
     # The tariff is the cost stage's to price: racks, power and the review stand.
     assert p.result.stages_run == ("cost",)
-    assert 'id="hubplan-fig-opex_usd_per_year">953,426 USD' in p.headline.value
+    # shown in millions above 1 M: 1.84 M USD
+    assert 'id="hubplan-fig-opex_usd_per_year">1.84 M USD' in p.headline.value
 
 
 def test_utilisation_reruns_the_cost_stage_only():
@@ -129,9 +136,10 @@ def test_headline_figures_read_the_tables(default):
     assert f["it_mw"] == pytest.approx(0.25788, abs=1e-5)
     assert f["facility_mw"] == pytest.approx(0.32235, abs=1e-5)
     # against Hyperstack's $3.20 on demand (the cheapest H100 SXM, hyperstack.cloud, 2026-08):
-    # 12 × 9 706 717.4 capex / (152 × 8 760 × 0.7 × 3.20 rent − 763 206.16 opex
-    # = 2 219 398.64 a year) = 52.48 months (tests/test_cost.py)
-    assert f["breakeven_month"] == pytest.approx(52.48, abs=0.01)
+    # 12 × 11 400 226.89 capex (test_cost_prices.py) / (152 × 8 760 × 0.7 × 3.20 =
+    # 2 982 604.80 rent − 1 650 862.44 opex (the test above) = 1 331 742.36 a year)
+    # = 136 802 722.6 / 1 331 742.36 = 102.72 months
+    assert f["breakeven_month"] == pytest.approx(102.72, abs=0.01)
     assert f["cloud_basis"] == "utilisation"
     assert f["findings"] == plan.findings["severity"].value_counts().to_dict() | {"error": 0}
 
