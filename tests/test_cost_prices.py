@@ -247,22 +247,23 @@ def test_every_estimate_states_its_rule_and_the_default_plan_names_them():
     rows = est.set_index(["item_kind", "name"])
     for key, (point, low, high) in ESTIMATES.items():
         assert tuple(rows.loc[key, ["price", "price_low", "price_high"]]) == (point, low, high)
-    # The default plan's estimated lines: 4 UFM × 34 000 = 136 000 (two lines), SN4600C
-    # 16 000, 2 SN2201 × 5 000 = 10 000, 142 100G modules × 310 = 44 020 (three lines), 52
-    # RJ45 cables × 50 = 2 600 → 8 lines, 208 620 USD, 208 620 / 11 400 226.9 (the priced
-    # capex, test_default_plan_is_a_complete_bill_with_its_range) = 1.830 % of it
+    # The default plan's estimated lines: the L40S development server priced by the
+    # card-price rule (8 × 8 500 × 1.3 = 88 400), 4 UFM × 34 000 = 136 000 (two lines),
+    # SN4600C 16 000, 2 SN2201 × 5 000 = 10 000, 142 100G modules × 310 = 44 020 (three
+    # lines), 52 RJ45 cables × 50 = 2 600 → 9 lines, 297 020 USD, 297 020 / 11 400 226.9
+    # (the priced capex, test_default_plan_is_a_complete_bill_with_its_range) = 2.605 %
     plan = hubplan.build_plan(hubplan.default_scenario())
     capex = plan["cost_capex"]
     mine = capex[capex["price_confidence"] == "estimate"]
-    assert len(mine) == 8 and mine["capex_usd"].sum() == pytest.approx(208_620)
+    assert len(mine) == 9 and mine["capex_usd"].sum() == pytest.approx(297_020)
     f = plan.findings[plan.findings["code"] == "capex_estimated_lines"]
     assert len(f) == 1 and f.iloc[0]["severity"] == "warning"
     data = f.iloc[0]["data"]
-    assert data["lines"] == 8 and data["capex_usd"] == pytest.approx(208_620)
-    assert data["share"] == pytest.approx(208_620 / 11_400_226.9, rel=1e-6)
-    assert data["share"] == pytest.approx(0.01830, abs=5e-6)
+    assert data["lines"] == 9 and data["capex_usd"] == pytest.approx(297_020)
+    assert data["share"] == pytest.approx(297_020 / 11_400_226.9, rel=1e-6)
+    assert data["share"] == pytest.approx(0.02605, abs=5e-6)
     # the first five estimated items by name, in line order, the rest behind an ellipsis
     assert data["items"] == (
-        "compute ufm UFM Enterprise Appliance 3.1; storage ufm UFM Enterprise Appliance 3.1; "
-        "inband leaf SN4600C; bmc leaf SN2201; storage node-leaf transceiver-DR4 100G module …"
+        "development: Supermicro SYS-521GE-TNRT L40S; compute ufm UFM Enterprise Appliance "
+        "3.1; storage ufm UFM Enterprise Appliance 3.1; inband leaf SN4600C; bmc leaf SN2201 …"
     )

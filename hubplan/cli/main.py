@@ -842,8 +842,14 @@ def _print_capex(plan, lang: str) -> None:
     print(_table_text(shown))
     summary = plan["cost_summary"].iloc[0]
     n = int(summary["capex_unpriced_lines"])
-    print(label("cli.capex_total", lang, total=format_value("capex_usd", summary["capex_usd"]),
-                n=n))  # fmt: skip
+    if n:
+        print(label("cli.capex_total", lang, total=format_value("capex_usd", summary["capex_usd"]),
+                    n=n))  # fmt: skip
+    else:  # a complete bill: its point and its range over the prices' low and high ends
+        print(label("cli.capex_complete", lang,
+                    total=format_value("capex_usd", summary["capex_point_usd"]),
+                    low=format_value("capex_usd", summary["capex_low_usd"]),
+                    high=format_value("capex_usd", summary["capex_high_usd"])))  # fmt: skip
 
 
 def _headlines(plan, lang: str) -> list[dict[str, Any]]:
