@@ -30,6 +30,7 @@ from .cloud import (
     npv_usd,
 )
 from .compare import side_by_side
+from .market import MARKET_COLUMNS, market_view
 from .model import METRICS, CostBase, headline, monte_carlo, sample_assumptions, tornado
 from .opex import (
     HOURS_PER_YEAR,
@@ -42,7 +43,6 @@ from .opex import (
     staff_usd_per_year,
     useful_gpu_hours,
 )
-from .market import MARKET_COLUMNS, market_view
 from .phasing import phasing_table, price_factor
 from .prices import Price, catalogue_price, price_table
 from .section import (
@@ -57,12 +57,11 @@ from .section import (
 
 __all__ = [
     "ASSUMPTIONS",
-    "MARKET_COLUMNS",
-    "market_view",
     "CAPEX_COLUMNS",
     "CLOUD_SCHEMA",
     "GRID_KG_PER_KWH",
     "HOURS_PER_YEAR",
+    "MARKET_COLUMNS",
     "METRICS",
     "Assumption",
     "Cost",
@@ -97,6 +96,7 @@ __all__ = [
     "headline",
     "line_usd",
     "maintenance_usd_per_year",
+    "market_view",
     "monte_carlo",
     "npv_usd",
     "phasing_table",
