@@ -265,5 +265,5 @@ def test_every_estimate_states_its_rule_and_the_default_plan_names_them():
     # the first five estimated items by name, in line order, the rest behind an ellipsis
     assert data["items"] == (
         "development: Supermicro SYS-521GE-TNRT L40S; compute ufm UFM Enterprise Appliance "
-        "3.1; storage ufm UFM Enterprise Appliance 3.1; inband leaf SN4600C; bmc leaf SN2201 …"
+        "3.1; storage ufm UFM Enterprise Appliance 3.1; inband leaf SN4600C; bmc leaf SN2201 (+4)"
     )

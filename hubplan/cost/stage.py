@@ -554,7 +554,7 @@ def estimate_findings(rows: list[dict]) -> list[Finding]:
                 "lines": len(mine),
                 "capex_usd": amount,
                 "share": amount / total if total else math.nan,
-                "items": "; ".join(items[:5]) + (" …" if len(items) > 5 else ""),
+                "items": "; ".join(items[:5]) + (f" (+{len(items) - 5})" if len(items) > 5 else ""),
             },
         )
     ]
