@@ -183,22 +183,43 @@ def test_one_workstation_server_is_not_a_multinode_pool(workstation_catalog, def
 
 
 def test_unpriced_candidates_are_shown_unranked_not_dropped(default):
-    # No domestic card has a public price (data/accelerators.csv, price_usd empty): the
-    # Ascend 910B stays in the comparison with its GPU count, unranked, with the reason.
+    # The MLU370-X8 has no card price and its catalogue server no price
+    # (data/accelerators.csv, data/servers.csv, data/prices.csv): it stays in the
+    # comparison with its GPU count, unranked, with the reason.
     s = default.with_changes(
-        {"accelerator.candidates": ["H100 SXM5 80GB", "Ascend 910B 64GB", "L40S 48GB"]}
+        {"accelerator.candidates": ["H100 SXM5 80GB", "MLU370-X8 48GB", "L40S 48GB"]}
     )
     plan = hubplan.build_plan(s)
     c = plan["candidates"].set_index(["workload", "candidate"])
-    ascend = c.loc[(TRAIN, "Ascend 910B 64GB")]
-    assert ascend["unranked"] == "no_price" and ascend["rank"] != ascend["rank"]
-    # 5.25e22 FLOP / (294.9e12 BF16 × 0.45 × 0.9 × 86 400 × 15/1.3) = 440.9 → 441 → 448 GPUs
-    assert ascend["gpus"] == 448
+    mlu = c.loc[(TRAIN, "MLU370-X8 48GB")]
+    assert mlu["unranked"] == "no_price" and mlu["rank"] != mlu["rank"]
+    assert mlu["gpu_cost_basis"] == "none"
+    # 5.25e22 FLOP / (96e12 BF16 × 0.45 × 0.9 × 86 400 × 15/1.3) = 1 354.5 → 1 355 → 1 360
+    assert mlu["gpus"] == 1360
     assert c.loc[(TRAIN, "L40S 48GB"), "unranked"] == ""  # memory-bound at 528 GPUs, priced
     assert c.loc[(TRAIN, "H100 SXM5 80GB"), "unranked"] == ""
     found = findings_table(plan.findings)
     msg = found.loc[found["code"] == "unranked_no_price", "message"].iloc[0]
-    assert "no public price: Ascend 910B 64GB" in msg
+    assert "no public price: MLU370-X8 48GB" in msg
+
+
+def test_a_card_sold_only_in_servers_is_priced_from_its_server(default):
+    # The Ascend 910B has no card price, but its Atlas 800T A2 server is priced in CNY
+    # (data/prices.csv: 1 480 000 CNY, Reuters-derived): 1 480 000 ÷ 7.1884 ÷ 8 =
+    # 25 735.908 USD a GPU, the platform already in it. 448 GPUs (5.25e22 FLOP / (294.9e12 ×
+    # 0.45 × 0.9 × 86 400 × 15/1.3) = 440.9 → 448) × 25 735.908 = 11 529 686.7 USD.
+    s = default.with_changes(
+        {"accelerator.candidates": ["H100 SXM5 80GB", "Ascend 910B 64GB", "L40S 48GB"]}
+    )
+    c = hubplan.build_plan(s)["candidates"].set_index(["workload", "candidate"])
+    ascend = c.loc[(TRAIN, "Ascend 910B 64GB")]
+    assert ascend["gpu_cost_basis"] == "server_price" and ascend["unranked"] == ""
+    assert ascend["gpu_cost_usd"] == pytest.approx(1_480_000 / 7.1884 / 8)
+    assert ascend["gpus"] == 448
+    assert ascend["capex_usd"] == pytest.approx(11_529_686.7, abs=0.1)
+    # the H100 keeps its card price × 1.3: 30 000 × 1.3 = 39 000
+    h100 = c.loc[(TRAIN, "H100 SXM5 80GB")]
+    assert (h100["gpu_cost_basis"], h100["gpu_cost_usd"]) == ("card_overhead", 39_000)
 
 
 def test_a_layout_that_cannot_fit_is_unranked_with_the_reason(default):

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog, peak_tflops
 from ..core.errors import HubplanError
+from ..core.prices import catalogue_price
 from ..pools import Pools, PoolSpec
 from ..workload import size_inference, size_training, training_days, training_memory
 from ..workload.section import InferenceService, TrainingJob
@@ -38,6 +39,30 @@ def gpu_cost_usd(acc: pd.Series, platform_overhead: float) -> float:
     39000.0
     """
     return float(acc["price_usd"]) * (1 + platform_overhead)
+
+
+def server_cost_per_gpu(name: str, catalog: Catalog) -> float:
+    """Hardware cost of one accelerator from the cheapest priced catalogue server that
+    carries it: the whole server's price ÷ its GPUs [USD] (no platform overhead added:
+    the server's price holds it). The server catalogue's price, else the price
+    catalogue's (``data/prices.csv``, a CNY row at the cost section's default rate,
+    7.1884); NaN when no server carrying the card has a price.
+
+    Used for a card that has no card price of its own (Huawei Ascend is sold in servers:
+    an Atlas 800T A2 at 1 480 000 CNY ÷ 7.1884 ÷ 8 = 25 735.91 USD a GPU).
+    """
+    servers = catalog.servers
+    mine = servers[(servers["accelerator"] == name) & (servers["kind"] == "server")]
+    best = math.nan
+    for r in mine.to_dict(orient="records"):
+        price = float(r["price_usd"])
+        if math.isnan(price):
+            row = catalogue_price("server", str(r["name"]))
+            price = row.point_usd if row is not None else math.nan
+        gpus = float(r["gpus"])
+        if not math.isnan(price) and gpus > 0 and not price / gpus >= best:
+            best = price / gpus
+    return best
 
 
 def usd_per_effective_pflop_day(cost_usd: float, peak_tflops: float, mfu: float,
@@ -144,12 +169,12 @@ def interconnect_fit(acc: pd.Series, tp: int, servers: int) -> str:
     return "ok"
 
 
-def _base_row(kind: str, workload: str, acc: pd.Series, cost: float) -> dict:
+def _base_row(kind: str, workload: str, acc: pd.Series, cost: float, basis: str) -> dict:
     return {
         "workload": workload, "kind": kind, "candidate": acc["name"],
         "vram_gb": float(acc["vram_gb"]), "mem_bw_tb_s": float(acc["mem_bw_tb_s"]),
         "scaleup_kind": acc["scaleup_kind"], "scaleup_domain_gpus": acc["scaleup_domain_gpus"],
-        "tdp_w": float(acc["tdp_w"]), "gpu_cost_usd": cost,
+        "tdp_w": float(acc["tdp_w"]), "gpu_cost_usd": cost, "gpu_cost_basis": basis,
     }  # fmt: skip
 
 
@@ -163,13 +188,17 @@ def _each_candidate(kind: str, workload: str, mfu: float, pool: PoolSpec,
     reference = catalog.accelerator(pool.accelerator)
     for name in candidates:
         acc = catalog.accelerator(name)
-        cost = gpu_cost_usd(acc, selection.platform_overhead)
+        cost, basis = gpu_cost_usd(acc, selection.platform_overhead), "card_overhead"
+        if math.isnan(cost):  # a card sold only in servers: a priced server's share
+            cost, basis = server_cost_per_gpu(name, catalog), "server_price"
+        if math.isnan(cost):
+            basis = "none"
         cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
                                             "custom_server": None})  # fmt: skip
         cand_mfu = mfu
         if selection.mfu_scaling == "measured_matmul":
             cand_mfu = candidate_mfu(mfu, acc, reference)
-        yield acc, cand_pool, cand_mfu, cost, _base_row(kind, workload, acc, cost)
+        yield acc, cand_pool, cand_mfu, cost, _base_row(kind, workload, acc, cost, basis)
 
 
 def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,

@@ -176,8 +176,10 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
         row = catalogue_price("server", str(p["server"]), quotes, fx) if p["server"] else None
         if row is not None and row.source.startswith("quote: "):
             point, basis = row.point_usd, "section_quotes"
-        elif row is not None and (math.isnan(point) or basis == "card_overhead"):
-            # a sourced whole-server price before a card-price estimate
+        elif row is not None and (
+            math.isnan(point) or basis in ("card_overhead", "price_catalogue")
+        ):
+            # a sourced whole-server price before a card-price estimate, at the plan's rate
             point, basis = row.point_usd, "catalogue_prices"
         if row is not None and row.point_usd == point:
             low, high, as_of = row.low_usd, row.high_usd, row.as_of

@@ -1,193 +1,31 @@
-"""The price catalogue (``data/prices.csv``): a planning point, a low and a high price per
-unit, each with its source and date, for the capex lines the other catalogues leave
-unpriced (switches, optics, storage nodes) and the ranges of those they price (servers,
-fit-out).
+"""The price catalogue (``data/prices.csv``), read by the cost stage: its loader lives in
+:mod:`hubplan.core.prices` so the accelerator and server stages can price a card from a
+catalogue server's price too. Names are re-exported here for the cost stage's callers."""
 
-A row keeps the currency its source lists it in (``currency``: USD, or CNY where the
-market is Chinese, e.g. a tender award for an Ascend server). The stage prices in USD: a
-CNY row is divided by the plan's own dated rate (``cost.cny_per_usd``), so a plan budgeted
-in CNY shows the Chinese price itself, unchanged by a round trip through the dollar.
+from ..core.prices import (
+    CURRENCIES,
+    DEFAULT_CNY_PER_USD,
+    KINDS,
+    PRICE_SCHEMA,
+    Price,
+    catalogue_price,
+    check_prices,
+    in_usd,
+    optics_key,
+    price_table,
+    scaled_range,
+)
 
-Each row says where its figures come from; a derived figure says how it was derived
-(``notes``). A point price outside its own range, a missing source or date, or an unknown
-kind stops the load naming the file, line and column.
-
-References
-----------
-.. [c&w] Cushman & Wakefield, Data Center Development Cost Guide 2025 (fit-out per MW).
-.. [epoch] Epoch AI, training-cost-trends notebook (SemiAnalysis DGX H100 estimate).
-"""
-
-from __future__ import annotations
-
-import math
-from dataclasses import dataclass
-from functools import cache
-
-import pandas as pd
-
-from ..core.catalog import read_table
-from ..core.errors import CatalogError
-from ..core.paths import data_dir
-
-_STR, _NUM = "str", "num"
-PRICE_SCHEMA: dict[str, tuple[str, bool]] = {
-    "item_kind": (_STR, True), "name": (_STR, True), "unit": (_STR, True),
-    "currency": (_STR, True), "price": (_NUM, True), "price_low": (_NUM, True),
-    "price_high": (_NUM, True),
-    "price_source": (_STR, True), "price_as_of": (_STR, True), "confidence": (_STR, True),
-    "notes": (_STR, False),
-}  # fmt: skip
-#: What a row can price: a catalogue server, a switch or appliance (switches.csv / the
-#: network stage's ``model``), a storage building block (storage.csv), an optical module
-#: or a cable by medium and speed (``"<media> <speed_gbps> module"`` / ``… cable``), the
-#: fit-out per kW.
-KINDS = ("server", "switch", "storage", "optics_module", "optics_cable", "fitout_per_kw")
-#: The currencies a row can be listed in.
-CURRENCIES = ("USD", "CNY")
-#: The rate a CNY row is converted at when no plan gives one [CNY per USD]: the cost
-#: section's default, the CFETS central parity of 31 December 2024.
-DEFAULT_CNY_PER_USD = 7.1884
-
-
-@dataclass(frozen=True)
-class Price:
-    """One unit price with its range, source and date [USD], and the currency its source
-    lists it in (a CNY row converted at the plan's rate)."""
-
-    point_usd: float
-    low_usd: float
-    high_usd: float
-    source: str
-    as_of: str
-    currency: str = "USD"
-    #: high / medium / low / estimate as the catalogue row says, "quote" for a quote
-    confidence: str = ""
-
-
-def check_prices(df: pd.DataFrame, path: str = "data/prices.csv") -> pd.DataFrame:
-    """Validate a price table: a known ``item_kind`` and ``currency``, one row per (kind,
-    name), and ``0 <= price_low <= price <= price_high``.
-
-    >>> row = {"item_kind": "switch", "name": "X", "unit": "switch", "currency": "USD",
-    ...        "price": 5.0, "price_low": 6.0, "price_high": 7.0, "price_source": "s",
-    ...        "price_as_of": "2024", "confidence": "low", "notes": ""}
-    >>> try:
-    ...     check_prices(pd.DataFrame([row]))
-    ... except CatalogError as exc:
-    ...     print(str(exc)[:66])
-    data/prices.csv, line 2, column price_low: 6 is above price (5); a
-    """
-    seen: set[tuple[str, str]] = set()
-    for line, r in enumerate(df.to_dict(orient="records"), start=2):
-        if r["item_kind"] not in KINDS:
-            raise CatalogError(f"{path}, line {line}, column item_kind: {r['item_kind']!r} is "
-                               f"not one of {', '.join(KINDS)}")  # fmt: skip
-        if r["currency"] not in CURRENCIES:
-            raise CatalogError(f"{path}, line {line}, column currency: {r['currency']!r} is "
-                               f"not one of {', '.join(CURRENCIES)}")  # fmt: skip
-        key = (str(r["item_kind"]), str(r["name"]).lower())
-        if key in seen:
-            raise CatalogError(f"{path}, line {line}, column name: {r['name']!r} is priced "
-                               f"twice as {r['item_kind']}; keep one row")  # fmt: skip
-        seen.add(key)
-        low, point, high = r["price_low"], r["price"], r["price_high"]
-        if low < 0:
-            raise CatalogError(f"{path}, line {line}, column price_low: {low:g} is "
-                               "negative; prices are >= 0")  # fmt: skip
-        if low > point:
-            raise CatalogError(f"{path}, line {line}, column price_low: {low:g} is above "
-                               f"price ({point:g}); a range must hold its point: "
-                               "0 <= low <= point <= high")  # fmt: skip
-        if high < point:
-            raise CatalogError(f"{path}, line {line}, column price_high: {high:g} is "
-                               f"below price ({point:g}); a range must hold its point: "
-                               "0 <= low <= point <= high")  # fmt: skip
-    return df
-
-
-@cache
-def price_table() -> pd.DataFrame:
-    """The shipped price catalogue, validated.
-
-    >>> t = price_table().set_index(["item_kind", "name"])
-    >>> float(t.loc[("switch", "QM9700"), "price"])
-    36000.0
-    """
-    path = data_dir() / "prices.csv"
-    return check_prices(read_table(path, PRICE_SCHEMA), str(path))
-
-
-@cache
-def _index() -> dict[tuple[str, str], Price]:
-    return {
-        (str(r["item_kind"]), str(r["name"]).lower()): Price(
-            float(r["price"]), float(r["price_low"]), float(r["price_high"]),
-            str(r["price_source"]), str(r["price_as_of"]), str(r["currency"]),
-            str(r["confidence"]),
-        )
-        for r in price_table().to_dict(orient="records")
-    }  # fmt: skip
-
-
-def in_usd(price: Price, cny_per_usd: float = DEFAULT_CNY_PER_USD) -> Price:
-    """A catalogue price in USD: a CNY row divided by the rate [CNY per USD], a USD row
-    as it is.
-
-    >>> p = in_usd(Price(71_884.0, 50_000.0, 100_000.0, "s", "2025", "CNY"), 7.1884)
-    >>> p.point_usd, p.currency
-    (10000.0, 'CNY')
-    """
-    if price.currency == "USD":
-        return price
-    return Price(price.point_usd / cny_per_usd, price.low_usd / cny_per_usd,
-                 price.high_usd / cny_per_usd, price.source, price.as_of,
-                 price.currency, price.confidence)  # fmt: skip
-
-
-def catalogue_price(kind: str, name: str, quotes: tuple = (),
-                    cny_per_usd: float = DEFAULT_CNY_PER_USD) -> Price | None:  # fmt: skip
-    """The price of one item in USD: the client's quote (the cost section's ``quotes``) if
-    one names it, else the price catalogue's (a CNY row at ``cny_per_usd``), else None
-    (names compare case-insensitively).
-
-    >>> catalogue_price("switch", "qm9700").high_usd
-    50000.0
-    >>> catalogue_price("switch", "no such switch") is None
-    True
-    """
-    key = str(name).lower()
-    for q in quotes:
-        if q.kind == kind and q.name.lower() == key:
-            low = q.price_usd if q.low_usd is None else q.low_usd
-            high = q.price_usd if q.high_usd is None else q.high_usd
-            return Price(q.price_usd, low, high, f"quote: {q.source}", q.as_of, "USD", "quote")
-    row = _index().get((kind, key))
-    return None if row is None else in_usd(row, cny_per_usd)
-
-
-def optics_key(media: str, speed_gbps: float, part: str) -> str:
-    """The catalogue name of a module or a cable of a medium at a speed.
-
-    >>> optics_key("transceiver-SR4", 400.0, "module")
-    'transceiver-SR4 400 module'
-    """
-    return f"{media} {float(speed_gbps):g} {part}"
-
-
-def scaled_range(point_usd: float, low_factor: float, high_factor: float) -> tuple[float, float]:
-    """A range for a point price no source brackets: the point × the cost section's
-    ``gpu_price`` assumption factors (low, high).
-
-    Notes
-    -----
-    The ``gpu_price`` assumption (0.74-1.17) is DGX H100 $199 k (supercluster.blog) and
-    an 8 × H100 HGX quote of $317 k (Thinkmate, Aug 2024) against $270 k (SemiAnalysis
-    via Epoch AI): the spread of street prices of one GPU server.
-
-    >>> scaled_range(100_000.0, 0.74, 1.17)
-    (74000.0, 117000.0)
-    """
-    if math.isnan(point_usd):
-        return math.nan, math.nan
-    return point_usd * low_factor, point_usd * high_factor
+__all__ = [
+    "CURRENCIES",
+    "DEFAULT_CNY_PER_USD",
+    "KINDS",
+    "PRICE_SCHEMA",
+    "Price",
+    "catalogue_price",
+    "check_prices",
+    "in_usd",
+    "optics_key",
+    "price_table",
+    "scaled_range",
+]

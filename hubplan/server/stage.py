@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from ..accelerator import Selection, gpu_cost_usd
+from ..core.prices import catalogue_price
 from ..core.catalog import Catalog
 from ..core.errors import HubplanError
 from ..core.findings import Finding
@@ -161,10 +162,15 @@ def _net_owned(rows: list[dict]) -> dict[str, int]:
 def server_price(chosen, acc: pd.Series, gpus_per_server: int,
                  platform_overhead: float) -> tuple[float, str]:  # fmt: skip
     """Price of one server and where it comes from: the chosen server's catalogue (or
-    custom) price; with no priced server, the card price × (1 + platform overhead) ×
-    GPUs per server, said so in the basis; 'none' when neither is known. [USD]"""
+    custom) price; else the price catalogue's (``data/prices.csv``, a CNY row at the cost
+    section's default rate: the cost stage re-prices it at the plan's own rate); with no
+    priced server, the card price × (1 + platform overhead) × GPUs per server, said so in
+    the basis; 'none' when neither is known. [USD]"""
     if chosen is not None and not math.isnan(chosen.price_usd):
         return chosen.price_usd, "server"
+    row = catalogue_price("server", chosen.name) if chosen is not None else None
+    if row is not None:
+        return row.point_usd, "price_catalogue"
     card = gpu_cost_usd(acc, platform_overhead)
     if not math.isnan(card):
         return card * gpus_per_server, "card_overhead"
