@@ -48,3 +48,19 @@ def test_renting_cheaper_even_at_full_utilisation():
     assert OWN / GPU_HOURS > 3
     text = card({"cost.cloud_usd_per_gpu_hour": 1.0})
     assert "renting stays cheaper even at full utilisation" in text
+
+
+def test_cost_breakdown_keeps_colours_across_languages_and_labels_the_legend():
+    from hubplan.views.cost import cost_breakdown
+
+    plan = hubplan.build_plan(hubplan.default_scenario())
+    specs = {lang: cost_breakdown(plan["cost_capex"], plan["cost_opex"], lang).to_dict()
+             for lang in ("en", "zh")}  # fmt: skip
+    colours = {lang: s["encoding"]["color"] for lang, s in specs.items()}
+    # the same codes in the same order in both languages, so a switch keeps every colour
+    assert colours["en"]["scale"]["domain"] == colours["zh"]["scale"]["domain"]
+    assert "gpu_servers" in colours["en"]["scale"]["domain"]
+    # the legend shows the language's label (core/cost labels.csv), not the code
+    assert '"gpu_servers": "GPU server"' in colours["en"]["legend"]["labelExpr"]
+    assert '"gpu_servers": "GPU 服务器"' in colours["zh"]["legend"]["labelExpr"]
+    assert '"insurance": "保险"' in colours["zh"]["legend"]["labelExpr"]

@@ -7,6 +7,7 @@ Charts read the Plan's cost tables only; they compute nothing.
 from __future__ import annotations
 
 import html
+import json
 import math
 
 import altair as alt
@@ -34,6 +35,15 @@ def money(df: pd.DataFrame, column: str) -> tuple[str, str]:
     return (twin, "CNY") if twin in df.columns else (column, "USD")
 
 
+def _choice(column: str, code: str, lang: str) -> str:
+    """The label of a coded value (``choice.<column>.<code>``), or the code itself when
+    the vocabulary has none."""
+    try:
+        return label(f"choice.{column}.{code}", lang)
+    except KeyError:
+        return code
+
+
 def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """Priced capex and opex a year by category (unpriced lines are absent, and said so in
     the panel's findings), from ``cost_capex`` and ``cost_opex``, in the plan's currency."""
@@ -46,11 +56,20 @@ def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") ->
         pd.DataFrame({"what": label("opex_usd_per_year", lang), "category": b.index,
                       "usd": b.to_numpy()}),
     ], ignore_index=True)  # fmt: skip
+    # colour by the stable code, so a language switch keeps each category's colour and
+    # order; the legend and the tooltip show its label in the language
+    codes = list(dict.fromkeys(df["category"].astype(str)))
+    names = {c: _choice("category", c, lang) for c in codes}
+    df["category_label"] = df["category"].map(names)
     chart = alt.Chart(df).mark_bar().encode(
         y=alt.Y("what:N", title=""),
         x=alt.X("sum(usd):Q", title=unit),
-        color=alt.Color("category:N", title=label("category", lang)),
-        tooltip=["what:N", "category:N", alt.Tooltip("usd:Q", format=",.0f")],
+        color=alt.Color("category:N", title=label("category", lang),
+                        scale=alt.Scale(domain=sorted(codes), scheme="tableau20"),
+                        legend=alt.Legend(labelExpr=f"{json.dumps(names, ensure_ascii=False)}"
+                                                    "[datum.label]")),
+        tooltip=["what:N", alt.Tooltip("category_label:N", title=label("category", lang)),
+                 alt.Tooltip("usd:Q", format=",.0f")],
     ).properties(title=label("chart.cost_breakdown.title", lang))  # fmt: skip
     return _style(chart, width=420, height=120)
 
