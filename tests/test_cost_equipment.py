@@ -71,7 +71,7 @@ CX = pd.DataFrame({
     "item": ["train: HGX X", "leaf QM9700", "spine QM9700", "leaf QM9790", "DR4 module",
              "installation"],
     "line_quantity": [4.0, 2.0, 1.0, 2.0, 10.0, 1_026_000.0],
-    "unit": ["server", "unit", "unit", "unit", "module", "share"],
+    "line_unit": ["server", "unit", "unit", "unit", "module", "share"],
     "line_unit_usd": [250_000.0, 25_000.0, 25_000.0, math.nan, 800.0, 0.02],
     "capex_usd": [1_000_000.0, 50_000.0, 25_000.0, math.nan, 8_000.0, 20_520.0],
     "price_basis": ["catalogue_server", "catalogue_switches", "catalogue_switches", "none",

@@ -825,7 +825,7 @@ def _print_capex(plan, lang: str) -> None:
     price says so in both price cells (it is left out of the total, not counted as 0)."""
     capex = plan["cost_capex"]
     cols = {"category": "category", "item": "item", "line_quantity": "line_quantity",
-            "unit": "cli.line_unit", "line_unit_usd": "line_unit_usd",
+            "line_unit": "cli.line_unit", "line_unit_usd": "line_unit_usd",
             "capex_usd": "cli.line_total_usd"}  # fmt: skip
     lines = capex[list(cols)].rename(columns=cols)
     # A line priced as a whole (fit-out, installation, network spares) is named by its

@@ -15,7 +15,7 @@ import pandas as pd
 from ..core.frames import records as _records
 from .prices import DEFAULT_CNY_PER_USD, Price, catalogue_price, optics_key, scaled_range
 
-CAPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "line_unit_usd", "capex_usd",
+CAPEX_COLUMNS = ["category", "item", "line_quantity", "line_unit", "line_unit_usd", "capex_usd",
                  "price_basis", "price_source", "priced",
                  # prices: each line's unit price range and date, and its extended range
                  "price_low_usd", "price_high_usd", "price_as_of", "capex_low_usd",
@@ -123,7 +123,7 @@ def _line(category, item, quantity, unit, price, basis, source, low=None, high=N
     ok = not math.isnan(amount)
     low = price if low is None or not ok else float(low)
     high = price if high is None or not ok else float(high)
-    return {"category": category, "item": item, "line_quantity": float(quantity), "unit": unit,
+    return {"category": category, "item": item, "line_quantity": float(quantity), "line_unit": unit,
             "line_unit_usd": price, "capex_usd": amount if ok else math.nan,
             "price_basis": basis if ok else "none", "price_source": source if ok else "",
             "priced": ok, "price_low_usd": low if ok else math.nan,
@@ -274,7 +274,7 @@ def share_line(category: str, total: float, unpriced: int, share: float | None,
         row = _line(category, category, 1, "lot", share_usd(total, share), basis, "",
                     low, high)  # fmt: skip
     row["line_unit_usd"] = share if share is not None else math.nan
-    row["unit"] = "share"
+    row["line_unit"] = "share"
     row["line_quantity"] = total if row["priced"] else math.nan
     return row
 

@@ -100,7 +100,8 @@ def with_cny(df: pd.DataFrame, cny_per_usd: float) -> pd.DataFrame:
         return out
     # a unit price on a line priced as a share (unit "share", or "usd": a share of an
     # amount) is a rate, the same in any currency
-    rate_rows = df["unit"].isin(("share", "usd")).to_numpy() if "unit" in df.columns else None
+    rate_rows = (df["line_unit"].isin(("share", "usd")).to_numpy()
+                 if "line_unit" in df.columns else None)  # fmt: skip
     for col in df.columns:
         if "usd" in col.split("_") and not col.startswith("cny_"):
             values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)

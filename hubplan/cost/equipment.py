@@ -82,7 +82,7 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
     ...                    "quantity": [20]})
     >>> cx = pd.DataFrame({"category": ["gpu_servers", "gpu_servers", "facility_fitout"],
     ...     "item": ["training: DGX H100", "inference: DGX H100", "facility_fitout"],
-    ...     "line_quantity": [18.0, 2.0, 100.0], "unit": ["server", "server", "kw"],
+    ...     "line_quantity": [18.0, 2.0, 100.0], "line_unit": ["server", "server", "kw"],
     ...     "line_unit_usd": [270e3, 270e3, 11700.0],
     ...     "capex_usd": [4.86e6, 0.54e6, 1.17e6], "price_basis": ["catalogue_server"] * 3,
     ...     "price_source": ["a", "a", "b"], "priced": [True, True, True]})
@@ -151,7 +151,7 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
             continue
         r = lines.iloc[k]
         ok = bool(r["priced"])
-        share = str(r.get("unit", "")) == "share"
+        share = str(r.get("line_unit", "")) == "share"
         rec = {c: None for c in cols}
         rec.update(
             type="bill_only", model=str(r["item"]), configuration="",

@@ -74,7 +74,7 @@ from .opex import (
 from .phasing import phasing_table
 from .section import Cost, StaffRole
 
-OPEX_COLUMNS = ["category", "item", "line_quantity", "unit", "unit_cost_usd", "usd_per_year",
+OPEX_COLUMNS = ["category", "item", "line_quantity", "line_unit", "unit_cost_usd", "usd_per_year",
                 "cost_basis", "priced"]  # fmt: skip
 SUMMARY_COLUMNS = [
     "gpus", "capex_usd", "capex_unpriced_lines", "opex_usd_per_year", "opex_unpriced_lines",
@@ -99,7 +99,7 @@ SUMMARY_COLUMNS = [
 def _opex(category, item, quantity, unit, unit_cost, amount, basis) -> dict:
     amount = math.nan if amount is None else float(amount)
     ok = not math.isnan(amount)
-    return {"category": category, "item": item, "line_quantity": float(quantity), "unit": unit,
+    return {"category": category, "item": item, "line_quantity": float(quantity), "line_unit": unit,
             "unit_cost_usd": math.nan if unit_cost is None else float(unit_cost),
             "usd_per_year": amount, "cost_basis": basis if ok else "none",
             "priced": ok}  # fmt: skip
@@ -462,7 +462,7 @@ def capex_taxes(*, cost: Cost, capex: CapexResult) -> CapexResult:
                               ("vat", cost.vat_rate, "section_vat_rate")):  # fmt: skip
         if point[item]:
             extra.append({"category": "taxes", "item": item,
-                          "line_quantity": point[f"{item}_base"], "unit": "share",
+                          "line_quantity": point[f"{item}_base"], "line_unit": "share",
                           "line_unit_usd": rate, "capex_usd": point[item],
                           "price_low_usd": rate, "price_high_usd": rate, "price_as_of": "",
                           "capex_low_usd": low[item], "capex_high_usd": high[item],
