@@ -29,8 +29,9 @@ _F, _S = "float64", "str"
 CANDIDATES: Schema = {
     "workload": _S, "kind": _S, "candidate": _S, "vram_gb": _F, "mem_bw_tb_s": _F,
     "scaleup_kind": _S, "scaleup_domain_gpus": _F, "tdp_w": _F, "gpu_cost_usd": _F,
-    "gpu_cost_basis": _S, "precision": _S, "peak_tflops": _F, "mfu": _F, "effective_tflops": _F, "gpus": "int64",
-    "servers": "int64", "binding": _S, "compute_bound_gpus": _F, "memory_bound_gpus": _F,
+    "gpu_cost_basis": _S, "precision": _S, "peak_tflops": _F, "mfu": _F,
+    "effective_tflops": _F, "gpus": "int64", "servers": "int64", "binding": _S,
+    "compute_bound_gpus": _F, "memory_bound_gpus": _F,
     "state_per_gpu_gb": _F, "fits": "bool", "days_to_finish": _F, "capex_usd": _F,
     "power_kw": _F, "usd_per_pflop_day": _F, "scaleout_gbps_per_gpu": _F,
     "interconnect": _S, "budget_gpus": _F, "days_on_budget": _F, "tensor_parallel": _F,

@@ -9,10 +9,10 @@ import math
 import pandas as pd
 
 from ..accelerator import Selection, gpu_cost_usd
-from ..core.prices import catalogue_price
 from ..core.catalog import Catalog
 from ..core.errors import HubplanError
 from ..core.findings import Finding
+from ..core.prices import catalogue_price
 from ..core.stage import Stage, StageResult
 from ..pools import (
     FLEET_KEY,
