@@ -204,28 +204,108 @@ def coded_params(params: dict, lang: str = "en") -> dict:
     return out
 
 
+def is_missing(value: object) -> bool:
+    """True for a cell with no value: ``None``, a float NaN (Python's or NumPy's),
+    ``pd.NA`` or ``pd.NaT`` (checked by type name, so a label costs no pandas import).
+
+    >>> is_missing(float("nan")), is_missing(None), is_missing(0.0), is_missing("")
+    (True, True, False, False)
+    """
+    if value is None:
+        return True
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    try:
+        return bool(value != value)  # NaN is the one value unequal to itself
+    except (TypeError, ValueError):  # arrays, lists: not a missing cell
+        return False
+
+
+def _number_spec(fmt: str) -> tuple[bool, int, int, bool] | None:
+    """An Excel number format as (thousands separator, fewest decimals, most decimals,
+    percent), or None when it states no number layout ('', 'General', '@' text, dates).
+
+    ``0`` and ``#`` after the point are required and optional digits (ECMA-376 Part 1,
+    18.8.31 numFmts: "0" shows a digit or a zero, "#" only significant digits).
+
+    >>> _number_spec("#,##0.0"), _number_spec("0.0%"), _number_spec("#,##0.##"), _number_spec("@")
+    ((True, 1, 1, False), (False, 1, 1, True), (True, 0, 2, False), None)
+    """
+    if not fmt or fmt == "General" or any(ch not in "#,0.%" for ch in fmt):
+        return None
+    percent = fmt.endswith("%")
+    body = fmt.rstrip("%")
+    places = body.split(".", 1)[1] if "." in body else ""
+    return "," in body, places.count("0"), len(places), percent
+
+
+def _fixed(value: float, comma: bool, fewest: int, most: int) -> str:
+    """``value`` with ``most`` decimals, trailing zeros dropped down to ``fewest``, and no
+    sign on a value that rounds to zero ("-0.0" reads as a loss)."""
+    text = f"{value:,.{most}f}" if comma else f"{value:.{most}f}"
+    if most > fewest:
+        whole, _, frac = text.partition(".")
+        frac = frac[:fewest] + frac[fewest:].rstrip("0")
+        text = f"{whole}.{frac}" if frac else whole
+    if text.startswith("-") and not any(ch in "123456789" for ch in text):
+        text = text[1:]
+    return text
+
+
+def _general(value: float) -> str:
+    """A number with no stated format: an integer whole, with thousands separators; a
+    fraction to four significant digits (the precision that decides a check: a 1.9 GHz
+    CPU is not "2"), in fixed notation between 0.0001 and 10^15 (Excel's General
+    switches to scientific outside about that range too)."""
+    import math
+
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    magnitude = abs(value)
+    if magnitude >= 1e15 or magnitude < 1e-4:
+        return f"{value:.3e}"
+    decimals = max(0, 4 - (math.floor(math.log10(magnitude)) + 1))
+    return _fixed(value, True, 0, decimals)
+
+
 def format_value(key: str, value: object) -> str:
     """Text for a table cell, using the column's Excel number format from the catalogue.
 
+    A missing value (NaN, None, NA, NaT) is an empty cell; an infinite one is "∞". The
+    format's decimals are kept as stated ('0.0%' shows 99.6 %, not 100 %), optional
+    decimals ('#,##0.##') drop their trailing zeros, and a column with no number format
+    shows whole numbers whole and fractions to four significant digits.
+
     >>> format_value("gpu_days", 1516.26), format_value("mfu", 0.45), format_value("flops", 5.25e22)
     ('1,516', '0.45', '5.25e+22')
+    >>> format_value("expected_goodput", 0.99589), format_value("line_quantity", 18.0)
+    ('99.6%', '18')
     """
-    if value is None or (isinstance(value, float) and value != value):
+    import numbers
+
+    if is_missing(value):
         return ""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return str(bool(value))
+    if isinstance(value, numbers.Integral):
+        value = int(value)
+    elif isinstance(value, numbers.Real):
+        value = float(value)
+    else:
         return str(value)
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "∞" if value > 0 else "-∞"
     entry = _entries().get(key)
     fmt = entry["excel_format"] if entry is not None else ""
     if fmt == "0.00E+00":
         return f"{value:.2e}"
-    if fmt.endswith("%"):
-        return f"{value:.0%}"
-    if fmt == "General":  # keep the precision that decides a check: 1.9 GHz is not "2"
-        return f"{value:,.4g}" if isinstance(value, float) else f"{value:,}"
-    decimals = len(fmt.split(".")[1]) if "." in fmt else (0 if fmt else 3)
-    if not fmt:
-        return f"{value:,.{decimals}g}" if isinstance(value, float) else f"{value:,}"
-    return f"{value:,.{decimals}f}" if "," in fmt else f"{value:.{decimals}f}"
+    spec = _number_spec(fmt)
+    if spec is None:
+        return _general(value)
+    comma, fewest, most, percent = spec
+    if percent:
+        return _fixed(value * 100, comma, fewest, most) + "%"
+    return _fixed(value, comma, fewest, most)
 
 
 def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:

@@ -1,0 +1,142 @@
+"""What a room reads in the panels' tables, the sliders' readouts and the hot-tier fill chart.
+
+Tables are text in each column's catalogue format (``excel_format`` of the labels.csv
+files): no "nan", the stated decimals, thousands separators, yes / no for booleans.
+"""
+
+from html.parser import HTMLParser
+
+import pytest
+
+from hubplan.core.labels import display_frame, format_value, label
+from hubplan.views import CostPanel, NetworkPanel, StoragePanel
+
+
+class _Table(HTMLParser):
+    """The header and body cells of the first ``<table>`` of an HTML string."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.header: list[str] = []
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+        self._tag = ""
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        if tag in ("th", "td"):
+            self._cell, self._tag = [], tag
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td") and self._cell is not None:
+            text = "".join(self._cell).strip()
+            (self.header if self._tag == "th" else self.rows[-1]).append(text)
+            self._cell = None
+
+    def column(self, header: str) -> list[str]:
+        i = self.header.index(header)
+        return [r[i] for r in self.rows if r]
+
+
+_RAW = ("nan", "none", "<na>", "nat", "inf", "undefined")
+
+
+@pytest.fixture(scope="module")
+def panels():
+    return {"cost": CostPanel(), "storage": StoragePanel(), "network": NetworkPanel()}
+
+
+_TABLES = {
+    "cost": ("summary_table", "capex_table"),
+    "storage": ("table", "checkpoints", "failures"),
+    "network": ("fabric_table", "switch_table"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("panel", sorted(_TABLES))
+def test_panel_tables_show_no_raw_missing_values(panels, panel, lang):
+    p = panels[panel]
+    p.language.value = lang
+    try:
+        for name in _TABLES[panel]:
+            table = _Table(getattr(p, name).value)
+            assert table.rows, name
+            cells = [c for row in table.rows for c in row]
+            raw = [c for c in cells if c.lower() in _RAW or "nan" in c.lower().split()]
+            assert not raw, (panel, name, raw)
+    finally:
+        p.language.value = "en"
+
+
+def test_cost_tables_show_the_labels_formats(panels):
+    p = panels["cost"]
+    summary = _Table(p.summary_table.value)
+    # discount_rate is '0.0%': the default scenario's 8 % reads "8.0%" (it read "8%")
+    assert summary.column(label("discount_rate", "en")) == ["8.0%"]
+    capex = _Table(p.capex_table.value)
+    # Worked example: the training pool's 144 GPUs in DGX H100 of 8 GPUs each are
+    # 144 / 8 = 18 servers; line_quantity is '#,##0.##' (optional decimals), so "18",
+    # not "18.00"; the DGX H100's US$270 000 (line_unit_usd '#,##0.00') "270,000.00".
+    row = capex.column(label("item", "en")).index("training: DGX H100")
+    assert capex.column(label("line_quantity", "en"))[row] == "18"
+    assert capex.column("Unit price [USD]")[row] == "270,000.00"
+    priced = {*capex.column(label("priced", "en"))}
+    assert priced <= {"yes", "no"}, priced
+
+
+def test_storage_tables_show_the_labels_formats(panels):
+    p = panels["storage"]
+    ck = _Table(p.checkpoints.value)
+    # Worked example, Young/Daly first order (hubplan.storage.checkpoint.goodput): the
+    # default fine-tune writes a 0.98 TB checkpoint in δ = 7.98 s, every P = 77.28 min
+    # = 4 637 s, with a job MTBF M = 374.47 h = 1 348 078 s and R = 15 min = 900 s
+    # restarts: 1 − 7.98/4 637 − (4 637/2 + 900)/1 348 078 = 1 − 0.00172 − 0.00239
+    # = 0.99589. expected_goodput is '0.0%': "99.6%" (it read "100%", a perfect run).
+    assert ck.column(label("expected_goodput", "en")) == ["99.6%"]
+    failures = _Table(p.failures.value)
+    shares = failures.column(label("failure_share", "en"))
+    assert all(s.endswith("%") and len(s.split(".")[-1]) == 2 for s in shares), shares
+
+
+def test_network_tables_show_the_labels_formats(panels):
+    p = panels["network"]
+    switches = _Table(p.switch_table.value)
+    # NVIDIA QM9700 data sheet: 1 720 W maximum; max_power_kw is '#,##0.0': "1.7"
+    models = switches.column(label("model", "en"))
+    power = switches.column(label("max_power_kw", "en") + " [kW]")
+    assert power[models.index("QM9700")] == "1.7"
+    fabric = _Table(p.fabric_table.value)
+    # 144 training GPUs, one compute NIC each: 144 endpoints ('#,##0')
+    assert fabric.column(label("endpoints", "en"))[0] == "144"
+
+
+def test_display_frame_keeps_the_table_unchanged_and_blanks_missing_values():
+    import pandas as pd
+
+    df = pd.DataFrame({"expected_goodput": [0.99589, float("nan")], "fits": [True, False],
+                       "line_quantity": [1234.5, pd.NA], "gpus": [pd.NA, 16_384]})  # fmt: skip
+    df["gpus"] = df["gpus"].astype("Int64")
+    before = df.copy()
+    shown = display_frame(df, "zh")
+    pd.testing.assert_frame_equal(df, before)  # views format a copy, never the table
+    assert shown.iloc[:, 0].tolist() == ["99.6%", ""]
+    assert shown.iloc[:, 1].tolist() == [label("value.yes", "zh"), label("value.no", "zh")]
+    # '#,##0.##': 1 234.5 keeps its one decimal and its separator
+    assert shown.iloc[:, 2].tolist() == ["1,234.5", ""]
+    assert shown.iloc[:, 3].tolist() == ["", "16,384"]
+
+
+def test_format_value_numbers_with_no_stated_format():
+    # A key with no label or no number format: whole numbers whole, fractions to four
+    # significant digits, never "1.23e+04" for 12 345.6
+    assert format_value("no_such_column", 12_345.6) == "12,346"
+    assert format_value("no_such_column", 0.53656) == "0.5366"
+    assert format_value("no_such_column", float("inf")) == "∞"
+    assert format_value("expected_goodput", -0.0001) == "0.0%"  # no "-0.0%"
