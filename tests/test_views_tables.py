@@ -140,3 +140,42 @@ def test_format_value_numbers_with_no_stated_format():
     assert format_value("no_such_column", 0.53656) == "0.5366"
     assert format_value("no_such_column", float("inf")) == "∞"
     assert format_value("expected_goodput", -0.0001) == "0.0%"  # no "-0.0%"
+
+
+# -- slider readouts -------------------------------------------------------------------------
+
+#: Each slider's readout (d3-format) as worked out from its field's catalogue format and
+#: its step: a share is a percent ('0%' utilisation 0.70 -> "70%"), a count a whole
+#: number, a factor the format's decimals, more only when the step needs them.
+_READOUTS = {
+    "CostPanel": {"utilisation": ".0%", "depreciation_years": ".1f", "horizon_years": "d",
+                  "discount_rate": ".1%"},
+    "StoragePanel": {"keep_last": "d", "alert": ".0%",
+                     **{f"failure_scale_{c}": ".2f"
+                        for c in ("gpu", "hbm", "nic", "switch", "host", "software")}},
+    "NetworkPanel": {"oversubscription": ".2f", "days": ".2f"},  # quarter-day steps
+    "FacilityPanel": {"rack_budget_kw": ".0f", "max_servers_per_rack": "d"},
+    "WorkloadPanel": {"days": ".0f", "mfu": ".2f", "goodput": ".2f", "time_margin": ".0%",
+                      "memory_headroom": ".1f"},
+    "OverviewPanel": {"days": ".0f", "mfu": ".2f", "rack_kw": ".0f", "utilisation": ".0%"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("panel", sorted(_READOUTS))
+def test_every_slider_reads_in_its_fields_format(panel, panels):
+    import ipywidgets as w
+
+    import hubplan.views
+
+    p = panels.get(panel.removesuffix("Panel").lower()) or getattr(hubplan.views, panel)()
+    sliders = {n: c.readout_format for n, c in p.controls.items()
+               if isinstance(c, w.IntSlider | w.FloatSlider)}  # fmt: skip
+    assert sliders == _READOUTS[panel]
+
+
+def test_a_share_slider_reads_as_a_percent(panels):
+    # d3-format '.0%' multiplies by 100: the default 70 % utilisation reads "70%", where
+    # the FloatSlider default '.2f' read "0.70"; the 8 % discount rate "8.0%" ('0.0%')
+    c = panels["cost"].controls
+    assert (c["utilisation"].value, c["utilisation"].readout_format) == (0.7, ".0%")
+    assert (c["discount_rate"].value, c["discount_rate"].readout_format) == (0.08, ".1%")

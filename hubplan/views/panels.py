@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog, load_catalog
 from ..core.errors import HubplanError
-from ..core.labels import display_frame, label, normalize_language
+from ..core.labels import _entries, display_frame, label, normalize_language
 from ..plan import Plan, build_plan
 from ..scenario import Scenario, default_scenario
 from . import charts
@@ -40,6 +40,58 @@ def _table_html(df: pd.DataFrame, lang: str, css_id: str) -> str:
     table = display_frame(df, lang).to_html(index=False, border=0, classes="hubplan-table",
                                             table_id=css_id, escape=True)  # fmt: skip
     return _TABLE_CSS + table
+
+
+#: A slider's field when the control's name is not the field's label key: control name
+#: (or name prefix) -> the label key whose ``excel_format`` sets the slider's readout.
+SLIDER_FIELDS = {"alert": "alert_fill", "rack_kw": "panel.rack_budget_kw",
+                 "failure_scale_": "failure_scale"}  # fmt: skip
+
+
+def _step_decimals(step: float) -> int:
+    """Decimals a step needs to show each value it lands on (0.25 -> 2, 5.0 -> 0)."""
+    text = f"{step:.10f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def readout_format(fmt: str, step: float, integer: bool = False) -> str:
+    """The d3-format string an ipywidgets slider shows its value in (``readout_format``,
+    https://d3js.org/d3-format), from an Excel number format of the label catalogue.
+
+    The decimals are those the format states, or more when the slider's step needs them
+    (a deadline in quarter days shows "12.25"); a share ('0%') shows as a percent, an
+    integer slider as a whole number.
+
+    >>> readout_format("0%", 0.05), readout_format("0.0%", 0.01), readout_format("0.00", 0.01)
+    ('.0%', '.1%', '.2f')
+    >>> readout_format("0", 0.25), readout_format("0", 1, integer=True)
+    ('.2f', 'd')
+    """
+    percent = fmt.endswith("%")
+    body = fmt.rstrip("%")
+    stated = len(body.split(".", 1)[1]) if "." in body else 0
+    comma = "," if "," in body else ""
+    if integer and not percent:
+        return f"{comma}d"
+    needed = _step_decimals(round(step * 100, 10) if percent else step)
+    return f"{comma}.{max(stated, needed)}{'%' if percent else 'f'}"
+
+
+def _slider_field(name: str, label_key: str) -> str:
+    """The Excel format for a slider: its own label's (``panel.*``), else its field's."""
+    entries = _entries()
+    for key in (
+        label_key,
+        SLIDER_FIELDS.get(name, name),
+        *(v for k, v in SLIDER_FIELDS.items() if k.endswith("_") and name.startswith(k)),
+    ):
+        fmt = entries.get(key, {}).get("excel_format", "")
+        if fmt and fmt not in ("@", "General"):
+            return fmt
+    raise KeyError(
+        f"slider {name!r}: no number format in the label catalogue for {label_key!r} or its "
+        "field; give one of them an excel_format in its labels.csv"
+    )
 
 
 def _full_table(title_key: str) -> tuple[w.Accordion, w.HTML]:
@@ -105,10 +157,20 @@ class PlanPanel:
         self.result: Plan = build_plan(self.base, self.catalog, until=self.until)
 
     def _start(self) -> None:
+        self._set_readouts()
         for widget in self.controls.values():
             widget.observe(self.update, names="value")
         self.language.observe(self._on_language, names="value")
         self.update()
+
+    def _set_readouts(self) -> None:
+        """Every slider's readout in its field's format from the label catalogue
+        (:func:`readout_format`): 70 % utilisation reads "70%", not "0.70"."""
+        for name, widget in self.controls.items():
+            if isinstance(widget, w.IntSlider | w.FloatSlider):
+                fmt = _slider_field(name, self._label_key(name))
+                widget.readout_format = readout_format(fmt, widget.step,
+                                                       isinstance(widget, w.IntSlider))  # fmt: skip
 
     def scenario(self) -> Scenario:  # pragma: no cover - abstract
         raise NotImplementedError
