@@ -179,3 +179,72 @@ def test_a_share_slider_reads_as_a_percent(panels):
     c = panels["cost"].controls
     assert (c["utilisation"].value, c["utilisation"].readout_format) == (0.7, ".0%")
     assert (c["discount_rate"].value, c["discount_rate"].readout_format) == (0.08, ".1%")
+
+
+# -- the hot-tier fill axis ------------------------------------------------------------------
+
+
+def _fill_layers(chart) -> tuple[list, dict]:
+    spec = chart.to_dict()
+    line = spec["layer"][0]["encoding"]["y"]
+    return spec["layer"], {"domain": line["scale"]["domain"], "clamp": line["scale"]["clamp"],
+                           "title": spec["title"]}  # fmt: skip
+
+
+def test_fill_axis_runs_to_full_when_the_tier_never_fills():
+    from hubplan.views import charts
+
+    plan = hubplan_default_storage()
+    # the default hot tier: 19.7 TB of checkpoints on 1 180 TB usable, 1.7 % at most,
+    # alert at 85 %: the axis is 0-100 %, not stretched and not auto-scaled to 90 %
+    layers, y = _fill_layers(charts.hot_fill(plan["hot_fill"]))
+    assert y["domain"] == [0, 1.0] and len(layers) == 2
+    assert y["title"] == "Hot-tier fill over the run"
+
+
+def test_fill_axis_stops_at_125_percent_and_says_when_the_tier_fills():
+    import pandas as pd
+
+    from hubplan.views import charts
+
+    # A run whose fill passes 100 % on day 2 and reaches 25 times the usable capacity
+    curve = pd.DataFrame({"day": [0.0, 1.0, 2.0, 3.0], "used_tb": [50.0, 90, 120, 2500],
+                          "usable_tb": 100.0, "fill": [0.5, 0.9, 1.2, 25.0],
+                          "alert_fill": 0.85})  # fmt: skip
+    for lang, note in (
+        (
+            "en",
+            "Full on day 2.0: by day 3.0 the run would need 2,500% of "
+            "the usable capacity (axis stops at 125 %)",
+        ),
+        ("zh", "第 2.0 天写满：至第 3.0 天需要可用容量的 2,500%（纵轴截至 125%）"),
+    ):
+        layers, y = _fill_layers(charts.hot_fill(curve, lang))
+        assert y["domain"] == [0, 1.25] and y["clamp"] is True  # was auto: 0-2 500 %
+        assert y["title"]["subtitle"] == note
+        # the 100 % rule and the day-2 rule
+        assert [lay["mark"]["type"] for lay in layers] == ["line", "rule", "rule", "rule"]
+
+
+def test_the_16k_run_keeping_every_checkpoint_reads_on_a_capped_axis():
+    import hubplan
+    from hubplan.core.paths import templates_dir
+    from hubplan.views import charts
+
+    pretrain = hubplan.load_scenario(templates_dir() / "scenarios" / "pretrain-16k.yaml")
+    keep_all = hubplan.build_plan(pretrain.with_changes({"storage.checkpoint_offload": False,
+                                                         "storage.hot_nodes": 4}),
+                                  until="storage")  # fmt: skip
+    # notebook 04, section 4: "alert on day 2.8, full on day 3.3 of 75.2"; by day 75.2
+    # the checkpoints would need 51 972 TB of 4 × 24 × 30.72 × 0.8 = 2 359 TB usable, 2 203 %
+    days = keep_all["checkpoint_plan"]["days_to_full"].iloc[0]
+    _, y = _fill_layers(charts.hot_fill(keep_all["hot_fill"], "en", days))
+    assert y["domain"] == [0, 1.25]
+    assert y["title"]["subtitle"].startswith("Full on day 3.3: by day 75.2 the run would "
+                                             "need 2,203% of the usable capacity")  # fmt: skip
+
+
+def hubplan_default_storage():
+    import hubplan
+
+    return hubplan.build_plan(hubplan.default_scenario(), until="storage")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -455,19 +456,66 @@ def storage_bandwidth(bandwidth: pd.DataFrame, lang: str = "en") -> alt.Chart:
     return _style(chart, width=300, height=160)
 
 
-def hot_fill(curve: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
-    """Hot-tier fill over the run with the alert line, from the Plan's ``hot_fill`` table."""
+#: Top of the hot-tier fill axis when the tier overflows: 100 % (full) and a quarter above
+#: it, room enough to show the line leaving the chart without letting it set the scale.
+FILL_AXIS_OVERFLOW = 1.25
+
+
+def hot_fill(curve: pd.DataFrame, lang: str = "en",
+             days_to_full: float | None = None) -> alt.LayerChart:  # fmt: skip
+    """Hot-tier fill over the run with the alert line, from the Plan's ``hot_fill`` table.
+
+    The fill axis runs from 0 to 100 %: fill is a share of the tier's usable capacity,
+    and what a room decides on (the alert line, the day the tier fills) lies in that
+    range. A run that keeps checkpoints past what the tier holds would set an
+    auto-scaled axis by its last day (the 16 384-GPU pre-training run with every
+    checkpoint on 4 nodes ends at 2 203 %) and squeeze the alert line and the day it
+    fills into the bottom twentieth of the chart. So when the fill passes 100 % the axis
+    stops at :data:`FILL_AXIS_OVERFLOW` (125 %), the line is clamped along its top, a rule
+    marks 100 % and the day the tier fills, and the subtitle says that day and the
+    fill the run would reach (``chart.hot_fill.overflow``; the storage stage reports the
+    same as its ``hot_tier_fills`` error).
+
+    Parameters
+    ----------
+    curve : DataFrame
+        The Plan's ``hot_fill`` table.
+    days_to_full : float, optional
+        The day the tier fills, ``checkpoint_plan.days_to_full`` (the stage finds it on
+        every checkpoint; the curve keeps a sample of them). Without it, the first day
+        of the curve at or past 100 %.
+    """
     lang = normalize_language(lang)
+    peak = float(curve["fill"].max()) if not curve.empty else 0.0
+    alert_fill = float(curve["alert_fill"].iloc[0]) if not curve.empty else 0.0
+    overflow = peak > 1.0
+    top = FILL_AXIS_OVERFLOW if overflow else max(1.0, alert_fill)
     x = alt.X("day:Q", title=f"{label('day', lang)} [d]")
+    y_scale = alt.Scale(domain=[0, top], clamp=True, nice=False)
     line = alt.Chart(curve).mark_line(interpolate="step-after").encode(
-        x=x, y=alt.Y("fill:Q", title=label("fill", lang), axis=alt.Axis(format="%")),
+        x=x, y=alt.Y("fill:Q", title=label("fill", lang), axis=alt.Axis(format="%"),
+                     scale=y_scale),
         tooltip=[alt.Tooltip("day:Q", format=".2f"), alt.Tooltip("used_tb:Q", format=",.1f"),
                  alt.Tooltip("fill:Q", format=".1%")],
     )  # fmt: skip
     alert = alt.Chart(curve.head(1)).mark_rule(color="#b00020", strokeDash=[6, 4]).encode(
         y="alert_fill:Q", tooltip=[alt.Tooltip("alert_fill:Q", title=label("alert_fill", lang),
                                                format=".0%")])  # fmt: skip
-    chart = alt.layer(line, alert).properties(title=label("chart.hot_fill.title", lang))
+    layers = [line, alert]
+    title: alt.TitleParams | str = label("chart.hot_fill.title", lang)
+    if overflow:
+        first = float(curve.loc[curve["fill"] >= 1.0, "day"].iloc[0])
+        day = first if days_to_full is None or not math.isfinite(days_to_full) \
+            else float(days_to_full)  # fmt: skip
+        end = float(curve["day"].iloc[-1])
+        full = pd.DataFrame({"day": [day]})
+        layers.append(alt.Chart(pd.DataFrame({"fill": [1.0]})).mark_rule(color="#444").encode(
+            y="fill:Q"))  # fmt: skip
+        layers.append(alt.Chart(full).mark_rule(color="#b00020").encode(
+            x="day:Q", tooltip=[alt.Tooltip("day:Q", format=".1f")]))  # fmt: skip
+        note = label("chart.hot_fill.overflow", lang, day=day, end=end, peak=peak)
+        title = alt.TitleParams(text=title, subtitle=note, subtitleColor="#b00020")
+    chart = alt.layer(*layers).properties(title=title)
     return _style(chart, width=420, height=260)
 
 

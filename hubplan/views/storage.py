@@ -15,6 +15,13 @@ from . import charts
 from .panels import PlanPanel, _form, _table_html
 
 
+def _days_to_full(plan) -> float | None:
+    """The day the hot tier fills (every row of ``checkpoint_plan`` carries the tier's
+    crossing), or None with no training job."""
+    ck = plan["checkpoint_plan"]
+    return float(ck["days_to_full"].iloc[0]) if not ck.empty else None
+
+
 class StoragePanel(PlanPanel):
     """Storage per tier, bandwidth demand against supply, and the hot-tier fill over the run.
 
@@ -65,7 +72,8 @@ class StoragePanel(PlanPanel):
             self.result["storage_content"], self.lang))  # fmt: skip
         self.bandwidth_chart = charts.LiveChart(charts.storage_bandwidth(
             self.result["storage_bandwidth"], self.lang))  # fmt: skip
-        self.fill_chart = charts.LiveChart(charts.hot_fill(self.result["hot_fill"], self.lang))
+        self.fill_chart = charts.LiveChart(charts.hot_fill(
+            self.result["hot_fill"], self.lang, _days_to_full(self.result)))  # fmt: skip
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
             w.HBox([w.VBox([_form(self.labels, self.controls)],
@@ -120,4 +128,4 @@ class StoragePanel(PlanPanel):
         self.failures.value = _table_html(plan["failure_breakdown"], lang, "hubplan-failures")
         self.capacity_chart.chart = charts.storage_capacity(plan["storage_content"], lang)
         self.bandwidth_chart.chart = charts.storage_bandwidth(plan["storage_bandwidth"], lang)
-        self.fill_chart.chart = charts.hot_fill(plan["hot_fill"], lang)
+        self.fill_chart.chart = charts.hot_fill(plan["hot_fill"], lang, _days_to_full(plan))
