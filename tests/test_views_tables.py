@@ -248,3 +248,37 @@ def hubplan_default_storage():
     import hubplan
 
     return hubplan.build_plan(hubplan.default_scenario(), until="storage")
+
+
+# -- the scenario comparison -----------------------------------------------------------------
+
+
+def test_scenario_comparison_shows_each_figure_in_its_format():
+    import hubplan
+    from hubplan.views import compare_scenarios
+
+    s = hubplan.default_scenario()
+    # every pool on L4 cards: no cloud offer lists an L4 (test_cost_cloud.py), so no
+    # break-even to show
+    l4 = s.with_changes(
+        {
+            f"pools.{pool}.{k}": v
+            for pool in ("training", "inference", "development")
+            for k, v in (("accelerator", "L4 24GB"), ("server", None))
+        }
+    )
+    cmp = compare_scenarios({"H100": hubplan.build_plan(s), "L4": hubplan.build_plan(l4)})
+    shown = cmp.display_table()
+    cells = shown.to_numpy().ravel().tolist()
+    assert not [c for c in cells if str(c).lower() in _RAW], cells
+    h100 = shown["H100"].droplevel("unit")
+    # capex 11 400 226.9 USD (worked line by line in test_cost_prices.py), '#,##0';
+    # 168 GPUs (144 training, 16 inference, 8 development), '#,##0'; before, the table
+    # showed 11400226.9 and 168
+    assert h100[label("overview.capex_usd", "en")] == "11,400,227"
+    assert h100[label("overview.gpus", "en")] == "168"
+    # break-even month 102.72 (test_overview.py), breakeven_month '0.0'
+    assert h100[label("overview.breakeven_month", "en")] == "102.7"
+    assert shown["L4"].droplevel("unit")[label("overview.breakeven_month", "en")] == label(
+        "overview.no_offer", "en"
+    )

@@ -19,7 +19,7 @@ import ipywidgets as w
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..core.labels import label, normalize_language
+from ..core.labels import format_value, label, normalize_language
 from ..plan import Plan, stage_names
 from ..scenario import Scenario
 from . import charts
@@ -86,6 +86,18 @@ def _breakeven(f: dict[str, Any], lang: str) -> str:
         return label("overview.never", lang)
     return label("overview.breakeven_value", lang, month=month, offer=f["cloud_offer"],
                  cloud=f["cloud_usd_per_gpu_hour"])  # fmt: skip
+
+
+def _figure_text(key: str, f: dict[str, Any], lang: str) -> str:
+    """One headline figure as a comparison cell: its label's number format, megawatts to
+    two decimals, a break-even with no offer or none in sight in words."""
+    value = f[key]
+    if key == "breakeven_month" and (f.get("cloud_basis") == "no_offer"
+                                     or not math.isfinite(value)):  # fmt: skip
+        return _breakeven(f, lang)
+    if key in ("it_mw", "facility_mw"):
+        return f"{value:,.2f}" if math.isfinite(value) else ""
+    return format_value(key, value)
 
 
 def headline_text(f: dict[str, Any], lang: str = "en") -> dict[str, str]:
@@ -370,9 +382,15 @@ class ScenarioComparison:
         self.chart = comparison_chart(self.table, self.lang)
 
     def display_table(self) -> pd.DataFrame:
-        """The table as shown: figure labels as the index, rounded numbers."""
-        shown = self.table.drop(columns=["figure"]).set_index(["label", "unit"])
-        return shown.map(lambda v: round(v, 2) if isinstance(v, float) else v)
+        """The table as shown: figure labels as the index, each figure as text in its
+        label's number format (thousands separators, the stated decimals; megawatts to
+        two decimals), a break-even that never comes or has no offer to compare against
+        said in words, never ``inf`` or ``nan``."""
+        figs = {name: headline_figures(p) for name, p in self.plans.items()}
+        shown = self.table[["label", "unit"]].copy()
+        for name, f in figs.items():
+            shown[name] = [_figure_text(key, f, self.lang) for key in self.table["figure"]]
+        return shown.set_index(["label", "unit"])
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
