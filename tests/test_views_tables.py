@@ -282,3 +282,15 @@ def test_scenario_comparison_shows_each_figure_in_its_format():
     assert shown["L4"].droplevel("unit")[label("overview.breakeven_month", "en")] == label(
         "overview.no_offer", "en"
     )
+
+
+def test_number_columns_line_up_on_the_right(panels):
+    import pandas as pd
+
+    from hubplan.views.panels import _table_html
+
+    df = pd.DataFrame({"item": ["a"], "line_quantity": [18.0], "priced": [True]})
+    html = _table_html(df, "en", "t")
+    # the quantity (2nd column) right, the item and the yes / no left
+    assert "#t td:nth-child(2),#t th:nth-child(2){text-align:right}" in html
+    assert "nth-child(1){" not in html and "nth-child(3){" not in html

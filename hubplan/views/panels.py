@@ -37,9 +37,20 @@ _TABLE_CSS = (
 
 
 def _table_html(df: pd.DataFrame, lang: str, css_id: str) -> str:
-    table = display_frame(df, lang).to_html(index=False, border=0, classes="hubplan-table",
-                                            table_id=css_id, escape=True)  # fmt: skip
-    return _TABLE_CSS + table
+    """``df`` as the HTML table a panel shows: :func:`~hubplan.core.labels.display_frame`
+    text (each column in its label's format, unknown values blank), text columns on the
+    left and number columns on the right, so digits line up under their header."""
+    shown = display_frame(df, lang)
+    keys = [c for c in df.columns if not (c.endswith("_zh") and c[:-3] in df.columns)]
+    types = pd.api.types
+    numeric = [i for i, key in enumerate(keys, start=1)
+               if types.is_numeric_dtype(df[key]) and not types.is_bool_dtype(df[key])]  # fmt: skip
+    align = "".join(f"#{css_id} td:nth-child({i}),#{css_id} th:nth-child({i}){{text-align:right}}"
+                    for i in numeric)  # fmt: skip
+    table = shown.to_html(index=False, border=0, classes="hubplan-table", table_id=css_id,
+                          escape=True)  # fmt: skip
+    return (_TABLE_CSS + f"<style>#{css_id} td,#{css_id} th{{text-align:left}}{align}</style>"
+            + table)  # fmt: skip
 
 
 #: A slider's field when the control's name is not the field's label key: control name
