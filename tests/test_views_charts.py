@@ -19,8 +19,13 @@ def plan():
     return hubplan.build_plan(hubplan.default_scenario())
 
 
+# The port-use legend of the default plan in 中文, by hand from the catalogue: plane then role.
+PORT_USE_ZH = {"bmc.leaf": "带外管理（BMC）叶交换机", "compute.leaf": "计算叶交换机",
+               "compute.spine": "计算脊交换机", "inband.leaf": "带内管理叶交换机",
+               "storage.leaf": "存储叶交换机"}  # fmt: skip
+
 # Every chart that colours, stacks or orders by a coded value, with the catalogue prefix of
-# its codes' labels ("" when the code is itself a key: a column name).
+# its codes' labels ("" when the code is itself a key: a column name) or the code → label.
 CODED = {
     "gpus_vs_deadline": (lambda p, lang: charts.gpus_vs_deadline(p["training_curve"],
                                                                  p["training"], lang), ""),
@@ -37,6 +42,7 @@ CODED = {
     "cooling_map": (lambda p, lang: charts.cooling_map(p["cooling"], p["racks"], lang),
                     "choice.cooling_mode"),
     "gantt": (lambda p, lang: gantt(p["schedule"], lang), "phase"),
+    "port_use": (lambda p, lang: charts.port_use(p["port_use"], lang), PORT_USE_ZH.get),
     "own_vs_cloud": (lambda p, lang: own_vs_cloud(p["cost_curve"], p["cost_summary"], lang), ""),
     "cost_breakdown": (lambda p, lang: cost_breakdown(p["cost_capex"], p["cost_opex"], lang),
                        "choice.category"),
@@ -104,8 +110,11 @@ def test_a_language_switch_keeps_every_colour_and_place(plan, name):
                              c_zh.get("legend", {}).get("labelExpr", ""))  # fmt: skip
         assert found, f"{name}: no labelExpr naming the codes in the zh legend"
         names = json.loads(found.group(1))
-        key = (lambda c: f"{prefix}.{c}") if prefix else (lambda c: c)
-        assert names == {c: label(key(c), "zh") for c in domain}
+        if callable(prefix):
+            assert names == {c: prefix(c) for c in domain}
+        else:
+            key = (lambda c: f"{prefix}.{c}") if prefix else (lambda c: c)
+            assert names == {c: label(key(c), "zh") for c in domain}
     # stacks (an order channel) pile the same items in the same order
     assert _stacking(en) == _stacking(zh)
 

@@ -676,13 +676,23 @@ def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) ->
     """
     lang = normalize_language(lang)
     title = label("chart.port_use.title", lang)
-    df = use.assign(what=use["plane"] + " " + use["role"])
+    # coloured by the code "plane.role"; the legend names it in the language
+    df = use.assign(what=use["plane"].astype(str) + "." + use["role"].astype(str))
+    names = {
+        code: label("chart.port_use.switch", lang,
+                    plane=choice("choice.plane", code.split(".")[0], lang),
+                    role=choice("chart.port_use.role", code.split(".")[1], lang))
+        for code in dict.fromkeys(df["what"])
+    }  # fmt: skip
+    df["what_label"] = df["what"].map(names)
+    color = coded_color("what", names, label("role", lang))
     if len(df) <= per_device_up_to:
         y = alt.Y("device:N", title=label("device", lang), sort=None)
         bars = alt.Chart(df).mark_bar().encode(
             y=y, x=alt.X("used:Q", title=label("used", lang)),
-            color=alt.Color("what:N", title=label("role", lang)),
-            tooltip=["device:N", "used:Q", "ports:Q"],
+            color=color,
+            tooltip=["device:N", alt.Tooltip("what_label:N", title=label("role", lang)),
+                     "used:Q", "ports:Q"],
         )  # fmt: skip
         cap = alt.Chart(df).mark_tick(color="#b00020", thickness=2).encode(
             y=y, x="ports:Q", tooltip=["device:N", "ports:Q"])  # fmt: skip
@@ -692,7 +702,7 @@ def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) ->
         x=alt.X("share:Q", bin=alt.Bin(step=0.05), title=label("chart.port_use.share", lang),
                 axis=alt.Axis(format="%")),
         y=alt.Y("count():Q", title=label("chart.port_use.switches", lang)),
-        color=alt.Color("what:N", title=label("role", lang)),
+        color=color,
     ).properties(title=title)  # fmt: skip
     return _style(chart, width=420, height=240)
 
