@@ -499,7 +499,7 @@ def test_facility_panel_recomputes_racks_headless():
     assert [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
             for layer in power["layer"]] == ["bar", "tick", "tick"]  # fmt: skip
     cool = charts.cooling_map(p.result["cooling"], p.result["racks"]).to_dict()
-    assert cool["encoding"]["color"]["field"] == "mode"
+    assert cool["encoding"]["color"]["field"] == "cooling_mode"  # the code; labels in the legend
 
 
 def test_server_with_no_power_figure_is_an_error(default, tmp_path):

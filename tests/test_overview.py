@@ -74,7 +74,7 @@ def test_deadline_resizes_the_whole_plan():
     # The chart the browser draws follows: training 9 × 8 = 72 working and 8 spare GPUs.
     spec = p.pools_chart.spec
     bars = {(r["pool"], r["part"]): r["value"] for r in spec["datasets"][spec["data"]["name"]]}
-    assert bars[("training", "Working")] == 72 and bars[("training", "Spare")] == 8
+    assert bars[("training", "working")] == 72 and bars[("training", "spare")] == 8
 
 
 def test_peak_qps_and_rack_budget_reach_their_sections():

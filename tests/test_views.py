@@ -171,7 +171,10 @@ def test_workload_chart_legend_sits_below_and_names_every_curve(default):
     spec = charts.gpus_vs_deadline(plan["training_curve"], plan["training"]).to_dict()
     color = spec["layer"][0]["encoding"]["color"]
     assert color["legend"]["orient"] == "bottom"
-    assert color["sort"] == ["GPUs (compute)", "GPUs (memory)", "GPUs"]
+    # coloured by the curve's code in a fixed order; the legend names each curve
+    assert color["scale"]["domain"] == ["compute_bound_gpus", "memory_bound_gpus", "gpus"]
+    for name in ("GPUs (compute)", "GPUs (memory)", "GPUs"):
+        assert f'"{name}"' in color["legend"]["labelExpr"]
 
 
 def test_cost_chart_uses_a_log_axis_when_one_candidate_is_an_outlier(default):
@@ -264,7 +267,7 @@ def test_network_panel_large_fabric_draws_one_unit():
     assert d["title"]["subtitle"][0].startswith("图示一个可扩展单元；共 64 个单元")
     # one unit drawn: 32 servers, 8 leaves, 512 / 64 = 8 spines, cores capped at 32
     nodes = pd.DataFrame(d["datasets"][d["layer"][1]["data"]["name"]])
-    assert nodes.groupby("tier").size().to_dict() == {
+    assert nodes.groupby("tier_label").size().to_dict() == {
         "服务器": 32,
         "叶交换机": 8,
         "脊交换机": 8,

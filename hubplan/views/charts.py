@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
 import altair as alt
 import anywidget
+import numpy as np
 import pandas as pd
 import traitlets
 
@@ -252,6 +254,71 @@ def show_split(widget: alt.JupyterChart, split: SplitChart) -> None:
         widget.spec = split.spec()
 
 
+# -- Coded values: colour and order by the code, words in the language ---------------------
+#
+# A chart that colours, stacks or orders by a translated label gives each item another
+# colour and place when the language changes (the labels sort differently). Charts encode
+# the stable code with an explicit domain and show the label through ``labelExpr`` and a
+# ``*_label`` tooltip field, so English and 中文 draw the same picture.
+
+
+def choice(prefix: str, code: str, lang: str) -> str:
+    """The label of a coded value, ``<prefix>.<code>`` in the catalogue, or the code
+    itself when the vocabulary has none.
+
+    >>> choice("choice.cooling_mode", "liquid", "zh"), choice("status", "no-such", "zh")
+    ('冷板液冷', 'no-such')
+    """
+    try:
+        return label(f"{prefix}.{code}", lang)
+    except KeyError:
+        return code
+
+
+def names_of(codes: Iterable[str], prefix: str, lang: str) -> dict[str, str]:
+    """Code → its label in ``lang`` (:func:`choice`), codes in the order first seen.
+
+    >>> names_of(["air", "liquid", "air"], "choice.cooling_mode", "en")
+    {'air': 'air', 'liquid': 'direct liquid'}
+    """
+    return {c: choice(prefix, c, lang) for c in dict.fromkeys(str(c) for c in codes)}
+
+
+def label_expr(names: Mapping[str, str]) -> str:
+    """A Vega expression that shows a legend or axis entry (a code) as its label; a code
+    missing from ``names`` shows as itself.
+
+    >>> label_expr({"air": "风冷"})
+    '({"air": "风冷"})[datum.label] || datum.label'
+    """
+    return f"({json.dumps(dict(names), ensure_ascii=False)})[datum.label] || datum.label"
+
+
+def coded_color(field: str, names: Mapping[str, str], title: str,
+                order: Iterable[str] | None = None,
+                scale: Mapping[str, Any] | None = None,
+                legend: Mapping[str, Any] | None = None) -> Any:  # fmt: skip
+    """A colour encoding of the code ``field``.
+
+    The domain is ``order`` when the codes have a natural order (curves, phases, tiers),
+    else the sorted codes: the same in every language, so each item keeps its colour and
+    place. The legend shows ``names[code]``. More than ten categories take the 20-colour
+    scheme, so no two share a colour.
+
+    >>> enc = coded_color("mode", {"liquid": "冷板液冷", "air": "风冷"}, "制冷").to_dict()
+    >>> enc["scale"]["domain"], enc["legend"]["labelExpr"]
+    (['air', 'liquid'], '({"liquid": "冷板液冷", "air": "风冷"})[datum.label] || datum.label')
+    """
+    domain = list(order) if order is not None else sorted(names)
+    extra = dict(scale or {})
+    if len(domain) > 10 and "range" not in extra:
+        extra.setdefault("scheme", "tableau20")
+    shown = alt.Legend(labelExpr=label_expr(names), **dict(legend or {}))
+    return alt.Color(
+        f"{field}:N", title=title, scale=alt.Scale(domain=domain, **extra), legend=shown
+    )
+
+
 def _style(chart: alt.TopLevelMixin, width: int = 520, height: int = 300) -> alt.TopLevelMixin:
     return chart.properties(width=width, height=height).configure(font=FONT)
 
@@ -286,7 +353,7 @@ def gpus_vs_deadline_split(curve: pd.DataFrame, training: pd.DataFrame, lang: st
     series = {key: label(key, lang) for key in _CURVES}
     long = pick.melt(id_vars="deadline_days", value_vars=list(series), var_name="series",
                      value_name="value")  # fmt: skip
-    long["series"] = long["series"].map(series)
+    long["series_label"] = long["series"].map(series)  # coloured by the code
     point = pd.DataFrame([{
         "deadline_days": float(chosen["deadline_days"]), "value": int(chosen["gpus"]),
         "what": f"{label('chart.chosen', lang)}: {int(chosen['gpus'])} GPU",
@@ -295,16 +362,17 @@ def gpus_vs_deadline_split(curve: pd.DataFrame, training: pd.DataFrame, lang: st
 
 
 def _gpus_vs_deadline(lang: str, job: str) -> alt.LayerChart:
-    order = [label(key, lang) for key in _CURVES]
+    names = {key: label(key, lang) for key in _CURVES}
     x = alt.X("deadline_days:Q", title=f"{label('chart.gpus_vs_days.x', lang)} [d]")
     y = alt.Y("value:Q", title=label("chart.gpus_vs_days.y", lang))
     lines = alt.Chart(alt.NamedData("curves")).mark_line().encode(
         x=x, y=y,
         # Legend below the plot: at the right it is clipped when the panel is narrow.
-        color=alt.Color("series:N", title=label("chart.curve", lang), sort=order,
-                        legend=alt.Legend(orient="bottom", labelLimit=400)),
-        strokeDash=alt.StrokeDash("series:N", legend=None, sort=order),
-        tooltip=[alt.Tooltip("deadline_days:Q", format=".1f"), "series:N", "value:Q"],
+        color=coded_color("series", names, label("chart.curve", lang), order=_CURVES,
+                          legend=dict(orient="bottom", labelLimit=400)),
+        strokeDash=alt.StrokeDash("series:N", legend=None, scale=alt.Scale(domain=_CURVES)),
+        tooltip=[alt.Tooltip("deadline_days:Q", format=".1f"),
+                 alt.Tooltip("series_label:N", title=label("chart.curve", lang)), "value:Q"],
     )  # fmt: skip
     chosen = alt.Chart(alt.NamedData("chosen"))
     point = chosen.mark_point(size=140, filled=True, color="black").encode(
@@ -328,21 +396,27 @@ def pool_gpus_split(pools: pd.DataFrame, lang: str = "en") -> SplitChart:
     lang = normalize_language(lang)
     rows = pools[pools["level"] == "pool"]
     long = pd.concat([
-        rows.assign(part=label("chart.working", lang),
-                    value=rows["servers"] * rows["gpus_per_server"]),
-        rows.assign(part=label("chart.spare", lang),
-                    value=rows["spare_servers"] * rows["gpus_per_server"]),
+        rows.assign(part="working", value=rows["servers"] * rows["gpus_per_server"]),
+        rows.assign(part="spare", value=rows["spare_servers"] * rows["gpus_per_server"]),
     ])[["pool", "accelerator", "server", "part", "value"]]  # fmt: skip
+    long["part_label"] = [label(f"chart.{p}", lang) for p in long["part"]]
     return SplitChart(_pool_gpus, (lang,), {"pools": long})
 
 
+#: Stacking order of a pool's bar, bottom up: the working GPUs, then the spares.
+_PARTS = ("working", "spare")
+
+
 def _pool_gpus(lang: str) -> alt.Chart:
+    names = {p: label(f"chart.{p}", lang) for p in _PARTS}
     chart = alt.Chart(alt.NamedData("pools")).mark_bar().encode(
         x=alt.X("pool:N", title=label("pool", lang), sort=None),
         y=alt.Y("sum(value):Q", title=label("gpus", lang)),
-        color=alt.Color("part:N", title="", sort=[label("chart.working", lang)]),
+        color=coded_color("part", names, "", order=_PARTS),
+        # by the code: "working" > "spare", so the working GPUs stack at the bottom
         order=alt.Order("part:N", sort="descending"),
-        tooltip=["pool:N", "accelerator:N", "server:N", "part:N", "value:Q"],
+        tooltip=["pool:N", "accelerator:N", "server:N",
+                 alt.Tooltip("part_label:N", title=""), "value:Q"],
     ).properties(title=label("chart.pools.title", lang))  # fmt: skip
     return _style(chart, width=320, height=260)
 
@@ -351,21 +425,60 @@ def compute_claims(claims: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """The TOPS trap: each candidate's headline figure beside the dense BF16 that training
     uses, from the Plan's ``compute_claims`` table."""
     lang = normalize_language(lang)
-    applies = label("bf16_dense_tflops", lang)
-    headline = label("marketing_figure", lang)
+    figures = ("bf16_dense_tflops", "marketing_figure")  # the one training uses first
+    names = {f: label(f, lang) for f in figures}
     long = pd.concat([
-        claims.assign(figure=applies, value=claims["bf16_dense_tflops"], basis="BF16 dense"),
-        claims.assign(figure=headline, value=claims["marketing_figure"],
+        claims.assign(figure=figures[0], value=claims["bf16_dense_tflops"], basis="BF16 dense"),
+        claims.assign(figure=figures[1], value=claims["marketing_figure"],
                       basis=claims["marketing_basis"]),
     ]).dropna(subset=["value"])[["candidate", "figure", "value", "basis"]]  # fmt: skip
+    long["figure_label"] = long["figure"].map(names)
     chart = alt.Chart(long).mark_bar().encode(
         y=alt.Y("candidate:N", title=label("candidate", lang), sort=None),
-        yOffset=alt.YOffset("figure:N", sort=[applies, headline]),
+        yOffset=alt.YOffset("figure:N", sort=list(figures)),
         x=alt.X("value:Q", title="TFLOPS / TOPS"),
-        color=alt.Color("figure:N", title="", sort=[applies, headline]),
-        tooltip=["candidate:N", "figure:N", "basis:N", alt.Tooltip("value:Q", format=",.1f")],
+        color=coded_color("figure", names, "", order=figures),
+        tooltip=["candidate:N", alt.Tooltip("figure_label:N", title=""), "basis:N",
+                 alt.Tooltip("value:Q", format=",.1f")],
     ).properties(title=label("chart.claims.title", lang))  # fmt: skip
     return _style(chart, width=480, height=40 * max(len(claims), 1))
+
+
+#: Gap between a scatter point's centre and its name [px]: clear of the largest point
+#: (size 361 px², radius 11 px) and of the winner's ring (size 900 px², radius 17 px).
+LABEL_GAP_PX = 20
+#: How far a name sits above or below its point's centre [px], away from the neighbour:
+#: about half a line of 11 px text, so two close points' names do not overprint.
+LABEL_RISE_PX = 7
+
+
+def _label_sides(x: pd.Series, y: pd.Series, log_x: bool = False) -> pd.Series:
+    """Where each scatter point's name goes, as (horizontal, vertical) unit steps in
+    screen terms (right +1, down +1): away from the point's nearest neighbour, the
+    distance measured on both axes scaled to [0, 1] (``log_x`` on a log axis).
+
+    >>> _label_sides(pd.Series([1.0, 2.0, 9.0]), pd.Series([1.0, 1.2, 5.0])).tolist()
+    [(-1, 1), (1, -1), (1, -1)]
+    """
+    xs = np.log10(x.to_numpy(dtype=float)) if log_x else x.to_numpy(dtype=float)
+    ys = y.to_numpy(dtype=float)
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        span = float(v.max() - v.min()) if len(v) else 0.0
+        return (v - v.min()) / span if span > 0 else np.zeros_like(v)
+
+    ux, uy = unit(xs), unit(ys)
+    sides = []
+    for i in range(len(ux)):
+        d = np.hypot(ux - ux[i], uy - uy[i])
+        d[i] = np.inf
+        if not np.isfinite(d).any():  # a lone point: its name to the right
+            sides.append((1, 0))
+            continue
+        j = int(np.argmin(d))
+        # a neighbour to the right pushes the name left; one above (larger y) pushes it down
+        sides.append((-1 if ux[j] > ux[i] else 1, 1 if uy[j] >= uy[i] else -1))
+    return pd.Series(sides, index=x.index, dtype=object)
 
 
 def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> alt.Chart:
@@ -402,19 +515,16 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
         color=alt.Color("candidate:N", title=label("candidate", lang)),
     )
     ring = base.transform_filter(alt.datum.winner).mark_point(size=900, color="black")
-    # Alternate label sides by rank so labels of close points do not overlap.
-    ranked = rows.assign(side=[i % 2 for i in range(len(rows))])
-    text_left = (
-        alt.Chart(ranked[ranked["side"] == 0])
-        .mark_text(align="left", dx=10, dy=-10)
-        .encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
-    )
-    text_right = (
-        alt.Chart(ranked[ranked["side"] == 1])
-        .mark_text(align="right", dx=-10, dy=12)
-        .encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
-    )
-    text = text_left + text_right
+    # Each name starts beside its own point, on the side away from its nearest neighbour
+    # (sides alternated in the table's row order sent names onto the neighbours' points).
+    sides = _label_sides(rows["capex_usd"], rows[y_field], log_x=spread > 4)
+    text = alt.layer(*[
+        alt.Chart(rows[[s == side for s in sides]]).mark_text(
+            align="left" if side[0] > 0 else "right", baseline="middle",
+            dx=side[0] * LABEL_GAP_PX, dy=side[1] * LABEL_RISE_PX,
+        ).encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
+        for side in sorted(set(sides))
+    ])  # fmt: skip
     chart = alt.layer(points, ring, text).properties(
         title=f"{label('chart.cost_vs_time.title', lang)} — {workload}"
     )
@@ -424,12 +534,16 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
 def storage_capacity(content: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """Content per tier, stacked by what it is, from the Plan's ``storage_content`` table."""
     lang = normalize_language(lang)
-    df = content.assign(what=[label(f"storage.content.{c}", lang) for c in content["content"]])
+    names = names_of(content["content"], "storage.content", lang)
+    df = content.assign(what=content["content"].astype(str).map(names))
     chart = alt.Chart(df).mark_bar().encode(
         x=alt.X("tier:N", title=label("tier", lang), sort=["hot", "warm", "cold"]),
         y=alt.Y("sum(tb):Q", title=f"{label('tb', lang)} [TB]"),
-        color=alt.Color("what:N", title=label("content", lang)),
-        tooltip=["tier:N", "what:N", alt.Tooltip("tb:Q", format=",.2f")],
+        color=coded_color("content", names, label("content", lang)),
+        # stacked in the colour domain's order (the codes), not the labels' sort
+        order=alt.Order("content:N"),
+        tooltip=["tier:N", alt.Tooltip("what:N", title=label("content", lang)),
+                 alt.Tooltip("tb:Q", format=",.2f")],
     ).properties(title=label("chart.storage_capacity.title", lang))  # fmt: skip
     return _style(chart, width=300, height=260)
 
@@ -438,20 +552,23 @@ def storage_bandwidth(bandwidth: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """Read and write demand against the hot tier's supply, from ``storage_bandwidth``."""
     lang = normalize_language(lang)
     total = bandwidth[bandwidth["pool"] == "total"].iloc[0]
-    demand, supply = label("chart.demand", lang), label("chart.supply", lang)
-    read, write = label("read_gb_s", lang), label("write_gb_s", lang)
+    sides = {"demand": label("chart.demand", lang), "supply": label("chart.supply", lang)}
+    whats = {"read_gb_s": label("read_gb_s", lang), "write_gb_s": label("write_gb_s", lang)}
+    demand, supply, read, write = "demand", "supply", "read_gb_s", "write_gb_s"
     df = pd.DataFrame([
         {"what": read, "side": demand, "gb_s": float(total["read_demand_gb_s"])},
         {"what": read, "side": supply, "gb_s": float(total["supply_read_gb_s"])},
         {"what": write, "side": demand, "gb_s": float(total["write_demand_gb_s"])},
         {"what": write, "side": supply, "gb_s": float(total["supply_write_gb_s"])},
     ])  # fmt: skip
+    df["what_label"], df["side_label"] = df["what"].map(whats), df["side"].map(sides)
     chart = alt.Chart(df).mark_bar().encode(
-        y=alt.Y("what:N", title="", sort=[read, write]),
+        y=alt.Y("what:N", title="", sort=[read, write], axis=alt.Axis(labelExpr=label_expr(whats))),
         yOffset=alt.YOffset("side:N", sort=[demand, supply]),
         x=alt.X("gb_s:Q", title="GB/s"),
-        color=alt.Color("side:N", title="", sort=[demand, supply]),
-        tooltip=["what:N", "side:N", alt.Tooltip("gb_s:Q", format=",.1f")],
+        color=coded_color("side", sides, "", order=[demand, supply]),
+        tooltip=[alt.Tooltip("what_label:N", title=""), alt.Tooltip("side_label:N", title=""),
+                 alt.Tooltip("gb_s:Q", format=",.1f")],
     ).properties(title=label("chart.storage_bandwidth.title", lang))  # fmt: skip
     return _style(chart, width=300, height=160)
 
@@ -519,6 +636,9 @@ def hot_fill(curve: pd.DataFrame, lang: str = "en",
     return _style(chart, width=420, height=260)
 
 
+#: The fabric's tiers bottom up: the diagram's rows and its colours.
+_TIERS = ("server", "leaf", "spine", "core")
+
 #: Most nodes a fabric diagram draws per tier; more are elided with a count label.
 DIAGRAM_MAX_NODES = 32
 
@@ -527,7 +647,7 @@ def _tier_nodes(tier: str, count: int, y: float, lang: str) -> pd.DataFrame:
     shown = min(int(count), DIAGRAM_MAX_NODES)
     x = [(i + 0.5) / shown for i in range(shown)] if shown else []
     name = label(f"chart.fabric.{tier}", lang)
-    return pd.DataFrame({"tier": name, "k": range(shown), "x": x, "y": y,
+    return pd.DataFrame({"tier": tier, "tier_label": name, "k": range(shown), "x": x, "y": y,
                          "count": int(count)})  # fmt: skip
 
 
@@ -568,17 +688,20 @@ def fabric_diagram(fabric: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     allnodes = pd.concat(nodes.values(), ignore_index=True)
     allnodes["caption"] = [
         f"{t} × {c:,}" if k == 0 else "" for t, c, k in
-        zip(allnodes["tier"], allnodes["count"], allnodes["k"], strict=True)
+        zip(allnodes["tier_label"], allnodes["count"], allnodes["k"], strict=True)
     ]  # fmt: skip
     rules = alt.Chart(edges).mark_rule(opacity=0.25, strokeWidth=0.6, color="#888").encode(
         x=alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-0.4, len(tiers) - 0.6])),
         x2="x2:Q", y2="y2:Q",
     )  # fmt: skip
+    drawn = [t for t in _TIERS if t in nodes]
+    names = {t: label(f"chart.fabric.{t}", lang) for t in drawn}
     points = alt.Chart(allnodes).mark_square(size=90).encode(
-        x="x:Q", y="y:Q", color=alt.Color("tier:N", title=label("chart.fabric.tier", lang),
-                                          sort=[n["tier"].iloc[0] for n in nodes.values()]),
-        tooltip=["tier:N", alt.Tooltip("count:Q", format=",")],
+        x="x:Q", y="y:Q",
+        color=coded_color("tier", names, label("chart.fabric.tier", lang), order=drawn),
+        tooltip=[alt.Tooltip("tier_label:N", title=label("chart.fabric.tier", lang)),
+                 alt.Tooltip("count:Q", format=",")],
     )  # fmt: skip
     captions = alt.Chart(allnodes[allnodes["k"] == 0]).mark_text(
         align="left", dx=-8, dy=-14, fontSize=11).encode(x=alt.value(0), y="y:Q",
@@ -601,13 +724,23 @@ def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) ->
     """
     lang = normalize_language(lang)
     title = label("chart.port_use.title", lang)
-    df = use.assign(what=use["plane"] + " " + use["role"])
+    # coloured by the code "plane.role"; the legend names it in the language
+    df = use.assign(what=use["plane"].astype(str) + "." + use["role"].astype(str))
+    names = {
+        code: label("chart.port_use.switch", lang,
+                    plane=choice("choice.plane", code.split(".")[0], lang),
+                    role=choice("chart.port_use.role", code.split(".")[1], lang))
+        for code in dict.fromkeys(df["what"])
+    }  # fmt: skip
+    df["what_label"] = df["what"].map(names)
+    color = coded_color("what", names, label("role", lang))
     if len(df) <= per_device_up_to:
         y = alt.Y("device:N", title=label("device", lang), sort=None)
         bars = alt.Chart(df).mark_bar().encode(
             y=y, x=alt.X("used:Q", title=label("used", lang)),
-            color=alt.Color("what:N", title=label("role", lang)),
-            tooltip=["device:N", "used:Q", "ports:Q"],
+            color=color,
+            tooltip=["device:N", alt.Tooltip("what_label:N", title=label("role", lang)),
+                     "used:Q", "ports:Q"],
         )  # fmt: skip
         cap = alt.Chart(df).mark_tick(color="#b00020", thickness=2).encode(
             y=y, x="ports:Q", tooltip=["device:N", "ports:Q"])  # fmt: skip
@@ -617,7 +750,7 @@ def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) ->
         x=alt.X("share:Q", bin=alt.Bin(step=0.05), title=label("chart.port_use.share", lang),
                 axis=alt.Axis(format="%")),
         y=alt.Y("count():Q", title=label("chart.port_use.switches", lang)),
-        color=alt.Color("what:N", title=label("role", lang)),
+        color=color,
     ).properties(title=title)  # fmt: skip
     return _style(chart, width=420, height=240)
 
@@ -635,7 +768,8 @@ def rack_elevation(layout: pd.DataFrame, lang: str = "en", racks: int = 12) -> a
     lang = normalize_language(lang)
     shown = layout[layout["rack"].isin(list(dict.fromkeys(layout["rack"]))[:racks])].copy()
     shown["u_top"] = shown["u_position"] + shown["u_height"]
-    shown["type"] = [label(f"device_type.{t}", lang) for t in shown["device_type"]]
+    names = names_of(shown["device_type"], "device_type", lang)
+    shown["type"] = shown["device_type"].astype(str).map(names)
     chart = (
         alt.Chart(shown)
         .mark_bar(stroke="white", strokeWidth=1)
@@ -643,8 +777,9 @@ def rack_elevation(layout: pd.DataFrame, lang: str = "en", racks: int = 12) -> a
             x=alt.X("rack:N", title=label("rack", lang), sort=None),
             y=alt.Y("u_position:Q", title=f"{label('u_position', lang)} [U]"),
             y2="u_top:Q",
-            color=alt.Color("type:N", title=label("device_type", lang)),
-            tooltip=["device:N", "model:N", "rack:N", "u_position:Q", "u_height:Q",
+            color=coded_color("device_type", names, label("device_type", lang)),
+            tooltip=["device:N", alt.Tooltip("type:N", title=label("device_type", lang)),
+                     "model:N", "rack:N", "u_position:Q", "u_height:Q",
                      alt.Tooltip("max_power_kw:Q", format=".2f")],
         )
         .properties(title=label("chart.rack_elevation.title", lang))
@@ -663,16 +798,19 @@ def rack_power(allocation: pd.DataFrame, lang: str = "en", racks: int = 40) -> a
     lang = normalize_language(lang)
     df = allocation.head(racks).copy()
     df["limit_kw"] = df["supply_kw"] * (1 - df["required_headroom_pct"])
+    statuses = ("ok", "low_headroom", "over")
+    names = {s: choice("status", s, lang) for s in statuses}
+    df["status_label"] = df["status"].astype(str).map(lambda s: choice("status", s, lang))
     x = alt.X("rack:N", title=label("rack", lang), sort=None)
     bars = alt.Chart(df).mark_bar().encode(
         x=x,
         y=alt.Y("allocated_kw:Q", title=f"{label('allocated_kw', lang)} [kW]"),
-        color=alt.Color("status:N", title=label("status", lang),
-                        scale=alt.Scale(domain=["ok", "low_headroom", "over"],
-                                        range=["#4c78a8", "#f58518", "#e45756"])),
+        color=coded_color("status", names, label("status", lang), order=statuses,
+                          scale=dict(range=["#4c78a8", "#f58518", "#e45756"])),
         tooltip=["rack:N", alt.Tooltip("allocated_kw:Q", format=".1f"),
                  alt.Tooltip("supply_kw:Q", format=".1f"),
-                 alt.Tooltip("headroom_pct:Q", format=".1%"), "status:N"],
+                 alt.Tooltip("headroom_pct:Q", format=".1%"),
+                 alt.Tooltip("status_label:N", title=label("status", lang))],
     )  # fmt: skip
     supply = alt.Chart(df).mark_tick(color="black", thickness=2).encode(x=x, y="supply_kw:Q")
     limit = (
@@ -682,6 +820,10 @@ def rack_power(allocation: pd.DataFrame, lang: str = "en", racks: int = 40) -> a
     )
     layered = alt.layer(bars, supply, limit).properties(title=label("chart.rack_power.title", lang))
     return _style(layered, width=max(240, 16 * len(df)))
+
+
+#: Cooling modes from the lightest to the heaviest heat: the cooling map's colours.
+_COOLING_MODES = ("air", "rear_door", "liquid", "beyond")
 
 
 def cooling_map(cooling: pd.DataFrame, racks: pd.DataFrame, lang: str = "en") -> alt.Chart:
@@ -696,15 +838,20 @@ def cooling_map(cooling: pd.DataFrame, racks: pd.DataFrame, lang: str = "en") ->
     """
     lang = normalize_language(lang)
     df = cooling[cooling["level"] == "rack"].merge(racks[["rack", "position"]], on="rack")
-    df["mode"] = [label(f"choice.cooling_mode.{m}", lang) for m in df["cooling_mode"]]
+    present = set(df["cooling_mode"].astype(str))
+    modes = [m for m in _COOLING_MODES if m in present] + sorted(present - set(_COOLING_MODES))
+    names = {m: choice("choice.cooling_mode", m, lang) for m in modes}
+    df["mode"] = [choice("choice.cooling_mode", m, lang) for m in df["cooling_mode"]]
     chart = (
         alt.Chart(df)
         .mark_rect(stroke="white")
         .encode(
             x=alt.X("position:O", title=label("position", lang)),
             y=alt.Y("row:N", title=label("row", lang)),
-            color=alt.Color("mode:N", title=label("cooling_mode", lang)),
-            tooltip=["rack:N", alt.Tooltip("heat_kw:Q", format=".1f"), "mode:N", "status:N"],
+            color=coded_color("cooling_mode", names, label("cooling_mode", lang),
+                              order=modes),
+            tooltip=["rack:N", alt.Tooltip("heat_kw:Q", format=".1f"),
+                     alt.Tooltip("mode:N", title=label("cooling_mode", lang)), "status:N"],
         )
         .properties(title=label("chart.cooling_map.title", lang))
     )  # fmt: skip

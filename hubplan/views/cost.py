@@ -7,7 +7,6 @@ Charts read the Plan's cost tables only; they compute nothing.
 from __future__ import annotations
 
 import html
-import json
 import math
 
 import altair as alt
@@ -18,7 +17,7 @@ from ..core.catalog import Catalog
 from ..core.labels import label, normalize_language
 from ..scenario import Scenario
 from . import charts
-from .charts import SplitChart, _style
+from .charts import SplitChart, _style, coded_color, names_of
 from .panels import PlanPanel, _form, _table_html
 
 
@@ -35,15 +34,6 @@ def money(df: pd.DataFrame, column: str) -> tuple[str, str]:
     return (twin, "CNY") if twin in df.columns else (column, "USD")
 
 
-def _choice(column: str, code: str, lang: str) -> str:
-    """The label of a coded value (``choice.<column>.<code>``), or the code itself when
-    the vocabulary has none."""
-    try:
-        return label(f"choice.{column}.{code}", lang)
-    except KeyError:
-        return code
-
-
 def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") -> alt.Chart:
     """Priced capex and opex a year by category (unpriced lines are absent, and said so in
     the panel's findings), from ``cost_capex`` and ``cost_opex``, in the plan's currency."""
@@ -58,16 +48,14 @@ def cost_breakdown(capex: pd.DataFrame, opex: pd.DataFrame, lang: str = "en") ->
     ], ignore_index=True)  # fmt: skip
     # colour by the stable code, so a language switch keeps each category's colour and
     # order; the legend and the tooltip show its label in the language
-    codes = list(dict.fromkeys(df["category"].astype(str)))
-    names = {c: _choice("category", c, lang) for c in codes}
+    names = names_of(df["category"], "choice.category", lang)
     df["category_label"] = df["category"].map(names)
     chart = alt.Chart(df).mark_bar().encode(
         y=alt.Y("what:N", title=""),
         x=alt.X("sum(usd):Q", title=unit),
-        color=alt.Color("category:N", title=label("category", lang),
-                        scale=alt.Scale(domain=sorted(codes), scheme="tableau20"),
-                        legend=alt.Legend(labelExpr=f"{json.dumps(names, ensure_ascii=False)}"
-                                                    "[datum.label]")),
+        # 20 colours even for ten categories or fewer: a plan that adds one keeps the rest
+        color=coded_color("category", names, label("category", lang),
+                          scale=dict(scheme="tableau20")),
         tooltip=["what:N", alt.Tooltip("category_label:N", title=label("category", lang)),
                  alt.Tooltip("usd:Q", format=",.0f")],
     ).properties(title=label("chart.cost_breakdown.title", lang))  # fmt: skip
@@ -88,9 +76,10 @@ def own_vs_cloud_split(curve: pd.DataFrame, summary: pd.DataFrame,
     """:func:`own_vs_cloud` as a :class:`~hubplan.views.charts.SplitChart` (in the plan's
     currency: the ``*_cny`` paths when the stage added them; the field keeps its name)."""
     lang = normalize_language(lang)
-    names = {money(curve, c)[0]: label(c, lang) for c in _PATHS}
-    long = curve.melt("month", list(names), var_name="key", value_name="usd")
-    long["what"] = long["key"].map(names)
+    codes = {money(curve, c)[0]: c for c in _PATHS}  # the shown column → its USD code
+    long = curve.melt("month", list(codes), var_name="key", value_name="usd")
+    long["what"] = long["key"].map(codes)
+    long["what_label"] = [label(c, lang) for c in long["what"]]
     month = float(summary["breakeven_month"].iloc[0])
     shown = month if math.isfinite(month) and month <= curve["month"].max() else None
     rule = pd.DataFrame({"month": [shown] if shown is not None else []}, dtype=float)
@@ -101,8 +90,10 @@ def own_vs_cloud_split(curve: pd.DataFrame, summary: pd.DataFrame,
 def _own_vs_cloud(lang: str, unit: str = "USD") -> alt.LayerChart:
     x = alt.X("month:Q", title=label("month", lang))
     lines = alt.Chart(alt.NamedData("paths")).mark_line().encode(
-        x=x, y=alt.Y("usd:Q", title=unit), color=alt.Color("what:N", title=""),
-        tooltip=["what:N", "month:Q", alt.Tooltip("usd:Q", format=",.0f")],
+        x=x, y=alt.Y("usd:Q", title=unit),
+        color=coded_color("what", {c: label(c, lang) for c in _PATHS}, "", order=_PATHS),
+        tooltip=[alt.Tooltip("what_label:N", title=""), "month:Q",
+                 alt.Tooltip("usd:Q", format=",.0f")],
     )  # fmt: skip
     rule = alt.Chart(alt.NamedData("breakeven")).mark_rule(strokeDash=[4, 4],
                                                             color="#444").encode(x=x)  # fmt: skip
