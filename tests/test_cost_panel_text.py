@@ -64,3 +64,19 @@ def test_cost_breakdown_keeps_colours_across_languages_and_labels_the_legend():
     assert '"gpu_servers": "GPU server"' in colours["en"]["legend"]["labelExpr"]
     assert '"gpu_servers": "GPU 服务器"' in colours["zh"]["legend"]["labelExpr"]
     assert '"insurance": "保险"' in colours["zh"]["legend"]["labelExpr"]
+
+
+def test_chinese_cost_tables_show_no_raw_basis_or_confidence_codes():
+    from hubplan.core.labels import display_frame
+
+    plan = hubplan.build_plan(hubplan.default_scenario())
+    capex = display_frame(plan["cost_capex"], "zh")
+    opex = display_frame(plan["cost_opex"], "zh")
+    shown = set(capex["价格依据"]) | set(capex["价格可信度"]) | set(capex["单位"])
+    shown |= set(opex["成本依据"]) | set(opex["单位"])
+    # every code the default plan uses has a 中文 label (cost labels.csv): 服务器目录 for
+    # catalogue_server, 估算 for estimate, 台 for a server, 维保比例 for the maintenance share
+    assert {"服务器目录", "价格目录", "估算", "低", "台", "维保比例", "按岗位人员"} <= shown
+    codes = {"catalogue_server", "catalogue_prices", "estimate", "low", "server",
+             "section_maintenance_share", "section_staff", "facility_power"}  # fmt: skip
+    assert not codes & shown

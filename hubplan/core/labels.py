@@ -163,7 +163,11 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "cooling_mode": "choice.cooling_mode", "sized_by": "choice.sized_by",
                  "limited_by": "choice.limited_by", "category": "choice.category",
                  "pass_if": "pass_if", "figure_basis": "figure_basis",
-                 "figure_source": "figure_source"}  # fmt: skip
+                 "figure_source": "figure_source",
+                 "price_confidence": "choice.price_confidence",
+                 "cost_basis": "choice.cost_basis", "line_unit": "choice.line_unit",
+                 "gpu_cost_basis": "choice.gpu_cost_basis",
+                 "item_kind": "choice.item_kind"}  # fmt: skip
 
 
 #: Finding parameters whose values are codes with labels, beside :data:`VALUE_COLUMNS`:
