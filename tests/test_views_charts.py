@@ -135,41 +135,32 @@ def test_known_legends_in_chinese(plan):
     assert '"rear_door": "背板换热（冷背门）"' in cool["encoding"]["color"]["legend"]["labelExpr"]
 
 
+def _nodes(scene):
+    """Every dict node of a Vega scenegraph, depth first."""
+    stack = [scene]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+
+
 def _marks(scene, marktype):
     """(name, items) of every mark of a type in a Vega scenegraph."""
-    out = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("marktype") == marktype and node.get("role") == "mark":
-                out.append((node.get("name"), node.get("items", [])))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(scene)
-    return out
+    return [(n.get("name"), n.get("items", [])) for n in _nodes(scene)
+            if n.get("marktype") == marktype and n.get("role") == "mark"]  # fmt: skip
 
 
 def _legend(scene):
     """Candidate → its colour, from the drawn legend's symbols and labels."""
     fills, texts = [], []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("role") == "legend-symbol":
-                fills.extend(i["fill"] for i in node["items"])
-            if node.get("role") == "legend-label":
-                texts.extend(i["text"] for i in node["items"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(scene)
+    for node in _nodes(scene):
+        if node.get("role") == "legend-symbol":
+            fills.extend(i["fill"] for i in node["items"])
+        if node.get("role") == "legend-label":
+            texts.extend(i["text"] for i in node["items"])
     return dict(zip(texts, fills, strict=False))
 
 
