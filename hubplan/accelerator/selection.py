@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog, peak_tflops
 from ..core.errors import HubplanError
-from ..core.prices import catalogue_price
+from ..core.prices import server_price_usd
 from ..pools import Pools, PoolSpec
 from ..workload import size_inference, size_training, training_days, training_memory
 from ..workload.section import InferenceService, TrainingJob
@@ -55,10 +55,7 @@ def server_cost_per_gpu(name: str, catalog: Catalog) -> float:
     mine = servers[(servers["accelerator"] == name) & (servers["kind"] == "server")]
     best = math.nan
     for r in mine.to_dict(orient="records"):
-        price = float(r["price_usd"])
-        if math.isnan(price):
-            row = catalogue_price("server", str(r["name"]))
-            price = row.point_usd if row is not None else math.nan
+        price = server_price_usd(str(r["name"]), float(r["price_usd"]))[0]
         gpus = float(r["gpus"])
         if not math.isnan(price) and gpus > 0 and not price / gpus >= best:
             best = price / gpus

@@ -166,6 +166,28 @@ def catalogue_price(kind: str, name: str, quotes: tuple = (),
     return None if row is None else in_usd(row, cny_per_usd)
 
 
+def server_price_usd(
+    name: str, own_usd: float, cny_per_usd: float = DEFAULT_CNY_PER_USD
+) -> tuple[float, str, Price | None]:
+    """A catalogue server's price [USD] and where it comes from: its own (the server
+    catalogue's or a custom server's) price first ("server"), else the price catalogue's
+    point ("price_catalogue", a CNY row at ``cny_per_usd``), else NaN ("none"); with the
+    price catalogue's row for the server (None without one).
+
+    >>> price, basis, _ = server_price_usd("Huawei Atlas 800T A2", float("nan"))
+    >>> round(price, 2), basis  # 1 480 000 CNY ÷ 7.1884
+    (205887.26, 'price_catalogue')
+    >>> server_price_usd("DGX H100", 270_000.0)[:2]
+    (270000.0, 'server')
+    """
+    row = catalogue_price("server", name, (), cny_per_usd)
+    if not math.isnan(own_usd):
+        return float(own_usd), "server", row
+    if row is not None:
+        return row.point_usd, "price_catalogue", row
+    return math.nan, "none", None
+
+
 def optics_key(media: str, speed_gbps: float, part: str) -> str:
     """The catalogue name of a module or a cable of a medium at a speed.
 

@@ -14,7 +14,7 @@ import math
 import pandas as pd
 
 from ..core.catalog import Catalog
-from .prices import DEFAULT_CNY_PER_USD, catalogue_price
+from ..core.prices import DEFAULT_CNY_PER_USD, server_price_usd
 
 MARKET_COLUMNS = ["server", "vendor", "accelerator", "gpus", "server_price_usd",
                   "price_basis", "price_confidence", "bf16_dense_pflops", "hbm_gb",
@@ -58,15 +58,14 @@ def market_view(catalog: Catalog, cny_per_usd: float = DEFAULT_CNY_PER_USD) -> p
         if s["accelerator"] not in acc.index or not s["gpus"] == s["gpus"]:
             continue
         a = acc.loc[s["accelerator"]]
-        price, basis = float(s["price_usd"]), "server_catalogue"
-        row = catalogue_price("server", str(s["name"]), (), cny_per_usd)
+        price, source, row = server_price_usd(str(s["name"]), float(s["price_usd"]),
+                                              cny_per_usd)  # fmt: skip
+        if source == "none":
+            continue
+        basis = "server_catalogue" if source == "server" else source
         # the price's own confidence: the price catalogue's row for it, else "low" (the
         # server catalogue's prices are indicative; its confidence column rates the specs)
         confidence = row.confidence if row is not None and row.point_usd == price else "low"
-        if math.isnan(price) and row is not None:
-            price, basis, confidence = row.point_usd, "price_catalogue", row.confidence
-        if math.isnan(price):
-            continue
         n = float(s["gpus"])
         pflops = n * float(a["bf16_dense_tflops"]) / 1000.0
         hbm = n * float(a["vram_gb"])

@@ -12,7 +12,7 @@ from ..accelerator import Selection, gpu_cost_usd
 from ..core.catalog import Catalog
 from ..core.errors import HubplanError
 from ..core.findings import Finding
-from ..core.prices import catalogue_price
+from ..core.prices import server_price_usd
 from ..core.stage import Stage, StageResult
 from ..pools import (
     FLEET_KEY,
@@ -166,11 +166,10 @@ def server_price(chosen, acc: pd.Series, gpus_per_server: int,
     section's default rate: the cost stage re-prices it at the plan's own rate); with no
     priced server, the card price × (1 + platform overhead) × GPUs per server, said so in
     the basis; 'none' when neither is known. [USD]"""
-    if chosen is not None and not math.isnan(chosen.price_usd):
-        return chosen.price_usd, "server"
-    row = catalogue_price("server", chosen.name) if chosen is not None else None
-    if row is not None:
-        return row.point_usd, "price_catalogue"
+    if chosen is not None:
+        price, basis, _ = server_price_usd(chosen.name, chosen.price_usd)
+        if basis != "none":
+            return price, basis
     card = gpu_cost_usd(acc, platform_overhead)
     if not math.isnan(card):
         return card * gpus_per_server, "card_overhead"
