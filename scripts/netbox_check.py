@@ -55,15 +55,27 @@ Hence ``WORKERS = 2`` (the machine's cores). The 16K plan's ~311 k rows then nee
 2-3 hours on two free cores, cables (77,565) being half of it; on a machine shared with
 other work at lower priority (``nice``) it takes correspondingly longer.
 
+Resuming (``--resume``): a plan that takes longer than one sitting (the 16K plan) is
+imported in several. Its PostgreSQL cluster is then kept under ``WORK/kept`` (not in a
+temporary folder), one database per plan, and ``WORK/kept/progress.json`` records each
+chunk NetBox accepted, with a digest of the plan's files. A later run with ``--resume``
+starts NetBox on that database and posts only the chunks not yet accepted; it refuses to
+resume when the files differ (a changed plan or hubplan), since the rows already in
+NetBox would no longer be the plan's. The counts printed add up every sitting's chunks.
+Every row still goes through NetBox's own import view once. ``--fresh`` drops what was
+kept.
+
 Usage: ``python scripts/netbox_check.py [--plans default pretrain-16k gb200-nvl72] [--chunk 250]
-[--workers 2] [--deadline-s 5400]``
+[--workers 2] [--deadline-s 5400] [--resume] [--fresh]``
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import html
 import http.cookiejar
+import json
 import os
 import re
 import secrets
@@ -71,6 +83,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -100,6 +113,8 @@ PG_THROWAWAY = [
 # NetBox's production server (gunicorn, which NetBox installs) with this many worker
 # processes, and as many chunks posted at once. See the measurements in the docstring.
 WORKERS = 2
+#: Where ``--resume`` keeps the PostgreSQL cluster and the progress between sittings.
+KEPT = WORK / "kept"
 
 
 def log(msg: str) -> None:
@@ -196,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chunk", type=int, default=CHUNK_ROWS)
     ap.add_argument("--workers", type=int, default=WORKERS)
     ap.add_argument("--deadline-s", type=float, default=5400)
+    resume_help = "keep the database and go on from the chunks already accepted"
+    ap.add_argument("--resume", action="store_true", help=resume_help)
+    ap.add_argument("--fresh", action="store_true", help="drop what --resume kept first")
     args = ap.parse_args(argv)
     if os.geteuid() != 0:
         print("make netbox-check runs as root (it installs Debian packages and a chroot)")
@@ -214,14 +232,18 @@ def main(argv: list[str] | None = None) -> int:
         nb.release()
 
 
-def start_services(nb: NetBoxHost, procs: list, tmp: Path) -> dict[str, str]:
+def start_services(nb: NetBoxHost, procs: list, tmp: Path, keep: bool = False) -> dict[str, str]:
+    """PostgreSQL and Redis on loopback, and NetBox's configuration. With ``keep`` the
+    PostgreSQL cluster is :data:`KEPT`'s (made there once), otherwise a throwaway one."""
     pgbin = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
-    data = tmp / "pg"
+    data = (KEPT if keep else tmp) / "pg"
     os.chmod(tmp, 0o755)
-    data.mkdir()
-    shutil.chown(data, "postgres", "postgres")
-    sh(["runuser", "-u", "postgres", "--", str(pgbin / "initdb"), "-D", str(data), "-A",
-        "trust", "-U", "postgres", "-E", "UTF8"], capture_output=True)  # fmt: skip
+    if not (data / "PG_VERSION").exists():
+        data.mkdir(parents=True, exist_ok=True)
+        shutil.chown(data, "postgres", "postgres")
+        sh(["runuser", "-u", "postgres", "--", str(pgbin / "initdb"), "-D", str(data), "-A",
+            "trust", "-U", "postgres", "-E", "UTF8"], capture_output=True)  # fmt: skip
+    (data / "postmaster.pid").unlink(missing_ok=True)  # left by a sitting that was killed
     procs.append(subprocess.Popen(
         ["runuser", "-u", "postgres", "--", str(pgbin / "postgres"), "-D", str(data),
          "-h", "127.0.0.1", "-p", str(PG_PORT), "-k", str(data), *PG_THROWAWAY],
@@ -239,9 +261,10 @@ def start_services(nb: NetBoxHost, procs: list, tmp: Path) -> dict[str, str]:
     conf = nb.path(NB_ROOT) / "conf"
     conf.mkdir(parents=True, exist_ok=True)
     (conf / "configuration.py").write_text(f"""
+import os
 ALLOWED_HOSTS = ['127.0.0.1', 'localhost']
-DATABASE = {{'NAME': 'netbox', 'USER': 'postgres', 'PASSWORD': '', 'HOST': '127.0.0.1',
-            'PORT': {PG_PORT}, 'CONN_MAX_AGE': 300}}
+DATABASE = {{'NAME': os.environ.get('HUBPLAN_NETBOX_DB', 'netbox'), 'USER': 'postgres',
+            'PASSWORD': '', 'HOST': '127.0.0.1', 'PORT': {PG_PORT}, 'CONN_MAX_AGE': 300}}
 REDIS = {{
     'tasks': {{'HOST': '127.0.0.1', 'PORT': {REDIS_PORT}, 'DATABASE': 0, 'SSL': False}},
     'caching': {{'HOST': '127.0.0.1', 'PORT': {REDIS_PORT}, 'DATABASE': 1, 'SSL': False}},
@@ -316,21 +339,33 @@ def post_chunk(client: Client, url: str, header: str, part: list[str]) -> tuple[
 
 
 def import_file(
-    client: Client, url: str, path: Path, chunk: int, deadline: float, workers: int = 1
+    client: Client,
+    url: str,
+    path: Path,
+    chunk: int,
+    deadline: float,
+    workers: int = 1,
+    done: frozenset[int] = frozenset(),
+    on_accept=lambda i: None,
 ) -> tuple[int, int, list]:
     """Import one CSV in chunks, ``workers`` chunks at a time (the rows of one file do not
     refer to each other, so its chunks are independent). A chunk rejected while others ran
     beside it (a lock timeout or deadlock between two transactions shows as a 500) is
-    posted once more on its own; only a second rejection counts, with NetBox's reasons."""
+    posted once more on its own; only a second rejection counts, with NetBox's reasons.
+    Chunks whose first row is in ``done`` were accepted in an earlier sitting (counted,
+    not posted); ``on_accept(first_row)`` is called for each chunk accepted now."""
     lines = path.read_text(encoding="utf-8").splitlines()
     header, rows = lines[0], lines[1:]
-    starts = list(range(0, len(rows), chunk))
-    accepted, why, retry = 0, [], []
+    starts = [i for i in range(0, len(rows), chunk) if i not in done]
+    accepted = sum(len(rows[i : i + chunk]) for i in done if i < len(rows))
+    why, retry = [], []
 
     def one(i: int) -> tuple[int, bool, str]:
         if time.monotonic() > deadline:
             return i, False, ""
         ok, page = post_chunk(client, url, header, rows[i : i + chunk])
+        if ok:
+            on_accept(i)
         return i, ok, page
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -347,6 +382,7 @@ def import_file(
         ok, page = (False, "") if time.monotonic() > deadline else post_chunk(
             client, url, header, part)  # fmt: skip
         if ok:
+            on_accept(i)
             accepted += len(part)
         elif not page:
             why.append(f"rows {i + 1}-{i + len(part)}: not imported, the time limit is reached")
@@ -355,31 +391,39 @@ def import_file(
     return len(rows), accepted, why
 
 
-def fresh_netbox(nb: NetBoxHost, procs: list, tmp: Path, env: dict, workers: int) -> Client:
-    """An empty, migrated NetBox database, a superuser, NetBox's web server and a
-    logged-in client. Each plan gets its own, so the plans' shared names (manufacturers,
-    roles, device types, the 10.x prefixes NetBox keeps unique) do not collide."""
+def fresh_database(nb: NetBoxHost, env: dict) -> str:
+    """An empty, migrated NetBox database (``env["HUBPLAN_NETBOX_DB"]``) with a superuser;
+    returns the superuser's password. Each plan gets its own, so the plans' shared names
+    (manufacturers, roles, device types, the 10.x prefixes NetBox keeps unique) do not
+    collide."""
     netbox = NB_VENV + "/bin/netbox"
     run_env = ["env", *[f"{k}={v}" for k, v in env.items()]]
+    db = env["HUBPLAN_NETBOX_DB"]
     pgbin = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
     psql = [str(pgbin / "psql"), "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "postgres"]
-    sh([*psql, "-q", "-c", "DROP DATABASE IF EXISTS netbox WITH (FORCE)"], capture_output=True)
-    sh([*psql, "-q", "-c", "CREATE DATABASE netbox"], capture_output=True)
+    sh([*psql, "-q", "-c", f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'], capture_output=True)
+    sh([*psql, "-q", "-c", f'CREATE DATABASE "{db}"'], capture_output=True)
     # The empty, migrated schema is kept for the next run (migrating takes ~20 min on a
     # busy 2-core machine); the data of a run is never kept.
     schema = WORK / f"netbox-{NETBOX_VERSION}-migrated.sql"
     if schema.exists():
         log(f"loading the migrated schema from {schema}")
-        sh([*psql, "-q", "-d", "netbox", "-f", str(schema)], capture_output=True)
+        sh([*psql, "-q", "-d", db, "-f", str(schema)], capture_output=True)
     log("netbox migrate (without a kept schema: about 20 minutes on 2 cores)")
     sh(nb.cmd([*run_env, netbox, "migrate", "--no-input"]), capture_output=True, timeout=2400)
     if not schema.exists():
-        sh([str(pgbin / "pg_dump"), *psql[1:], "-d", "netbox", "-f", f"{schema}.tmp"])
+        sh([str(pgbin / "pg_dump"), *psql[1:], "-d", db, "-f", f"{schema}.tmp"])
         os.replace(f"{schema}.tmp", schema)
     password = secrets.token_urlsafe(16)
     sh(nb.cmd([*run_env, f"DJANGO_SUPERUSER_PASSWORD={password}", netbox, "createsuperuser",
                "--no-input", "--username", "hubplan", "--email", "hubplan@localhost"]),
        capture_output=True)  # fmt: skip
+    return password
+
+
+def serve(nb: NetBoxHost, procs: list, tmp: Path, env: dict, workers: int, password: str) -> Client:
+    """NetBox's web server on ``env``'s database and a client logged in as the superuser."""
+    run_env = ["env", *[f"{k}={v}" for k, v in env.items()]]
     procs.append(subprocess.Popen(
         nb.cmd([*run_env, NB_VENV + "/bin/gunicorn", "--workers", str(max(1, workers)),
                 "--timeout", str(REQUEST_TIMEOUT_S), "--bind", f"127.0.0.1:{WEB_PORT}",
@@ -443,6 +487,45 @@ def stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+class Progress:
+    """What ``--resume`` keeps between sittings (``KEPT/progress.json``): per plan the
+    digest of its files, the database, the superuser's password, and per file the chunks
+    NetBox accepted (by first row) and the seconds spent. Saved after every accepted chunk
+    (atomically), so a sitting that is killed loses at most the chunks in flight."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.data = json.loads(path.read_text()) if path and path.exists() else {}
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1))
+        os.replace(tmp, self.path)
+
+    def accept(self, plan: str, file: str, first_row: int) -> None:
+        with self.lock:
+            self.data[plan]["chunks"].setdefault(file, []).append(first_row)
+            self.save()
+
+    def spent(self, plan: str, file: str, seconds: float) -> float:
+        """Add a sitting's seconds on ``file``; the total over every sitting."""
+        with self.lock:
+            took = self.data[plan]["seconds"].get(file, 0.0) + seconds
+            self.data[plan]["seconds"][file] = took
+            self.save()
+            return took
+
+
+def digest(files: dict[str, Path]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
     from netbox_forms_snapshot import FORMS
 
@@ -451,7 +534,12 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
     from hubplan.export.netbox import FORM_OF, IMPORT_ORDER
 
     t0 = time.monotonic()
-    env = start_services(nb, procs, tmp)
+    if args.fresh:
+        shutil.rmtree(KEPT, ignore_errors=True)
+    if args.resume:
+        KEPT.mkdir(parents=True, exist_ok=True)
+    progress = Progress(KEPT / "progress.json" if args.resume else None)
+    base_env = start_services(nb, procs, tmp, keep=args.resume)
     netbox = NB_VENV + "/bin/netbox"
     failed = 0
     for plan_name in args.plans:
@@ -459,7 +547,22 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
         plan = hubplan.build_plan(scenario)
         site = f"hubplan {plan_name}"
         files = write_netbox(plan, tmp / plan_name, site=site)
-        client = fresh_netbox(nb, procs, tmp, env, args.workers)
+        db = "hubplan_" + re.sub(r"\W", "_", plan_name) if args.resume else "netbox"
+        env = base_env | {"HUBPLAN_NETBOX_DB": db}
+        kept = progress.data.get(plan_name)
+        if kept and kept["digest"] != digest(files):
+            log(f"plan {plan_name}: its files differ from the kept sitting's (the plan or "
+                "hubplan changed), so it cannot be resumed; run with --fresh")  # fmt: skip
+            return 2
+        if kept:
+            log(f"plan {plan_name}: resuming in database {db}")
+        else:
+            kept = {"digest": digest(files), "db": db, "password": fresh_database(nb, env),
+                    "chunks": {}, "seconds": {}}  # fmt: skip
+            if args.resume:
+                progress.data[plan_name] = kept
+                progress.save()
+        client = serve(nb, procs, tmp, env, args.workers, kept["password"])
         log(f"plan {plan_name}: {len(files)} files")
         print(f"{'file':<16}{'rows':>8}{'accepted':>10}{'rejected':>10}  seconds  rows/s")
         for name in check_order(IMPORT_ORDER):
@@ -471,9 +574,16 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
                 failed += rows
                 continue
             start = time.monotonic()
-            rows, ok, why = import_file(client, FORMS[FORM_OF[name]][2], files[name], args.chunk,
-                                        t0 + args.deadline_s, args.workers)  # fmt: skip
+            rows, ok, why = import_file(
+                client, FORMS[FORM_OF[name]][2], files[name], args.chunk,
+                t0 + args.deadline_s, args.workers,
+                done=frozenset(kept["chunks"].get(name, ())),
+                on_accept=(lambda i, n=name, p=plan_name: progress.accept(p, n, i))
+                if args.resume else (lambda i: None),
+            )  # fmt: skip
             took = time.monotonic() - start
+            if args.resume:
+                took = progress.spent(plan_name, name, took)
             print(f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {took:7.1f}  {ok / took:6.1f}",
                   flush=True)  # fmt: skip
             for w in why[:5]:
