@@ -66,7 +66,7 @@ lab: $(STAMP)
 # The overview as a clean dashboard for a workshop: no code cells, loopback only, offline.
 PORT ?= 8866
 present: $(STAMP)
-	$(BIN)/voila notebooks/00_overview.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+	$(BIN)/voila notebooks/present.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check hubplan tests notebooks benchmarks scripts

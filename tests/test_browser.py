@@ -1,4 +1,5 @@
-"""The workshop view in a real browser: Voila serves notebooks/00_overview.ipynb on
+"""The workshop view in a real browser: Voila serves notebooks/present.ipynb (what
+``make present`` shows: the dashboard only) on
 127.0.0.1, Debian's Chromium (driven by playwright-python, no ``playwright install``)
 opens it with every request off the machine blocked, a control changes, the headline
 figure follows, and a screenshot lands in build/.
@@ -73,9 +74,9 @@ def voila(tmp_path):
            "PYTHONPATH": str(ROOT)}  # fmt: skip
     log = (tmp_path / "voila.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "00_overview.ipynb"),
+        [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "present.ipynb"),
          "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=env | {"HUBPLAN_SCENARIOS": str(tmp_path / "scenarios")}, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
         for _ in range(240):
@@ -259,6 +260,75 @@ HARNESS_JS = """async ([chartEsm, loaderEsm]) => {
   window.initialize = (key, bundle) =>
     window.loaderDef.initialize({ model: model({ key, bundle }) });
 }"""
+
+
+#: Every control of the dashboard whose box must sit inside the window (x, y, width, text).
+CONTROLS_JS = """() => [...document.querySelectorAll(
+    '.hubplan-root .widget-label, .hubplan-root input, .hubplan-root select, '
+    + '.hubplan-root button, .hubplan-root .widget-slider')]
+  .filter(e => e.offsetParent !== null)
+  .map(e => { const r = e.getBoundingClientRect();
+              return [r.left, r.right, (e.innerText || e.value || '').slice(0, 40)]; })"""
+
+#: What the room must never read: code, developer output, numbers that failed.
+NEVER_SHOWN = ("NaN", "undefined", "Traceback", "import hubplan", "OverviewPanel(")
+
+
+def test_present_mode_fits_and_marks_stale_figures_in_chromium(voila):
+    """``make present`` at 1440x900 and 1280x720, English and 中文: no code or developer
+    output, no NaN or undefined, every control inside the window; an input error shows in
+    place and dims the figures it leaves behind. Screenshots land in build/."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    out = ROOT / "build"
+    out.mkdir(exist_ok=True)
+    problems: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.route("**/*", lambda r: r.continue_() if _local(r.request.url) else r.abort())
+            page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
+            sync_api.expect(page.locator("#hubplan-fig-opex_usd_per_year")).to_have_text(
+                "1.65 M USD", timeout=240_000
+            )  # the default plan (see the test above)
+            page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
+                                   "return n > 0 && drawn === n; })()", timeout=60_000)  # fmt: skip
+            assert page.locator(".jp-InputArea-editor, .cm-editor, .CodeMirror").count() == 0
+            for lang, button in (("en", "English"), ("zh", "中文")):
+                page.locator(f"button:has-text('{button}')").first.click()
+                page.wait_for_timeout(1000)
+                for width, height in ((1440, 900), (1280, 720)):
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.wait_for_timeout(800)
+                    text = page.inner_text("body")
+                    problems += [f"{lang} {width}: page shows {w!r}" for w in NEVER_SHOWN
+                                 if w in text]  # fmt: skip
+                    for left, right, what in page.evaluate(CONTROLS_JS):
+                        if left < 0 or right > width + 0.5:
+                            problems.append(f"{lang} {width}: control {what!r} spans "
+                                            f"{left:.0f}-{right:.0f} px")  # fmt: skip
+                    page.screenshot(path=str(out / f"present-{lang}-{width}.png"),
+                                    full_page=True)  # fmt: skip
+            # an impossible input: 100 000 B parameters need more than three switch tiers
+            page.locator("button:has-text('English')").first.click()
+            field = page.locator(".widget-label:has-text('Parameters') + .widget-text input")
+            field.fill("100000")
+            field.press("Enter")
+            sync_api.expect(page.locator("#hubplan-stale")).to_be_visible(timeout=60_000)
+            dimmed = page.evaluate("""() => getComputedStyle(
+                document.querySelector('#hubplan-headline')).opacity""")
+            page.screenshot(path=str(out / "present-stale.png"), full_page=True)
+            field.fill("70")
+            field.press("Enter")
+            sync_api.expect(page.locator("#hubplan-stale")).to_have_count(0, timeout=60_000)
+            cleared = page.evaluate("""() => getComputedStyle(
+                document.querySelector('#hubplan-headline')).opacity""")
+        finally:
+            browser.close()
+    assert not problems, "\n".join(problems)
+    assert float(dimmed) < 0.5  # the figures left from the last valid input are dimmed
+    assert float(cleared) == 1.0
 
 
 def test_live_chart_waits_for_the_loader_in_chromium():

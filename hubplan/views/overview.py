@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
@@ -20,7 +21,7 @@ import pandas as pd
 
 from ..core.catalog import Catalog
 from ..core.labels import format_value, label, normalize_language
-from ..plan import Plan, stage_names
+from ..plan import Plan, build_plan, stage_names
 from ..scenario import Scenario
 from . import charts
 from .cost import own_vs_cloud_split
@@ -177,6 +178,37 @@ class OverviewPanel(PlanPanel):
     def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
                  lang: str = "en"):  # fmt: skip
         super().__init__(scenario, catalog, lang)
+        self.form = w.VBox(layout=w.Layout(min_width="max-content"))
+        self._build_controls()
+        self.headline = w.HTML()
+        self.figures: dict[str, Any] = {}
+        plan = self.result
+        self.pools_chart = charts.LiveChart(charts.pool_gpus(plan["pools"], self.lang))
+        self.cost_chart = charts.LiveChart(
+            own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], self.lang).chart()
+        )
+        self._shown: dict[str, Any] = {}
+        #: Where :func:`hubplan.workshop.dashboard` puts its scenario bar (empty here).
+        self.bar_slot = w.VBox()
+        #: Called after the language changes (the scenario bar relabels itself).
+        self.language_hooks: list[Callable[[], None]] = []
+        self.widget = w.VBox([
+            w.HBox([self.title, self.language]),
+            self.bar_slot,
+            # The figures sit beside the controls, or below them when the window is too
+            # narrow for both (nothing is clipped).
+            w.HBox([self.form,
+                    w.VBox([self.headline, self.message],
+                           layout=w.Layout(flex="1 1 380px", min_width="380px"))],
+                   layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px")),
+            w.HBox([self.pools_chart, self.cost_chart], layout=w.Layout(flex_flow="row wrap")),
+            self.findings,
+        ], layout=w.Layout(width="100%"))  # fmt: skip
+        self.widget.add_class("hubplan-root")  # the page's handle on the dashboard
+        self._start()
+
+    def _build_controls(self) -> None:
+        """The controls of :attr:`base` (those of its workloads), laid out in :attr:`form`."""
         s = self.base
         acc = self.catalog.accelerators
         names = acc.loc[acc["bf16_dense_tflops"].notna(), "name"].tolist()
@@ -222,26 +254,25 @@ class OverviewPanel(PlanPanel):
         self.labels = {name: w.Label() for name in c}
         self.units = {"params_b": "B", "data_gb": "GB", "tokens_b": "B", "days": "d",
                       "peak_qps": "1/s", "rack_kw": "kW", "electricity": "USD/kWh"}  # fmt: skip
-        self.headline = w.HTML()
-        self.figures: dict[str, Any] = {}
-        plan = self.result
-        self.pools_chart = charts.LiveChart(charts.pool_gpus(plan["pools"], self.lang))
-        self.cost_chart = charts.LiveChart(
-            own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], self.lang).chart()
-        )
-        self._shown: dict[str, Any] = {}
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            # The figures sit beside the controls, or below them when the window is too
-            # narrow for both (nothing is clipped).
-            w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="max-content")),
-                    w.VBox([self.headline, self.message],
-                           layout=w.Layout(flex="1 1 380px", min_width="380px"))],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px")),
-            w.HBox([self.pools_chart, self.cost_chart], layout=w.Layout(flex_flow="row wrap")),
-            self.findings,
-        ], layout=w.Layout(width="100%"))  # fmt: skip
-        self._start()
+        self.form.children = [_form(self.labels, c)]
+
+    def load(self, scenario: Scenario) -> None:
+        """Show ``scenario``: its controls (a centre without training has none of the
+        training ones) and its plan, as if the dashboard had been opened on it."""
+        for widget in self.controls.values():
+            widget.unobserve(self.update, names="value")
+        self.base = scenario
+        self.result = build_plan(scenario, self.catalog, until=self.until)
+        self._build_controls()
+        self._set_readouts()
+        for widget in self.controls.values():
+            widget.observe(self.update, names="value")
+        self.update()
+
+    def _on_language(self, change: dict) -> None:
+        super()._on_language(change)
+        for hook in self.language_hooks:
+            hook()
 
     def _label_key(self, name: str) -> str:
         return {"tokens_b": "tokens"}.get(name, f"panel.{name}") if name in (

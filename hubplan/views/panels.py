@@ -122,6 +122,14 @@ def _form(labels: dict[str, w.Label], controls: dict[str, w.Widget]) -> w.GridBo
                      layout=grid)  # fmt: skip
 
 
+#: While an input error shows, what the panel displays is the last valid input's plan:
+#: its figure cards, tables and charts are dimmed (the error message itself is not).
+STALE_CSS = (
+    "<style>.hubplan-stale .hubplan-headline,.hubplan-stale table,.hubplan-stale "
+    ".vega-embed,.hubplan-stale .hubplan-card{opacity:.35;filter:grayscale(1)}</style>"
+)
+
+
 class PlanPanel:
     """What every panel shares: language toggle, error box, findings, the update loop.
 
@@ -194,16 +202,30 @@ class PlanPanel:
             plan = build_plan(self.scenario(), self.catalog, until=self.until)
         except HubplanError as exc:
             self.error = str(exc)
-            error = translate(str(exc), self.lang)
-            self.message.value = (
-                f'<div id="hubplan-error" style="color:#b00020">'
-                f"{html.escape(label('panel.error', self.lang, error=error))}</div>"
-            )
+            self._show_error()
+            self._mark_stale(True)
             return
         self.error = None
         self.message.value = ""
+        self._mark_stale(False)
         self.result = plan
         self._render()
+
+    def _show_error(self) -> None:
+        """The input error in place, and that the figures shown are the last valid
+        input's (they are dimmed: :data:`STALE_CSS`)."""
+        error = translate(self.error or "", self.lang)
+        self.message.value = (
+            STALE_CSS + '<div id="hubplan-error" style="color:#b00020">'
+            f"{html.escape(label('panel.error', self.lang, error=error))}<br>"
+            f'<span id="hubplan-stale">{html.escape(label("panel.stale", self.lang))}</span></div>'
+        )
+
+    def _mark_stale(self, stale: bool) -> None:
+        """Dim the figures, tables and charts while they do not answer the inputs."""
+        box = getattr(self, "widget", None)
+        if box is not None:
+            (box.add_class if stale else box.remove_class)("hubplan-stale")
 
     @contextmanager
     def _quietly(self):
@@ -217,6 +239,8 @@ class PlanPanel:
     def _on_language(self, change: dict) -> None:
         self.lang = change["new"]
         self._render()
+        if self.error:
+            self._show_error()
 
     def _render(self) -> None:
         self.title.value = f"<h3>{html.escape(label(self.title_key, self.lang))}</h3>"
