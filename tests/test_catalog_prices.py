@@ -41,14 +41,19 @@ def test_catalog_prices_text_table_in_both_languages(capsys):
 
 
 def test_catalog_where_narrows_a_table(capsys):
-    # The prices listed in CNY are the Chinese-market servers: the Atlas 800T A2, the HGX
-    # H20 and the HGX H800 (data/prices.csv).
+    # The prices listed in CNY are the Chinese-market servers: the Atlas 800 family (800T
+    # A2, 800 A2 280T and 376T, 800T A3, 800I A3), the HGX H20 and the HGX H800
+    # (data/prices.csv).
     rows = json.loads(
         run(capsys, "catalog", "prices", "--where", "currency=cny", "--where", "item_kind=server",
             "--json")
     )  # fmt: skip
     assert {r["name"] for r in rows} == {
         "Huawei Atlas 800T A2",
+        "Huawei Atlas 800 A2 280T",
+        "Huawei Atlas 800 A2 376T",
+        "Huawei Atlas 800T A3",
+        "Huawei Atlas 800I A3",
         "HGX H20 8-GPU (OEM)",
         "HGX H800 8-GPU (DeepSeek node)",
     }
