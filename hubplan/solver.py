@@ -66,7 +66,7 @@ def cheapest_plans(
     >>> ranked = cheapest_plans(hubplan.default_scenario())
     >>> ok = ranked["rank"].notna()
     >>> int(ok.sum()), bool(ranked.loc[ok, "complete"].all())  # complete bills only
-    (17, True)
+    (19, True)
     >>> ranked.set_index("server").loc["Supermicro AS-8125GS-TNMR2 MI300X", "reason"]
     'no_fabric_nics'
     """

@@ -360,6 +360,7 @@ def test_rack_over_height_and_next_fit_caps(default):
 
 
 def test_versions_pinned_or_flagged(default):
+    default = default.with_changes({"facility.versions": []})  # the default pins a stack
     assert "versions_unpinned" in codes(hubplan.build_plan(default))
     servers_only = ("DGX H100", "Supermicro SYS-521GE-TNRT L40S", "1U management server",
                     "compute NIC 400 Gb/s", "storage NIC 400 Gb/s", "in-band NIC 100 Gb/s",
@@ -376,6 +377,17 @@ def test_versions_pinned_or_flagged(default):
     f = pinned(servers_only).findings
     left = f.loc[f["code"] == "versions_unpinned", "data"].iloc[0]
     assert left["count"] == 7 and left["models"].split(", ") == list(storage_and_network)
+    # a switch runs its own network OS: its firmware is the whole pin (no host driver);
+    # a GPU server with firmware but no driver is still unpinned
+    switch_os = [{"model": m, "firmware": "os-1"} for m in ("QM9700", "SN4600C", "SN2201")]
+    half = hubplan.build_plan(default.with_changes({"facility.versions": [
+        *({"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in servers_only[1:]),
+        {"model": "DGX H100", "firmware": "fw-1"}, *switch_os]}))  # fmt: skip
+    left = half.findings.set_index("code").loc["versions_unpinned", "data"]
+    assert left["models"].split(", ") == ["DGX H100", "Lustre OSS NVMe 24x30.72TB 2x400G",
+                                         "Lustre MDS NVMe mirrored 2x400G",
+                                         "HDD capacity node 60x24TB 2x100G",
+                                         "UFM Enterprise Appliance 3.1"]  # fmt: skip
     plan = pinned(servers_only + storage_and_network)
     assert "versions_unpinned" not in codes(plan)
     eq = plan["equipment_list"].set_index("model")

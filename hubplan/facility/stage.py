@@ -38,6 +38,10 @@ LAYOUT_COLUMNS = [
     "pool",
 ]
 
+#: Equipment types whose pin needs a driver as well as firmware: hosts (GPU, storage and
+#: management servers) and their NICs. Switches and appliances (UFM) need firmware only.
+DRIVER_TYPES = ("gpu_server", "storage_node", "management_server", "nic")
+
 
 def facility_tables(
     servers: pd.DataFrame,
@@ -250,7 +254,12 @@ def facility_findings(
             models=", ".join(str(m) for m in models),
         )
     eq = t["equipment_list"]
-    blank = (eq["firmware_version"].to_numpy() == "") | (eq["driver_version"].to_numpy() == "")
+    # A switch or an appliance runs its own network OS: its firmware is all there is to
+    # pin. Hosts and NICs need both, since the host driver must match the NIC firmware.
+    needs_driver = np.isin(eq["type"].to_numpy(), DRIVER_TYPES)
+    blank = (eq["firmware_version"].to_numpy() == "") | (
+        needs_driver & (eq["driver_version"].to_numpy() == "")
+    )
     if blank.any():
         add(
             "warning",
