@@ -80,13 +80,17 @@ pytest: $(STAMP) $(SYSDEPS)
 
 test: lint pytest
 
-bench: $(STAMP)
+bench: $(STAMP) $(SYSDEPS)
 	$(BIN)/python benchmarks/bench_plan.py
 	$(BIN)/python benchmarks/bench_network.py
 	$(BIN)/python benchmarks/bench_facility.py
 	$(BIN)/python benchmarks/bench_appendix.py
 	$(BIN)/python benchmarks/bench_cost.py
 	$(BIN)/python benchmarks/bench_scale.py
+	@# In the browser: Voila and Chromium, a control committed to the figure it moves,
+	@# timed with the page's Performance API (tests/test_browser.py writes the table).
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_browser.py -k overview_dashboard
+	@cat build/browser-timing.txt
 	$(BIN)/python benchmarks/bench_cli.py
 
 # The long property campaigns, on fresh examples: random scenarios and random CLI flags
