@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +24,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, Field, ValidationError
 
 from .accelerator.section import Selection
-from .core.errors import FileReadError, ScenarioError
+from .core.errors import FileReadError, ScenarioError, ScenarioMovedWarning
 from .core.files import SCENARIO_MAX_BYTES, read_user_text, write_text_atomic
 from .core.paths import templates_dir
 from .core.section import Section
@@ -55,6 +56,45 @@ __all__ = [
 ]  # fmt: skip
 
 
+#: Fields that moved to another section: (section, field) it was in -> the section it is
+#: in now. A file (or a ``with_changes`` path) that still gives one at its old place
+#: loads with the value read at the new place and a :class:`ScenarioMovedWarning` saying
+#: so; a file that gives it at both places is an error (which value was meant?).
+MOVED_FIELDS: dict[tuple[str, str], str] = {
+    # the tariff is a price: the cost stage prices energy (hubplan 0.1, issue 25)
+    ("facility", "electricity_usd_per_kwh"): "cost",
+}
+
+
+def _moved_message(old: str, new: str, source: str | None) -> str:
+    where = f"{source}: " if source else ""
+    return (f"{where}{old} has moved to {new}; the value is read there. Save the scenario "
+            f"(or write it under {new.split('.')[0]}) to update the file.")  # fmt: skip
+
+
+def _migrate(data: dict, source: str | None) -> dict:
+    """``data`` with every :data:`MOVED_FIELDS` field moved to its section, warning once
+    per field moved; a field given at both places is a ScenarioError."""
+    for (section, field), to in MOVED_FIELDS.items():
+        old = data.get(section)
+        if not isinstance(old, dict) or field not in old:
+            continue
+        new = data.get(to)
+        if new is None:
+            new = {}
+        if not isinstance(new, dict):
+            continue  # the section's own validation says what is wrong with it
+        if field in new:
+            raise ScenarioError([(f"{section}.{field}", f"has moved to {to}.{field}, which "
+                                  "this file also gives: keep the one under "
+                                  f"{to}")], source)  # fmt: skip
+        data = data | {section: {k: v for k, v in old.items() if k != field},
+                       to: new | {field: old[field]}}  # fmt: skip
+        warnings.warn(_moved_message(f"{section}.{field}", f"{to}.{field}", source),
+                      ScenarioMovedWarning, stacklevel=4)  # fmt: skip
+    return data
+
+
 class Scenario(Section):
     """Every assumption of a plan. Build with :func:`load_scenario` or
     :func:`default_scenario`; change with :meth:`with_changes`."""
@@ -79,6 +119,7 @@ class Scenario(Section):
         """Validate a plain dict (as read from YAML) into a Scenario."""
         if not isinstance(data, dict):
             raise ScenarioError([("(top level)", f"expected a mapping, got {data!r}")], source)
+        data = _migrate(data, source)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -125,6 +166,12 @@ class Scenario(Section):
         """
         data = self.to_dict()
         for dotted, value in changes.items():
+            section, _, field = str(dotted).partition(".")
+            if (section, field) in MOVED_FIELDS:
+                new = f"{MOVED_FIELDS[section, field]}.{field}"
+                warnings.warn(_moved_message(str(dotted), new, None), ScenarioMovedWarning,
+                              stacklevel=2)  # fmt: skip
+                dotted = new
             node: Any = data
             keys = str(dotted).split(".")
             try:

@@ -44,7 +44,7 @@ FACILITY_POWER = pd.DataFrame(
         "it_typical_kw": [180.0, 200.0],
     }
 )
-FACILITY = SimpleNamespace(pue=1.25, electricity_usd_per_kwh=0.088)
+FACILITY = SimpleNamespace(pue=1.25)  # the tariff: Cost()'s default 0.088 USD/kWh
 
 # The default plan's IT load, worked from the catalogue and the facility section (the
 # figures the facility stage totals in ``facility_power``):
@@ -355,7 +355,7 @@ def test_energy_is_priced_from_the_facility_power(plan, summary):
     assert power["it_typical_kw"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)
     assert power["it_nameplate_kw"] == pytest.approx(IT_NAMEPLATE_KW, abs=1e-3)
     # 197.4057 kW × 1.0 duty × 8 760 h × 1.25 PUE = 2 161 592.7 kWh = 2 161.59 MWh;
-    # × $0.088 a kWh (facility.electricity_usd_per_kwh) = $190 220.16 a year
+    # × $0.088 a kWh (cost.electricity_usd_per_kwh) = $190 220.16 a year
     opex = plan["cost_opex"].set_index("category")
     assert opex.loc["energy", "priced"] and opex.loc["energy", "cost_basis"] == "facility_power"
     assert opex.loc["energy", "line_quantity"] == pytest.approx(IT_TYPICAL_KW, abs=1e-3)

@@ -26,7 +26,7 @@ FACILITY_POWER = pd.DataFrame(
     {"scope": ["total"], "it_nameplate_kw": [250.0], "it_typical_kw": [200.0]}
 )
 PUE, TARIFF = 1.25, 0.088
-FACILITY = SimpleNamespace(pue=PUE, electricity_usd_per_kwh=TARIFF)
+FACILITY = SimpleNamespace(pue=PUE)  # the tariff is the cost section's (default TARIFF)
 
 # capex: servers 18 + 2 DGX H100 × $270 000 + one 8 × L40S at card price × 1.3 = 88 400
 #   → 5 488 400; storage 10 nodes × $10 000 = 100 000; 20 switch rows × $20 000 = 400 000;

@@ -2,8 +2,12 @@
 
 import errno
 import re
+import subprocess
+import sys
+import warnings
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -320,3 +324,58 @@ def test_training_pool_stays_exclusive_when_one_field_is_written():
     assert s.pools.inference.quota == "fair_share"
     written = Scenario.from_yaml("pools:\n  training:\n    quota: preemptible\n")
     assert written.pools.training.quota == "preemptible"
+
+
+# -- fields that moved ------------------------------------------------------------------
+
+OLD_TARIFF_FILE = """schema_version: 1
+name: an old file
+facility:
+  pue: 1.3
+  electricity_usd_per_kwh: 0.12
+"""
+
+
+def test_an_old_file_with_the_tariff_under_facility_loads_with_a_message(tmp_path):
+    from hubplan.core.errors import ScenarioMovedWarning
+
+    path = tmp_path / "old.yaml"
+    path.write_text(OLD_TARIFF_FILE)
+    with pytest.warns(ScenarioMovedWarning, match=r"facility\.electricity_usd_per_kwh has "
+                      r"moved to cost\.electricity_usd_per_kwh"):  # fmt: skip
+        s = hubplan.load_scenario(path)
+    assert s.cost.electricity_usd_per_kwh == 0.12 and s.facility.pue == 1.3
+    # saved, the tariff sits under cost, and the file loads again without a message
+    s.save(path)
+    assert "electricity_usd_per_kwh" in yaml.safe_load(path.read_text())["cost"]
+    assert "electricity_usd_per_kwh" not in yaml.safe_load(path.read_text())["facility"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert hubplan.load_scenario(path) == s
+
+
+def test_the_tariff_at_both_places_is_an_error():
+    text = OLD_TARIFF_FILE + "cost:\n  electricity_usd_per_kwh: 0.09\n"
+    with pytest.raises(hubplan.ScenarioError, match=r"facility\.electricity_usd_per_kwh.*has "
+                       r"moved to cost\.electricity_usd_per_kwh, which this file also gives"):  # fmt: skip
+        hubplan.Scenario.from_yaml(text)
+
+
+def test_a_change_at_the_old_path_lands_at_the_new_one():
+    from hubplan.core.errors import ScenarioMovedWarning
+
+    with pytest.warns(ScenarioMovedWarning):
+        s = hubplan.default_scenario().with_changes({"facility.electricity_usd_per_kwh": 0.2})
+    assert s.cost.electricity_usd_per_kwh == 0.2
+
+
+def test_the_cli_says_what_moved_and_plans(tmp_path):
+    # the default scenario as a file written before the tariff moved
+    data = hubplan.default_scenario().to_dict()
+    data["facility"]["electricity_usd_per_kwh"] = data["cost"].pop("electricity_usd_per_kwh")
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    done = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan", str(path)],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "has moved to cost.electricity_usd_per_kwh" in done.stderr

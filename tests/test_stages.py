@@ -41,31 +41,6 @@ def test_a_stage_must_provide_exactly_what_it_declares(catalog):
         stage(catalog, {}, {})
 
 
-def test_an_ignored_field_reaches_the_stage_as_none_and_keys_nothing(default):
-    seen = []
-
-    def run(*, catalog, tables, facility):
-        seen.append((facility.electricity_usd_per_kwh, facility.pue))
-        return StageResult({})
-
-    stage = Stage("demo", sections=("facility",), needs=(), provides=(), run=run,
-                  ignores=("facility.electricity_usd_per_kwh",))  # fmt: skip
-    read = stage.inputs(lambda path: getattr(default, path))
-    stage(hubplan.load_catalog(), {}, read)
-    assert seen == [(None, 1.25)]  # the default PUE reaches it; the tariff does not
-    dearer = default.with_changes({"facility.electricity_usd_per_kwh": 0.2})
-    # the same inputs, so the same cache key: a tariff change does not rerun it
-    assert stage.inputs(lambda path: getattr(dearer, path)) == read
-    with pytest.raises(ValueError, match=r"ignores 'cost\.utilisation': name one field of a "
-                       r"whole section it reads \(facility\)"):  # fmt: skip
-        Stage("demo", sections=("facility",), needs=(), provides=(), run=run,
-              ignores=("cost.utilisation",))  # fmt: skip
-    typo = Stage("demo", sections=("facility",), needs=(), provides=(), run=run,
-                 ignores=("facility.electricity_usd_per_kw",))  # fmt: skip
-    with pytest.raises(ValueError, match="facility has no field 'electricity_usd_per_kw'"):
-        typo.inputs(lambda path: getattr(default, path))
-
-
 def test_cache_reruns_only_the_stages_a_change_touches(default):
     build_plan(default)  # warm
     assert build_plan(default).stages_run == ()

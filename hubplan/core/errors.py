@@ -25,6 +25,11 @@ class ScenarioError(HubplanError):
             super().__init__(f"invalid scenario{where} ({len(lines)} problems):\n  {body}")
 
 
+class ScenarioMovedWarning(UserWarning):
+    """A scenario gave a field at the place it had before it moved: it was read at its new
+    place (:data:`hubplan.scenario.MOVED_FIELDS`); saving the scenario writes it there."""
+
+
 class CatalogError(HubplanError):
     """A catalogue lookup or a user catalogue file is not valid."""
 

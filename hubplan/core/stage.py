@@ -54,11 +54,6 @@ class Stage:
         Schema`): each such table must have them, in order, on every run, with rows or
         without (a centre with no training job still has a ``training`` table whose
         ``job`` column later stages read). Checked on every run.
-    ignores : tuple[str, ...]
-        Fields of its sections that belong to a later stage (``"facility.
-        electricity_usd_per_kwh"``: the cost stage prices energy). They are left out of
-        its cache key, so changing one does not rerun it, and it receives them as None,
-        so reading one fails loudly instead of going stale in the cache.
     """
 
     name: str
@@ -66,29 +61,11 @@ class Stage:
     needs: tuple[str, ...]
     provides: tuple[str, ...]
     run: RunFunction
-    ignores: tuple[str, ...] = ()
     columns: Mapping[str, Schema] | None = None
 
-    def __post_init__(self) -> None:
-        for path in self.ignores:
-            section, _, name = path.partition(".")
-            if section not in self.sections or not name or "." in name:
-                raise ValueError(
-                    f"stage {self.name!r} ignores {path!r}: name one field of a whole "
-                    f"section it reads ({', '.join(self.sections)}) as 'section.field'"
-                )
-
     def inputs(self, section_of: Callable[[str], Any]) -> dict[str, Any]:
-        """Its scenario inputs by name (``section_of(name)`` reads one from the
-        scenario), with the fields it ignores set to None."""
-        values = {name: section_of(name) for name in self.sections}
-        for path in self.ignores:
-            section, _, name = path.partition(".")
-            if name not in type(values[section]).model_fields:
-                raise ValueError(f"stage {self.name!r} ignores {path!r}: {section} has no "
-                                 f"field {name!r}")  # fmt: skip
-            values[section] = values[section].model_copy(update={name: None})
-        return values
+        """Its scenario inputs by name (``section_of(name)`` reads one from the scenario)."""
+        return {name: section_of(name) for name in self.sections}
 
     def __call__(
         self, catalog: Catalog, tables: Mapping[str, pd.DataFrame], sections: Mapping[str, Any]

@@ -1,8 +1,10 @@
 """The cost section: prices, operating costs, depreciation, utilisation, cloud comparison,
 phasing, sensitivity ranges and carbon.
 
-PUE and the electricity tariff are the facility section's (``facility.pue``,
-``facility.electricity_usd_per_kwh``); this section does not repeat them.
+PUE is the facility section's (``facility.pue``: the building's); the electricity tariff
+is this section's (``cost.electricity_usd_per_kwh``: a price). Scenario files that still
+give the tariff under ``facility`` load, with a message saying it moved
+(:data:`hubplan.scenario.MOVED_FIELDS`).
 
 References
 ----------
@@ -251,6 +253,13 @@ class Cost(Section):
         "was found.",
     )
     # -- opex ----------------------------------------------------------------------------
+    electricity_usd_per_kwh: float = Field(
+        0.088,
+        ge=0,
+        le=2,
+        description="Electricity tariff [USD/kWh]: China's average industrial rate in 2024 "
+        "(China Briefing, 'China's Industrial Power Rates: A Guide for Investors').",
+    )
     duty_cycle: float = Field(
         1.0,
         gt=0,

@@ -732,15 +732,15 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     """Capex and opex by line, the cost of a useful GPU-hour, own versus cloud, phasing,
     sensitivity, uncertainty and carbon.
 
-    ``facility`` is the facility section (its ``pue`` and ``electricity_usd_per_kwh``);
-    with it and the ``facility_power`` table, energy is priced. The calculators run in
+    ``facility`` is the facility section (its ``pue``); with it, the ``facility_power``
+    table and ``cost.electricity_usd_per_kwh``, energy is priced. The calculators run in
     order, each on the results of the ones before: capex, opex, cash flow, cloud
     comparison, uncertainty.
     """
     findings: list[Finding] = []
     pools = tables["pools"]
     pue = float(facility.pue) if facility is not None else math.nan
-    tariff = float(facility.electricity_usd_per_kwh) if facility is not None else math.nan
+    tariff = float(cost.electricity_usd_per_kwh) if facility is not None else math.nan
     it_kw = _it_kw(tables, "it_typical_kw")
     critical_kw = _it_kw(tables, "it_nameplate_kw")
 

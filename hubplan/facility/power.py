@@ -304,7 +304,7 @@ def annual_energy_mwh(it_kw: float, pue: float) -> float:
 def facility_power(layout: pd.DataFrame, facility: Facility) -> pd.DataFrame:
     """Facility power: IT nameplate and typical draw, facility power at the PUE, annual
     energy (at the typical draw), by device type and in total. The cost stage prices the
-    energy (``cost_opex``, line ``energy``) at ``facility.electricity_usd_per_kwh``."""
+    energy (``cost_opex``, line ``energy``) at ``cost.electricity_usd_per_kwh``."""
     codes, scopes = pd.factorize(layout["device_type"].to_numpy())
     n = len(scopes)
     devices = np.bincount(codes[codes >= 0], minlength=n)

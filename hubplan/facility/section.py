@@ -298,13 +298,6 @@ class Facility(Section):
         "asks new large data centres for PUE < 1.3 and national hub nodes < 1.25; Uptime "
         "Institute's 2023 global average is 1.58.",
     )
-    electricity_usd_per_kwh: float = Field(
-        0.088,
-        ge=0,
-        le=2,
-        description="Electricity tariff [USD/kWh]: China's average industrial rate in 2024 "
-        "(China Briefing, 'China's Industrial Power Rates: A Guide for Investors').",
-    )
     compute_precision: Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"] = (
         Field("bf16", description="Precision of the compute inventory's dense per-card figure.")
     )

@@ -289,8 +289,6 @@ def run_facility(
 STAGE = Stage(
     name="facility",
     sections=("facility", "pools"),
-    # The tariff prices energy in the cost stage: a price change reruns cost, not racks.
-    ignores=("facility.electricity_usd_per_kwh",),
     # At merge, with the storage and network stages: ("pools", "storage_nodes", "switches").
     needs=("pools", "storage_nodes", "switches", "server_nics"),
     provides=(

@@ -244,7 +244,7 @@ class OverviewPanel(PlanPanel):
         c |= {
             "rack_kw": w.FloatSlider(value=s.facility.rack_budget_kw, min=5, max=150, step=1,
                                      **slider),
-            "electricity": w.BoundedFloatText(value=s.facility.electricity_usd_per_kwh, min=0,
+            "electricity": w.BoundedFloatText(value=s.cost.electricity_usd_per_kwh, min=0,
                                               max=2, step=0.005, layout=box),
             "utilisation": w.FloatSlider(value=s.cost.utilisation, min=0.1, max=1.0, step=0.05,
                                          **slider),
@@ -284,7 +284,7 @@ class OverviewPanel(PlanPanel):
         c, j = self.controls, "workload.training.0"
         changes: dict[str, Any] = {
             "facility.rack_budget_kw": c["rack_kw"].value,
-            "facility.electricity_usd_per_kwh": c["electricity"].value,
+            "cost.electricity_usd_per_kwh": c["electricity"].value,
             "cost.utilisation": c["utilisation"].value,
         }
         if "days" in c:  # the scenario has a training job
