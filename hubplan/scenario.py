@@ -61,7 +61,7 @@ __all__ = [
 #: loads with the value read at the new place and a :class:`ScenarioMovedWarning` saying
 #: so; a file that gives it at both places is an error (which value was meant?).
 MOVED_FIELDS: dict[tuple[str, str], str] = {
-    # the tariff is a price: the cost stage prices energy (hubplan 0.1, issue 25)
+    # the tariff is a price: the cost stage prices energy
     ("facility", "electricity_usd_per_kwh"): "cost",
 }
 
