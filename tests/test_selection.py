@@ -154,13 +154,14 @@ def test_workstation_cards_in_a_multinode_training_pool(workstation_catalog, def
 
 
 def test_missing_price_is_not_ranked(default):
-    # MI325X has no sourced price: it is compared but never ranked or called the winner
+    # Moore Threads' S4000 has no price, for the card or its server (data/prices.csv): it
+    # is compared but never ranked or called the winner
     plan = hubplan.build_plan(
-        default.with_changes({"accelerator.candidates": ["H100 SXM5 80GB", "MI325X 256GB"]})
+        default.with_changes({"accelerator.candidates": ["H100 SXM5 80GB", "MTT S4000 48GB"]})
     )
-    mi325 = plan["candidates"][plan["candidates"]["candidate"] == "MI325X 256GB"]
-    assert mi325["capex_usd"].isna().all() and mi325["rank"].isna().all()
-    assert mi325["gpus"].notna().all()
+    s4000 = plan["candidates"][plan["candidates"]["candidate"] == "MTT S4000 48GB"]
+    assert s4000["capex_usd"].isna().all() and s4000["rank"].isna().all()
+    assert s4000["gpus"].notna().all()
 
 
 def test_candidates_default_to_the_pools_accelerators(default):
