@@ -164,3 +164,34 @@ def test_catalog_confidence_in_chinese(capsys):
     line = next(r for r in capsys.readouterr().out.splitlines() if "H100 SXM5 80GB" in r)
     # data/accelerators.csv: H100 SXM5 80GB, NVIDIA, datacenter-training, nvswitch, medium
     assert line.split()[-1] == "中" and "数据中心训练" in line and "NVSwitch 交换" in line
+
+
+def test_finding_subjects_read_in_chinese(plan):
+    from hubplan.views.render import findings_table
+
+    shown = findings_table(plan.findings, "zh")
+    # the default plan's L40S development server has no catalogue power figure: the
+    # facility panel listed it under "development"
+    subjects = set(shown["subject"])
+    assert "开发" in subjects and "development" not in subjects
+    assert "设备清单" in subjects and "equipment_list" not in subjects
+
+
+def _boxes(widget, parent=None):
+    yield widget, parent
+    for child in getattr(widget, "children", ()):
+        yield from _boxes(child, widget)
+
+
+def test_facility_panel_keeps_its_controls_together():
+    # The form stood straight in a row beside the findings: stretched to their height,
+    # its grid spread the two sliders apart and the second fell below the screen.
+    import ipywidgets as w
+
+    from hubplan.views import FacilityPanel
+
+    panel = FacilityPanel(lang="zh")
+    (grid, parent), *_ = [(b, p) for b, p in _boxes(panel.widget) if isinstance(b, w.GridBox)]
+    assert grid.layout.align_content == "flex-start"
+    assert isinstance(parent, w.VBox)  # a column of its own, as on the other panels
+    assert grid.children[2].value == "每柜服务器数上限"

@@ -184,14 +184,14 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "flow": "choice.flow", "assumption": "cost.assumption",
                  "metric": "", "task": "task", "figure_unit": "choice.figure_unit",
                  "checked_by": "choice.area",
-                 "subject": ("choice.plane", "choice.tier"),
+                 "subject": ("choice.plane", "choice.tier", "choice.pool", "sheet", "subject"),
                  "confidence": "choice.price_confidence", "technology": "choice.technology",
                  "architecture": "choice.architecture", "per": "failure_per",
                  "price_unit": "choice.line_unit"}  # fmt: skip
 """A column mapped to ``""`` holds column keys (``cost_tornado.metric``: the figure an
 assumption moves), labelled by the column's own label; a column mapped to a tuple of
-prefixes tries each in turn (an acceptance ``subject`` is a plane or a tier when it is
-not a model name). A value with a trailing batch
+prefixes tries each in turn (an acceptance or finding ``subject`` is a plane, a tier or
+a pool, or a table or cost figure of a finding, when it is not a model or job name). A value with a trailing batch
 number (``rack_2``) that has no label of its own takes its stem's (``task.rack``) with
 ``{n}`` filled: "上架（第 2 批）"."""
 
