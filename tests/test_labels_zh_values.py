@@ -195,3 +195,10 @@ def test_facility_panel_keeps_its_controls_together():
     assert grid.layout.align_content == "flex-start"
     assert isinstance(parent, w.VBox)  # a column of its own, as on the other panels
     assert grid.children[2].value == "每柜服务器数上限"
+
+
+def test_cli_findings_keep_codes_in_json_and_labels_in_text(plan):
+    from hubplan.cli.main import _findings
+
+    assert "development" in set(_findings(plan.findings, "zh")["subject"])  # JSON: the code
+    assert "开发" in set(_findings(plan.findings, "zh", codes=False)["subject"])  # printed
