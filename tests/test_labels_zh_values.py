@@ -77,7 +77,6 @@ OPEN_GAPS = {
     ("cost_capex", "item"): "'training: DGX H100', a pool and a model",
     ("cost_capex", "price_as_of"): "'undated (read 2026-12)'",
     ("cost_equipment", "price_as_of"): "'undated (read 2026-12)'",
-    ("review_checklist", "item"): "the review rule's code: no short title per rule yet",
 }
 
 
@@ -120,6 +119,8 @@ def test_known_codes_read_in_chinese(plan):
     assert tasks[6:8] == ["服务器采购（第 1 批）", "上架（第 1 批）"]
     deps = schedule[labels.column_label("depends_on", "zh")].tolist()
     assert deps[7] == "服务器采购（第 1 批）、机房就绪、网络设备采购、存储设备采购"
+    review = labels.localize(plan["review_checklist"], "zh")
+    assert review[labels.column_label("item", "zh")].iloc[4] == "资源池没有备机"  # no_spares
     sw = labels.localize(plan["switches"], "zh")
     assert set(sw[labels.column_label("plane", "zh")]) == {"计算", "存储", "带内管理",
                                                           "带外管理（BMC）"}  # fmt: skip

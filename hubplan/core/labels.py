@@ -179,7 +179,8 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "layer": "choice.rdma_layer", "component": "choice.latency_component",
                  "power_source": "choice.figure_origin",
                  "size_source": "choice.figure_origin",
-                 "typical_source": "choice.figure_origin", "item": "choice.opex_item",
+                 "typical_source": "choice.figure_origin",
+                 "item": ("choice.opex_item", "checklist"),
                  "cloud_pricing": "choice.cloud_pricing", "strategy": "choice.strategy",
                  "flow": "choice.flow", "assumption": "cost.assumption",
                  "metric": "", "task": "task", "figure_unit": "choice.figure_unit",
@@ -190,10 +191,10 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "price_unit": "choice.line_unit"}  # fmt: skip
 """A column mapped to ``""`` holds column keys (``cost_tornado.metric``: the figure an
 assumption moves), labelled by the column's own label; a column mapped to a tuple of
-prefixes tries each in turn (an acceptance or finding ``subject`` is a plane, a tier or
-a pool, or a table or cost figure of a finding, when it is not a model or job name). A value with a trailing batch
-number (``rack_2``) that has no label of its own takes its stem's (``task.rack``) with
-``{n}`` filled: "上架（第 2 批）"."""
+prefixes tries each in turn (a ``subject`` is a plane, a tier, a pool, or a finding's
+table or cost figure when it is not a model or job name; an ``item`` an opex line or a
+review checklist item). A value with a trailing batch number (``rack_2``) that has no
+label of its own takes its stem's (``task.rack``) with ``{n}`` filled: "上架（第 2 批）"."""
 
 #: Columns that hold a comma-separated list of codes: column -> key prefix
 #: (``schedule.depends_on``: "rack_1, network_1" reads "上架（第 1 批）、布线（第 1 批）").
