@@ -158,6 +158,16 @@ def test_catalog_in_chinese_shows_chinese_codes(capsys, table):
         assert not re.search(rf"(?<![\w-]){code}(?![\w-])", out), (table, code)
 
 
+def test_catalog_failure_rates_in_chinese(capsys):
+    from hubplan.cli.main import main
+
+    assert main(["catalog", "failure_rates", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    # data/failure_rates.csv: nic per node, hbm per gpu (were shown as nic, node, hbm)
+    assert "网卡" in out and "每节点" in out and "显存（HBM）" in out
+    assert not re.search(r"(?<![\w-])(nic|hbm|node)(?![\w-])", out)
+
+
 def test_catalog_confidence_in_chinese(capsys):
     from hubplan.cli.main import main
 

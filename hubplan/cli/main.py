@@ -702,7 +702,10 @@ def cmd_catalog(args: argparse.Namespace) -> None:
     if args.json:
         print(_dumps(_records(df)))
         return
-    print(_table(df[_CATALOG_COLUMNS[args.table]], args.lang))
+    shown = df[_CATALOG_COLUMNS[args.table]]
+    if args.table == "failure_rates":  # a rate's name is the component it counts (GPU, 网卡)
+        shown = shown.rename(columns={"name": "failure_component"})
+    print(_table(shown, args.lang))
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
