@@ -144,6 +144,14 @@ def test_appendix_in_chinese_shows_chinese_values(plan, tmp_path):
     header = [c.value for c in ws[1]]
     tiers = {ws.cell(r, header.index("存储层级") + 1).value for r in range(2, ws.max_row + 1)}
     assert tiers == {"热层", "温层", "冷层"}  # was hot, warm, cold
+    # the summary's headline subjects and the findings' stages (were cold, bf16, facility)
+    summary = {c.value for row in wb[sheet_name("summary", "zh")].iter_rows() for c in row}
+    assert {"热层", "冷层", "BF16"} <= summary and not {"cold", "bf16"} & summary
+    ws = wb[sheet_name("findings", "zh")]
+    header = [c.value for c in ws[1]]
+    col = header.index(labels.column_label("stage", "zh")) + 1
+    stages = {ws.cell(r, col).value for r in range(2, ws.max_row + 1)}
+    assert "机房" in stages and "facility" not in stages
 
 
 @pytest.mark.parametrize("table", ["accelerators", "servers", "switches", "storage", "models"])
