@@ -221,3 +221,18 @@ def test_cli_findings_keep_codes_in_json_and_labels_in_text(plan):
 
     assert "development" in set(_findings(plan.findings, "zh")["subject"])  # JSON: the code
     assert "开发" in set(_findings(plan.findings, "zh", codes=False)["subject"])  # printed
+
+
+def test_finding_parameters_read_in_chinese():
+    # A finding's tier, source tier, protection and precision are codes; the Chinese
+    # templates name them once ("温层仅", not "warm 层" or "温层 层").
+    params = {"tier": "warm", "nodes": 2, "protection": "ec_8+2", "needed": 10}
+    text = labels.label("finding.protection_short", "zh", **labels.coded_params(params, "zh"))
+    assert text.startswith("温层仅 2 个节点；其 纠删码 8+2 数据保护需将分片放在 10 个节点上")
+    params = {"tier": "cold", "source": "warm", "need": 2.0, "supply": 1.0}
+    text = labels.label("finding.offload_too_slow", "zh", **labels.coded_params(params, "zh"))
+    assert text.startswith("冷层写带宽 1.00 GB/s，但需接收来自温层的 2.00 GB/s")
+    params = labels.coded_params({"precision": "bf16", "peak": 1979.0}, "en")
+    assert labels.label("finding.marketing_figure", "en", **params).startswith(
+        "Training is sized on a BF16 / sparse marketing peak (1,979)"
+    )

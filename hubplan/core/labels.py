@@ -208,7 +208,7 @@ LIST_VALUE_COLUMNS = {"depends_on": "task"}
 PARAM_VALUES = {"plane": "choice.plane", "media": "choice.media",
                 "technology": "choice.technology", "fabrics": "choice.technology",
                 "area": "choice.area", "tests": "test", "rdma_tool": "choice.tool",
-                "collective_tool": "choice.tool"}  # fmt: skip
+                "collective_tool": "choice.tool", "source": "choice.tier"}  # fmt: skip
 
 #: How a list parameter's items are joined, per language.
 _LIST_SEP = {"en": ", ", "zh": "、"}
