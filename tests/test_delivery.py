@@ -276,6 +276,10 @@ def test_gantt_reads_the_schedule(plan):
     bars = spec["layer"][0]
     assert bars["encoding"]["x"]["field"] == "start_date"
     assert bars["encoding"]["color"]["title"] == "阶段"
+    # tasks read in Chinese, in the schedule's order (issue 24: the raw codes showed)
+    assert bars["encoding"]["y"]["field"] == "task_label"
+    assert bars["encoding"]["y"]["sort"][:3] == ["深化设计", "下单完成", "机房改造"]
+    assert "上架（第 2 批）" in bars["encoding"]["y"]["sort"]
 
 
 def test_a_service_that_fits_nowhere_gets_no_kubernetes_pool(default):

@@ -439,6 +439,9 @@ def test_prefill_with_collectives_on_an_idle_replica(default, catalog):
     assert options.loc[8, "ttft_s"] * 1e3 == pytest.approx(61.05, abs=0.01)
     # TP 1 cannot hold 140 GB; TP 4 holds 352 sequences at 1 280 tokens, capped at 256.
     assert not options.loc[1, "fits"] and options.loc[4, "concurrent_seqs"] == 256
+    # and TP 1 says why (issue 24: its limit was NaN beside "fits False"): 140 GB of
+    # weights on one 80 GB card leave no room for a single sequence's KV cache.
+    assert options.loc[1, "concurrent_seqs"] == 0 and options.loc[1, "limit"] == "kv_memory"
 
 
 def test_token_model_against_nvidia_nim_benchmark(catalog):

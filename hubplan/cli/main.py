@@ -385,13 +385,15 @@ def _table_text(shown: pd.DataFrame) -> str:
         return shown.to_string(index=False)
 
 
-def _findings(findings: pd.DataFrame, lang: str) -> pd.DataFrame:
-    """Findings with message and fix in ``lang``."""
-    return findings_table(findings, lang).assign(data=findings["data"].to_numpy())
+def _findings(findings: pd.DataFrame, lang: str, codes: bool = True) -> pd.DataFrame:
+    """Findings with message and fix in ``lang``; ``codes``: the subject as the plan
+    holds it (``development``, for JSON), else as a reader sees it (开发)."""
+    out = findings_table(findings, lang).assign(data=findings["data"].to_numpy())
+    return out.assign(subject=findings["subject"].to_numpy()) if codes else out
 
 
 def _print_findings(findings: pd.DataFrame, lang: str) -> None:
-    for f in _findings(findings, lang).to_dict(orient="records"):
+    for f in _findings(findings, lang, codes=False).to_dict(orient="records"):
         print(f"[{label('severity.' + f['severity'], lang)}] {f['subject']}: {f['message']}")
         print(f"    → {f['fix']}")
 
@@ -403,7 +405,7 @@ class PlanHasErrors(Exception):
 def _finish(findings: pd.DataFrame, lang: str) -> None:
     errors = findings[findings["severity"] == "error"]
     if not errors.empty:
-        first = _findings(errors.head(1), lang).iloc[0]
+        first = _findings(errors.head(1), lang, codes=False).iloc[0]
         raise PlanHasErrors(label("cli.plan_errors", lang, n=len(errors),
                                   first=f"{first['subject']}: {first['message']}"))  # fmt: skip
 
@@ -700,7 +702,10 @@ def cmd_catalog(args: argparse.Namespace) -> None:
     if args.json:
         print(_dumps(_records(df)))
         return
-    print(_table(df[_CATALOG_COLUMNS[args.table]], args.lang))
+    shown = df[_CATALOG_COLUMNS[args.table]]
+    if args.table == "failure_rates":  # a rate's name is the component it counts (GPU, 网卡)
+        shown = shown.rename(columns={"name": "failure_component"})
+    print(_table(shown, args.lang))
 
 
 def cmd_compare(args: argparse.Namespace) -> None:

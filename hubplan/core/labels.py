@@ -163,11 +163,43 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
                  "cooling_mode": "choice.cooling_mode", "sized_by": "choice.sized_by",
                  "limited_by": "choice.limited_by", "category": "choice.category",
                  "pass_if": "pass_if", "figure_basis": "figure_basis",
-                 "figure_source": "figure_source",
+                 "figure_source": "figure_source", "stage": "choice.area",
                  "price_confidence": "choice.price_confidence",
                  "cost_basis": "choice.cost_basis", "line_unit": "choice.line_unit",
                  "gpu_cost_basis": "choice.gpu_cost_basis",
-                 "item_kind": "choice.item_kind"}  # fmt: skip
+                 "item_kind": "choice.item_kind",
+                 "precision": "choice.precision", "method": "choice.method",
+                 "recompute": "choice.recompute", "limit": "choice.limit",
+                 "scaleup_kind": "choice.scaleup_kind", "segment": "choice.segment",
+                 "marketing_basis": "choice.marketing_basis", "tier": "choice.tier",
+                 "content": "storage.content", "protection": "choice.protection",
+                 "dr": "choice.dr", "role": "choice.role", "plane": "choice.plane",
+                 "media": "choice.media", "device_role": "device_type",
+                 "link_segment": "choice.link_segment", "transport": "choice.technology",
+                 "layer": "choice.rdma_layer", "component": "choice.latency_component",
+                 "power_source": "choice.figure_origin",
+                 "size_source": "choice.figure_origin",
+                 "typical_source": "choice.figure_origin",
+                 "item": ("choice.opex_item", "checklist"),
+                 "cloud_pricing": "choice.cloud_pricing", "strategy": "choice.strategy",
+                 "flow": "choice.flow", "assumption": "cost.assumption",
+                 "metric": "", "task": "task", "figure_unit": "choice.figure_unit",
+                 "checked_by": "choice.area",
+                 "subject": ("choice.plane", "choice.tier", "choice.pool", "choice.precision",
+                             "sheet", "subject"),
+                 "confidence": "choice.price_confidence", "technology": "choice.technology",
+                 "architecture": "choice.architecture", "per": "failure_per",
+                 "price_unit": "choice.line_unit"}  # fmt: skip
+"""A column mapped to ``""`` holds column keys (``cost_tornado.metric``: the figure an
+assumption moves), labelled by the column's own label; a column mapped to a tuple of
+prefixes tries each in turn (a ``subject`` is a plane, a tier, a pool, or a finding's
+table or cost figure when it is not a model or job name; an ``item`` an opex line or a
+review checklist item). A value with a trailing batch number (``rack_2``) that has no
+label of its own takes its stem's (``task.rack``) with ``{n}`` filled: "上架（第 2 批）"."""
+
+#: Columns that hold a comma-separated list of codes: column -> key prefix
+#: (``schedule.depends_on``: "rack_1, network_1" reads "上架（第 1 批）、布线（第 1 批）").
+LIST_VALUE_COLUMNS = {"depends_on": "task"}
 
 
 #: Finding parameters whose values are codes with labels, beside :data:`VALUE_COLUMNS`:
@@ -176,7 +208,7 @@ VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
 PARAM_VALUES = {"plane": "choice.plane", "media": "choice.media",
                 "technology": "choice.technology", "fabrics": "choice.technology",
                 "area": "choice.area", "tests": "test", "rdma_tool": "choice.tool",
-                "collective_tool": "choice.tool"}  # fmt: skip
+                "collective_tool": "choice.tool", "source": "choice.tier"}  # fmt: skip
 
 #: How a list parameter's items are joined, per language.
 _LIST_SEP = {"en": ", ", "zh": "、"}
@@ -193,19 +225,76 @@ def coded_params(params: dict, lang: str = "en") -> dict:
     {'fabrics': 'InfiniBand, Ethernet'}
     """
     lang = normalize_language(lang)
-    keys = _entries()
     out = dict(params)
     for name, value in params.items():
         prefix = PARAM_VALUES.get(name) or VALUE_COLUMNS.get(name)
         if not prefix:
             continue
-        if isinstance(value, str) and f"{prefix}.{value}" in keys:
-            out[name] = label(f"{prefix}.{value}", lang)
+        if isinstance(value, str):
+            out[name] = value_label(prefix, value, lang)
         elif isinstance(value, list | tuple):
-            named = [label(f"{prefix}.{v}", lang) if f"{prefix}.{v}" in keys else str(v)
-                     for v in value]  # fmt: skip
-            out[name] = _LIST_SEP[lang].join(named)
+            named = [value_label(prefix, v, lang) for v in value]
+            out[name] = _LIST_SEP[lang].join(str(v) for v in named)
     return out
+
+
+def _value_key(prefix: str | tuple[str, ...], value: object) -> tuple[str, dict] | None:
+    """The label key (and placeholder values) for a coded cell, or None when it has none:
+    ``<prefix>.<value>``; the value itself for the prefix ``""`` (a column key); else a
+    numbered value's stem (``task.rack`` with ``n=2`` for ``rack_2``)."""
+    keys = _entries()
+    if isinstance(prefix, tuple):
+        return next((k for p in prefix if (k := _value_key(p, value)) is not None), None)
+    if not prefix:
+        return (value, {}) if isinstance(value, str) and value in keys else None
+    key = f"{prefix}.{value}"
+    if key in keys:
+        return key, {}
+    if not isinstance(value, str):
+        return None
+    stem, _, n = value.rpartition("_")
+    if stem and n.isdigit() and f"{prefix}.{stem}" in keys:
+        return f"{prefix}.{stem}", {"n": int(n)}
+    return None
+
+
+def value_label(prefix: str | tuple[str, ...], value: object, lang: str = "en") -> object:
+    """The label of one coded value (a key prefix of :data:`VALUE_COLUMNS`), or the value
+    itself when it has none.
+
+    >>> value_label("task", "rack_2", "zh"), value_label("choice.plane", "inband", "en")
+    ('上架（第 2 批）', 'in-band management')
+    >>> value_label("choice.role", "DGX H100", "zh")
+    'DGX H100'
+    """
+    found = _value_key(prefix, value)
+    if found is None:
+        return value
+    key, values = found
+    return label(key, lang, **values)
+
+
+def column_value_label(column: str, value: object, lang: str = "en") -> object:
+    """A cell of ``column`` as :func:`localize` shows it (its label when it is a code).
+
+    >>> column_value_label("task", "procure_servers_1", "zh")
+    '服务器采购（第 1 批）'
+    >>> column_value_label("depends_on", "rack_1, network_1", "en")
+    'Racking (batch 1), Cabling (batch 1)'
+    """
+    lang = normalize_language(lang)
+    if column in LIST_VALUE_COLUMNS and isinstance(value, str):
+        return _list_label(value, LIST_VALUE_COLUMNS[column], lang)
+    if column in VALUE_COLUMNS:
+        return value_label(VALUE_COLUMNS[column], value, lang)
+    return value
+
+
+def _list_label(value: str, prefix: str, lang: str) -> str:
+    if not value:
+        return value
+    codes = [v.strip() for v in value.split(",")]
+    return _LIST_SEP[lang].join(str(value_label(prefix, c, lang)) for c in codes)
 
 
 def is_missing(value: object) -> bool:
@@ -328,14 +417,19 @@ def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     for col, prefix in VALUE_COLUMNS.items():
         if col in out.columns:
             out[col] = _label_values(out[col], prefix, keys, lang)
+    for col, prefix in LIST_VALUE_COLUMNS.items():
+        if col in out.columns:
+            out[col] = _label_values(out[col], prefix, keys, lang, listed=True)
     out = out.rename(columns={c: column_label(c, lang) for c in out.columns})
     if out.index.name:
         out.index.name = column_label(out.index.name, lang)
     return out
 
 
-def _label_values(values: pd.Series, prefix: str, keys: dict, lang: str) -> pd.Series:
-    """``values`` with each value that has a ``<prefix>.<value>`` label replaced by it.
+def _label_values(values: pd.Series, prefix: str, keys: dict, lang: str,
+                  listed: bool = False) -> pd.Series:  # fmt: skip
+    """``values`` with each value that has a label (:func:`value_label`) replaced by it;
+    ``listed``: each value a comma-separated list of codes, labelled item by item.
 
     Each distinct value is looked up once (a 600 000-link port map has a handful of
     distinct roles), so the cost is one pass over the column.
@@ -344,13 +438,20 @@ def _label_values(values: pd.Series, prefix: str, keys: dict, lang: str) -> pd.S
     import pandas as pd
 
     def one(v):
-        return label(f"{prefix}.{v}", lang) if f"{prefix}.{v}" in keys else v
+        if listed:
+            return _list_label(v, prefix, lang) if isinstance(v, str) else v
+        return value_label(prefix, v, lang)
+
+    def coded(v):
+        if listed and isinstance(v, str):
+            return any(_value_key(prefix, c.strip()) for c in v.split(","))
+        return _value_key(prefix, v) is not None
 
     try:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # unhashable cells (lists): look each one up
         return values.map(one)
-    if not any(f"{prefix}.{v}" in keys for v in uniques):
+    if not any(coded(v) for v in uniques):
         return values  # nothing to translate (numbered steps, free names)
     labelled = [one(v) for v in uniques]
     shown = np.empty(len(uniques) + 1, dtype=object)

@@ -52,7 +52,14 @@ from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 from ..core.errors import HubplanError
 from ..core.files import atomic_path, check_target
 from ..core.labels import catalog as label_catalog
-from ..core.labels import column_label, label, localize, normalize_language, unit
+from ..core.labels import (
+    column_label,
+    column_value_label,
+    label,
+    localize,
+    normalize_language,
+    unit,
+)
 from ..views.render import findings_table
 from .style import AppendixStyle, load_style
 from .summary import assumption_register, headline_figures
@@ -640,8 +647,7 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
             _Column("xlsx.figure", column_label("xlsx.figure", lang),
                     [_label_or(k, lang) for k in heads["figure"]]),
             _Column("xlsx.subject", column_label("xlsx.subject", lang),
-                    [_label_or(f"choice.pool.{v}", lang) if f"choice.pool.{v}"
-                     in label_catalog().index else v for v in heads["subject"]]),
+                    [column_value_label("subject", v, lang) for v in heads["subject"]]),
             _Column("xlsx.amount", column_label("xlsx.amount", lang),
                     [_label_or(f"choice.cloud_basis.{v}", lang, v) if isinstance(v, str)
                      else w.styled(v, number_format=f) for v, f in zip(heads["value"], fmt,

@@ -54,8 +54,13 @@ class FacilityPanel(PlanPanel):
         )
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([_form(self.labels, self.controls),
-                    w.VBox([self.summary, self.message, self.findings])]),
+            # the form in its own column, as on the other panels: placed straight in the
+            # row, its grid stretched to the findings' height and spread its two rows
+            # apart (the second slider showed far below the first, off the screen)
+            w.HBox([w.VBox([_form(self.labels, self.controls)],
+                           layout=w.Layout(min_width="420px")),
+                    w.VBox([self.summary, self.message, self.findings])],
+                   layout=w.Layout(align_items="flex-start")),
             self.power_chart, self.elevation, self.cooling_chart, self.table,
         ])  # fmt: skip
         self._start()

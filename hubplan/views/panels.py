@@ -116,8 +116,10 @@ def _full_table(title_key: str) -> tuple[w.Accordion, w.HTML]:
 
 def _form(labels: dict[str, w.Label], controls: dict[str, w.Widget]) -> w.GridBox:
     # A label column, not widget descriptions: CJK descriptions get truncated.
+    # align_content flex-start: in a row beside a taller column the grid is stretched, and its
+    # rows must stay together at the top rather than spread over that height
     grid = w.Layout(grid_template_columns="max-content max-content", grid_gap="4px 12px",
-                    min_width="max-content")  # fmt: skip
+                    min_width="max-content", align_content="flex-start")  # fmt: skip
     return w.GridBox([x for name in controls for x in (labels[name], controls[name])],
                      layout=grid)  # fmt: skip
 

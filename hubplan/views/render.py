@@ -9,7 +9,14 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.errors import ExportError, HubplanError
-from ..core.labels import catalog, coded_params, display_frame, label, normalize_language
+from ..core.labels import (
+    catalog,
+    coded_params,
+    column_value_label,
+    display_frame,
+    label,
+    normalize_language,
+)
 
 
 def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
@@ -22,6 +29,8 @@ def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     """
     lang = normalize_language(lang)
     out = findings[["severity", "stage", "subject", "code"]].copy()
+    # a pool, plane or tier subject reads in the language ("开发", not "development")
+    out["subject"] = [column_value_label("subject", s, lang) for s in out["subject"]]
     params = [_coded(p, lang) for p in findings["data"]]
     out["message"] = [label(f"finding.{c}", lang, **p)
                       for c, p in zip(findings["code"], params, strict=True)]  # fmt: skip

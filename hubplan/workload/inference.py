@@ -465,8 +465,14 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
                "link_gb_s": tensor_parallel_link(acc, t)[0] if t > 1 else math.nan}  # fmt: skip
         rows.append(row)
         if cap[i] < 1 or not usable[i].any():
+            # what rules the layout out is known even though no batch is planned: no room
+            # for one sequence's KV cache, no batch the prefill keeps up with, or none
+            # whose p95 batch fits the KV room (or max_batch)
+            limit = ("kv_memory" if cap[i] < 1
+                     else "prefill_saturated" if not stable[i].any()
+                     else "kv_memory" if cap[i] < service.max_batch else "batch_cap")  # fmt: skip
             row.update({"replicas": math.nan, "gpus": math.nan, "fits": False,
-                        "meets_targets": False})  # fmt: skip
+                        "meets_targets": False, "limit": limit})  # fmt: skip
             plans.append(None)
             continue
         ok = meets[i] if meets[i].any() else usable[i]
