@@ -41,6 +41,8 @@ def _rows(ws, first=1):
 def _same(cell, want):
     if want is None or want == "" or (isinstance(want, float) and math.isnan(want)):
         return cell is None  # an empty cell (xlsx has no empty strings)
+    if isinstance(want, pd.Timestamp):  # a date cell, not its text
+        return cell == want.to_pydatetime()
     if isinstance(want, bool):
         return cell is want
     if isinstance(want, int | float):
@@ -56,6 +58,15 @@ POWER_FORMULAS = {"devices": "=COUNTIF(", "device_power_kw": "=SUMIF(", "allocat
 #: Cost-sheet columns the appendix writes as formulas (the rest are the plan's values).
 COST_FORMULAS = {"capex_usd", "capex_low_usd", "capex_high_usd", "usd_per_year",
                  "discount_factor", "present_usd", "extended_price_usd"}  # fmt: skip
+
+#: Delivery-sheet columns the appendix writes as formulas where they give the plan's
+#: figure (a task with no predecessor starts at day 0, a value).
+DELIVERY_FORMULAS = {"schedule": {"start_day", "end_day", "slack_days", "critical",
+                                  "start_date", "end_date"},
+                     "acceptance": {"floor"}}  # fmt: skip
+
+#: Rows the default schedule sheet adds below its 20 tasks: one span per phase.
+PHASE_ROWS = 4
 
 
 @pytest.mark.parametrize("write_only", [False, True])
@@ -80,7 +91,9 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
         keys = list(plan[source].columns)
         rows = _rows(ws)
         cost = t in xlsx_mod.COST_SHEETS
-        body = rows[1:-1] if cost else rows[1:]  # a cost sheet ends with its total row
+        # a cost sheet ends with its total row, the schedule with its phases' spans
+        extra = 1 if cost else PHASE_ROWS if t == "schedule" else 0
+        body = rows[1 : len(rows) - extra]
         assert rows[0] == list(want.columns), t
         assert len(body) == len(want), t
         for got, (_, exp) in zip(body, want.iterrows(), strict=True):
@@ -93,6 +106,9 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
                     # that is not the line's rule (energy), or "unpriced" (never 0)
                     formula = isinstance(g, str) and g.startswith("=")
                     assert g == unpriced if e != e else formula or _same(g, e), (t, key, g)
+                elif key in DELIVERY_FORMULAS.get(t, ()):
+                    # LibreOffice checks their values
+                    assert (isinstance(g, str) and g.startswith("=")) or _same(g, e), (t, key, g)
                 else:
                     assert _same(g, e), (t, key, g, e)
         if cost:
@@ -178,9 +194,10 @@ def test_user_text_is_never_a_formula(tmp_path):
         for c in row
         if isinstance(c.value, str) and c.value.startswith(("=", "@", "-2+3"))
     ]
-    # the only formulas are the appendix's own, on the power-allocation sheet and the
-    # cost sheets (the equipment list's extended prices among them)
-    own = {power, *(sheet_name(t, "en") for t in xlsx_mod.COST_SHEETS)}
+    # the only formulas are the appendix's own, on the power-allocation sheet, the cost
+    # sheets (the equipment list's extended prices among them) and the delivery sheets
+    own = {power, *(sheet_name(t, "en") for t in (*xlsx_mod.COST_SHEETS,
+                                                  *xlsx_mod.DELIVERY_SHEETS))}  # fmt: skip
     formulas = [c for title, c in cells if c.data_type == "f"]
     assert formulas and all(title in own for title, c in cells if c.data_type == "f")
     assert {title for title, c in cells if c.data_type == "f"} == own
