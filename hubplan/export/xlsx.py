@@ -17,6 +17,15 @@ how many unpriced ones it leaves out. An unpriced line shows "unpriced", never 0
 formula is written only where its arithmetic gives the plan's figure; elsewhere (energy:
 kW × PUE × hours × tariff) the plan's value stands.
 
+The delivery sheets follow the cost sheets: the schedule, whose start days, end days,
+slack, critical flags, dates and phase spans are the critical-path method as formulas, the
+phase acceptance criteria, and the acceptance tests, whose pass floor is expected × floor
+share.
+
+A table longer than a sheet (:data:`MAX_SHEET_ROWS`) runs over continued sheets
+(:func:`sheet_parts`, "Port map (2)"), each with the header, a note at the foot of each but
+the last; a formula sheet that would not fit is written as values.
+
 Large plans (more than :data:`WRITE_ONLY_ROWS` rows in all) are written in openpyxl's
 write-only mode: rows stream to disk, tables get their column names by hand (openpyxl
 "Worksheet Tables": in write-only mode column headings must be added manually), and
