@@ -197,6 +197,29 @@ def test_acceptance_figures(plan):
     assert set(f["severity"]) == {"info"}
 
 
+def test_acceptance_states_the_share_each_floor_takes(plan, default):
+    # Each row says which share of its expected figure is its floor (the appendix writes
+    # the floor as expected × share): matmul 90 %, NVLink/RDMA/fabric 95 %, storage 90 %
+    # (the delivery section's defaults), 1 for counts and rules.
+    a = plan["acceptance"].set_index(["pool", "test"])
+    assert a.loc[("training", "dense_matmul"), "floor_share"] == 0.90
+    assert a.loc[("training", "nvlink_all_reduce"), "floor_share"] == 0.95
+    assert a.loc[("training", "rdma_write_bw"), "floor_share"] == 0.95
+    assert set(a.loc[("", "storage_read"), "floor_share"]) == {0.90}
+    for test in ("gpu_count", "dcgm_diag", "ecc_errors", "stability_run"):
+        assert a.loc[("training", test), "floor_share"] == 1.0, test
+    # A stricter client: 98 % of the bandwidth figures, 85 % of the storage ones. RDMA
+    # 392 × 0.98 = 384.16 Gb/s; hot-tier read 200 × 0.85 = 170 GB/s.
+    p = hubplan.build_plan(default.with_changes({"delivery.bandwidth_floor_share": 0.98,
+                                                 "delivery.storage_floor_share": 0.85}))  # fmt: skip
+    b = p["acceptance"].set_index(["subject", "test"])
+    assert b.loc[("DGX H100", "rdma_write_bw"), "floor_share"].tolist() == [0.98, 0.98]
+    assert b.loc[("DGX H100", "rdma_write_bw"), "floor"].tolist() == pytest.approx([384.16] * 2)
+    assert b.loc[("hot", "storage_read"), ["floor_share", "floor"]].tolist() == pytest.approx(
+        [0.85, 170.0]
+    )
+
+
 def test_storage_write_acceptance_includes_the_protection_overhead(plan, default):
     s = plan["acceptance"].query("scope == 'storage'").set_index(["subject", "test"])
     # Hot tier: 2 Lustre OSS × 76.8 GB/s of drive writes (24 × 3.2 GB/s) = 153.6 GB/s;

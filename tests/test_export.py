@@ -5,6 +5,7 @@ recalculates the power-allocation formulas and prints the workbook to PDF.
 """
 
 import dataclasses
+import datetime as dt
 import errno
 import math
 import os
@@ -13,6 +14,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
@@ -41,6 +43,8 @@ def _rows(ws, first=1):
 def _same(cell, want):
     if want is None or want == "" or (isinstance(want, float) and math.isnan(want)):
         return cell is None  # an empty cell (xlsx has no empty strings)
+    if isinstance(want, pd.Timestamp):  # a date cell, not its text
+        return cell == want.to_pydatetime()
     if isinstance(want, bool):
         return cell is want
     if isinstance(want, int | float):
@@ -56,6 +60,15 @@ POWER_FORMULAS = {"devices": "=COUNTIF(", "device_power_kw": "=SUMIF(", "allocat
 #: Cost-sheet columns the appendix writes as formulas (the rest are the plan's values).
 COST_FORMULAS = {"capex_usd", "capex_low_usd", "capex_high_usd", "usd_per_year",
                  "discount_factor", "present_usd", "extended_price_usd"}  # fmt: skip
+
+#: Delivery-sheet columns the appendix writes as formulas where they give the plan's
+#: figure (a task with no predecessor starts at day 0, a value).
+DELIVERY_FORMULAS = {"schedule": {"start_day", "end_day", "slack_days", "critical",
+                                  "start_date", "end_date"},
+                     "acceptance": {"floor"}}  # fmt: skip
+
+#: Rows the default schedule sheet adds below its 20 tasks: one span per phase.
+PHASE_ROWS = 4
 
 
 @pytest.mark.parametrize("write_only", [False, True])
@@ -80,7 +93,9 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
         keys = list(plan[source].columns)
         rows = _rows(ws)
         cost = t in xlsx_mod.COST_SHEETS
-        body = rows[1:-1] if cost else rows[1:]  # a cost sheet ends with its total row
+        # a cost sheet ends with its total row, the schedule with its phases' spans
+        extra = 1 if cost else PHASE_ROWS if t == "schedule" else 0
+        body = rows[1 : len(rows) - extra]
         assert rows[0] == list(want.columns), t
         assert len(body) == len(want), t
         for got, (_, exp) in zip(body, want.iterrows(), strict=True):
@@ -93,6 +108,9 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
                     # that is not the line's rule (energy), or "unpriced" (never 0)
                     formula = isinstance(g, str) and g.startswith("=")
                     assert g == unpriced if e != e else formula or _same(g, e), (t, key, g)
+                elif key in DELIVERY_FORMULAS.get(t, ()):
+                    # LibreOffice checks their values
+                    assert (isinstance(g, str) and g.startswith("=")) or _same(g, e), (t, key, g)
                 else:
                     assert _same(g, e), (t, key, g, e)
         if cost:
@@ -178,9 +196,10 @@ def test_user_text_is_never_a_formula(tmp_path):
         for c in row
         if isinstance(c.value, str) and c.value.startswith(("=", "@", "-2+3"))
     ]
-    # the only formulas are the appendix's own, on the power-allocation sheet and the
-    # cost sheets (the equipment list's extended prices among them)
-    own = {power, *(sheet_name(t, "en") for t in xlsx_mod.COST_SHEETS)}
+    # the only formulas are the appendix's own, on the power-allocation sheet, the cost
+    # sheets (the equipment list's extended prices among them) and the delivery sheets
+    own = {power, *(sheet_name(t, "en") for t in (*xlsx_mod.COST_SHEETS,
+                                                  *xlsx_mod.DELIVERY_SHEETS))}  # fmt: skip
     formulas = [c for title, c in cells if c.data_type == "f"]
     assert formulas and all(title in own for title, c in cells if c.data_type == "f")
     assert {title for title, c in cells if c.data_type == "f"} == own
@@ -443,6 +462,224 @@ def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path,
         assert capex[cny] == pytest.approx(priced_capex * 7.1884, abs=0.01)
         present_cny = list(p["cost_cashflow"].columns).index("present_cny")
         assert flow[present_cny] == pytest.approx(summary["npv_own_usd"] * 7.1884, abs=0.01)
+
+
+# -- delivery sheets: schedule and acceptance --------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_schedule_and_acceptance_sheets_follow_the_cost_sheets(plan, lang):
+    wb = build_appendix(plan, lang)
+    names = wb.sheetnames
+    cash = names.index(sheet_name("cost_cashflow", lang))
+    assert names[cash + 1 : cash + 4] == [
+        sheet_name(t, lang) for t in ("schedule", "phase_acceptance", "acceptance")]  # fmt: skip
+    assert names[cash + 1 : cash + 4] == (
+        ["Schedule", "Phase acceptance", "Acceptance tests"] if lang == "en"
+        else ["实施进度计划", "阶段验收标准", "验收测试"])  # fmt: skip
+    ws = wb[sheet_name("schedule", lang)]
+    head = [c.value for c in ws[1]]
+    col = {k: openpyxl.utils.get_column_letter(i + 1)
+           for i, k in enumerate(plan["schedule"].columns)}  # fmt: skip
+    # rack_1 (row 9) waits for its servers (row 8), the room (row 5), the network and the
+    # storage (rows 6, 7): its start is the latest of their ends
+    assert ws["A9"].value == "rack_1"
+    assert ws[f"{col['start_day']}9"].value == "=MAX(H8,H5,H6,H7)"
+    assert ws[f"{col['end_day']}9"].value == "=G9+E9+F9"  # start + duration + buffer
+    assert ws[f"{col['start_date']}9"].value == "=DATE(2026,1,5)+G9"  # delivery.start_date
+    assert ws[f"{col['start_day']}2"].value == 0  # design starts the project: a value
+    # below the 20 tasks, one span per phase in the order they first appear
+    span = "Phase span" if lang == "en" else "阶段起止"
+    assert [ws[f"A{r}"].value for r in range(22, 26)] == [span] * 4
+    assert ws["G22"].value == "=MIN(G2:G3,G6:G8,G15)"  # design and procurement's rows
+    assert ws["H25"].value == "=MAX(H12:H14,H19:H21)"  # commissioning's rows
+    assert ws.max_row == 25 and head[0] == ("Task" if lang == "en" else "任务")
+    acc = wb[sheet_name("acceptance", lang)]
+    keys = list(plan["acceptance"].columns)
+    floor = keys.index("floor") + 1
+    assert acc.cell(3, floor).value == "=G3*H3"  # expected × floor share
+    assert acc.cell(3, keys.index("floor_share") + 1).value == 0.9
+    assert acc.cell(3, keys.index("floor_share") + 1).number_format == "0%"
+    assert wb[sheet_name("phase_acceptance", lang)].max_row == 14  # 13 criteria
+    notes = [r[0] for r in _rows(wb[sheet_name("summary", lang)]) if r[0]]
+    assert any(str(n).startswith(("Schedule and acceptance:", "实施进度与验收：")) for n in notes)
+    assert any(str(n).startswith(("Cost sheets:", "成本表：")) for n in notes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_libreoffice_recalculates_the_schedule_and_acceptance_to_the_plans_figures(
+    plan, tmp_path, lang
+):
+    src = write_appendix(plan, tmp_path / "appendix.xlsx", lang)
+    formulas = openpyxl.load_workbook(src)
+    wb = openpyxl.load_workbook(_soffice(src, "xlsx", tmp_path / "lo", tmp_path / "prof"),
+                                data_only=True)  # fmt: skip
+    checked = 0
+    for table in ("schedule", "acceptance"):
+        df = plan[table]
+        keys = list(df.columns)
+        written = _rows(formulas[sheet_name(table, lang)], 2)[: len(df)]
+        values = _rows(wb[sheet_name(table, lang)], 2)[: len(df)]
+        for i, (f_row, v_row) in enumerate(zip(written, values, strict=True)):
+            for j, (f, v) in enumerate(zip(f_row, v_row, strict=True)):
+                if not (isinstance(f, str) and f.startswith("=")):
+                    continue
+                checked += 1
+                want = df[keys[j]].iloc[i]
+                if isinstance(want, pd.Timestamp):
+                    assert v == want.to_pydatetime(), (table, i, keys[j], f, v)
+                elif isinstance(want, bool | np.bool_):
+                    assert v is bool(want), (table, i, keys[j], f, v)
+                else:
+                    assert v == pytest.approx(float(want), abs=1e-9), (table, i, keys[j], f, v)
+    # schedule: 20 tasks × (end, slack, critical, two dates) + 19 starts (design has no
+    # predecessor) = 119; acceptance: 27 floors. 146 formula cells.
+    assert checked == 20 * 5 + 19 + 27
+    sched = {r[0]: r for r in _rows(wb[sheet_name("schedule", lang)], 2)}
+    col = {k: i for i, k in enumerate(plan["schedule"].columns)}
+    # Worked by hand from the delivery defaults (buffer 20 %, rounded up to whole days;
+    # 21 servers in batches of 11 and 10; 484 links: 144 compute endpoints over two tiers,
+    # 64 storage, 62 in-band, 70 BMC): design 6 weeks = 42 → 50.4 → 51 days; the second
+    # batch's servers 20 + 4 weeks = 168 → 201.6 → 202 → day 253; racking ⌈10 ÷ 16⌉ = 1 → 2
+    # → 255; network 5 + ⌈484 × 10/21 ÷ 192⌉ = 7 → 8.4 → 9 → 264; commissioning 15 +
+    # ⌈10 ÷ 64⌉ = 16 → 19.2 → 20 → 284; trial ⌈24 h⌉ + 1 = 2 → 3 → 287: hand-over of batch
+    # 2 on day 287, 2026-01-05 + 287 days = 2026-10-19, on the critical path. The fit-out
+    # (16 weeks = 112 → 135 days from day 51, to 186) has 58 days of slack: the second
+    # batch's cabling starts on day 255 after the first's, so the first batch's cabling
+    # (9 days) and racking (2) must start by 255 − 9 − 2 = 244, and 244 − 186 = 58.
+    last = sched["handover_2"]
+    assert last[col["end_day"]] == 287 and last[col["critical"]] is True
+    assert last[col["end_date"]] == dt.datetime(2026, 10, 19)
+    assert sched["fitout"][col["slack_days"]] == 58 and sched["fitout"][col["critical"]] is False
+    # the phase spans: design and procurement from day 0 to the second batch's servers
+    # (253), fit-out 51-186, delivery and racking from the first racking (219) to the
+    # second network (264), commissioning 230-287
+    phases = _rows(wb[sheet_name("schedule", lang)], 2)[len(plan["schedule"]) :]
+    spans = [(r[col["start_day"]], r[col["end_day"]], r[col["duration_days"]]) for r in phases]
+    assert spans == [(0, 253, 253), (51, 186, 135), (219, 264, 45), (230, 287, 57)]
+    assert phases[0][col["end_date"]] == dt.datetime(2026, 9, 15)  # 2026-01-05 + 253 days
+    acc = _rows(wb[sheet_name("acceptance", lang)], 2)
+    a = {k: i for i, k in enumerate(plan["acceptance"].columns)}
+    floors = [r[a["floor"]] for r in acc]
+    # H100 matmul 794.5 TFLOPS (mamf-finder) × 90 % = 715.05; NVLink 480 GB/s (nccl-tests
+    # #212) × 95 % = 456; RDMA 392 Gb/s (DGX H100 GPUDirect) × 95 % = 372.4; L40S 362.05
+    # × 0.75 × 90 % = 244.38375; hot-tier read 200 GB/s × 90 % = 180
+    assert floors[1:4] == pytest.approx([715.05, 456.0, 372.4])
+    assert floors[17] == pytest.approx(244.38375)
+    assert floors[21] == pytest.approx(180.0)
+
+
+# -- a table longer than a sheet ---------------------------------------------------------------
+
+
+def _parts_of(wb, title):
+    """The sheets a table was written over, in order: title, "title (2)", ..."""
+    out, k = [], 1
+    while xlsx_mod.continued_name(title, k) in wb.sheetnames:
+        out.append(wb[xlsx_mod.continued_name(title, k)])
+        k += 1
+    return out
+
+
+@pytest.mark.parametrize("write_only", [False, True])
+def test_a_table_that_fills_a_sheet_exactly_stays_on_one(plan, tmp_path, monkeypatch,
+                                                          write_only):  # fmt: skip
+    # the default port map: 582 links + the header = 583 rows, exactly the (lowered) limit
+    assert len(plan["port_map"]) == 582
+    monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 583)
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx",
+                                               write_only=write_only))  # fmt: skip
+    (ws,) = _parts_of(wb, "Port map")
+    assert ws.max_row == 583 and "Port map (2)" not in wb.sheetnames
+    assert list(ws.tables) == ["tbl_port_map"]
+    assert _rows(ws, 2) == [list(r) for r in plan.table("port_map", "en").itertuples(index=False)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("write_only", [False, True])
+def test_a_table_one_row_longer_than_a_sheet_runs_over_two(plan, tmp_path, monkeypatch,
+                                                            write_only, lang):  # fmt: skip
+    # 582 links + the header = 583 rows, one more than the (lowered) limit of 582: the
+    # first sheet holds the header, 580 links and the note (582 rows), the second the
+    # header and the last 2 links
+    monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 582)
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", lang,
+                                               write_only=write_only))  # fmt: skip
+    title = sheet_name("port_map", lang)
+    first, second = _parts_of(wb, title)
+    assert second.title == ("Port map (2)" if lang == "en" else "端口连接表 (2)")
+    assert wb.sheetnames.index(second.title) == wb.sheetnames.index(title) + 1
+    assert (first.max_row, second.max_row) == (582, 3)
+    want = plan.table("port_map", lang)
+    header = list(want.columns)
+    assert _rows(first)[0] == header and _rows(second)[0] == header  # the header repeated
+    note = _rows(first)[-1]
+    assert note[0] == ("Rows 1–580 of 582: continued on sheet “Port map (2)”." if lang == "en"
+                       else "第 1–580 行，共 582 行：续见工作表“端口连接表 (2)”。")  # fmt: skip
+    assert all(v is None for v in note[1:])
+    # every link once, in order
+    got = _rows(first, 2)[:-1] + _rows(second, 2)
+    assert got == [list(r) for r in want.itertuples(index=False)]
+    # each part is its own Excel table over its header and rows, the note outside
+    assert (
+        first.tables["tbl_port_map"].ref == f"A1:{openpyxl.utils.get_column_letter(len(header))}581"
+    )
+    assert second.tables["tbl_port_map_2"].ref.endswith("3")
+    assert second.freeze_panes == "A2" and second.print_title_rows == "$1:$1"
+    notes = [r[0] for r in _rows(wb[sheet_name("summary", lang)]) if r[0]]
+    split = [n for n in notes if str(n).startswith(title + ("：" if lang == "zh" else ":"))]
+    assert split and "Port map (2)" in split[0] if lang == "en" else "端口连接表 (2)" in split[0]
+
+
+@pytest.mark.parametrize("write_only", [False, True])
+def test_every_row_of_every_table_is_in_the_appendix_at_any_sheet_size(
+    plan, tmp_path, monkeypatch, write_only
+):
+    # A limit of 30 rows splits the port map (582 links), the IP plan (340), the rack
+    # layout (54) and the cost sheets: the priced equipment list (30 rows and its total),
+    # the capex (31) and the cash flow (33). A table that runs over several sheets holds
+    # the plan's values (its formulas would point at rows of one), and so does the power
+    # allocation (12 racks), whose SUMIFs would read a split rack layout. The schedule (20
+    # tasks, 4 phase spans and the header: 25 rows) keeps its formulas.
+    monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 30)
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx",
+                                               write_only=write_only))  # fmt: skip
+    # (the Summary, Findings and Assumptions grow with the scenario, not with the GPUs:
+    # they are not split)
+    fixed = {"Summary", "Findings", "Assumptions"}
+    assert all(ws.max_row <= 30 for ws in wb.worksheets if ws.title not in fixed)
+    tables, _ = xlsx_mod._plan_sheets(plan)
+    split = set()
+    for t in tables:
+        parts = _parts_of(wb, sheet_name(t, "en"))
+        if len(parts) == 1:
+            continue
+        split.add(t)
+        source = "cost_equipment" if t == "equipment_list" else t
+        want = plan.table(source, "en")
+        got = []
+        for k, ws in enumerate(parts, start=1):
+            rows = _rows(ws)
+            assert rows[0] == list(want.columns), (t, k)
+            got += rows[1:-1] if k < len(parts) else rows[1:]  # less the note
+        assert len(got) == len(want), t
+        for g_row, (_, e_row) in zip(got, want.iterrows(), strict=True):
+            assert all(_same(g, e) for g, e in zip(g_row, e_row.tolist(), strict=True)), t
+    assert {"port_map", "ip_plan", "rack_layout", "equipment_list", "cost_capex",
+            "cost_cashflow"} <= split  # fmt: skip
+    assert "schedule" not in split and wb["Schedule"]["H3"].value == "=G3+E3+F3"
+    power = _rows(wb[sheet_name("power_allocation", "en")], 2)
+    assert not any(isinstance(v, str) and v.startswith("=") for r in power for v in r)
+    notes = [r[0] for r in _rows(wb["Summary"]) if r[0]]
+    assert any("Port map: 582 rows, more than a sheet holds (30 rows" in str(n) for n in notes)
+    assert any(str(n).startswith("Equipment list: written as values") for n in notes)
+
+
+def test_a_sheet_too_small_to_hold_a_row_is_refused(monkeypatch):
+    monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 2)
+    with pytest.raises(hubplan.HubplanError, match="MAX_SHEET_ROWS = 2"):
+        xlsx_mod.sheet_parts(5)
 
 
 # -- CLI --------------------------------------------------------------------------------------

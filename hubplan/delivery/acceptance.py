@@ -31,6 +31,7 @@ ACCEPTANCE_COLUMNS = [
     "tool",
     "count",
     "expected",
+    "floor_share",
     "floor",
     "pass_if",
     "figure_basis",
@@ -179,7 +180,10 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     One row per (scope, pool, test): ``count`` is how many GPUs, nodes, NICs, units or
     nodes of a tier run it; ``expected`` is what a healthy system reaches (measured where
     ``figure_basis`` says so, with ``figure_source``); ``floor`` is the pass line
-    (``pass_if``: at least, at most, or exactly). Storage write rows carry the protection
+    (``pass_if``: at least, at most, or exactly) and is ``expected × floor_share``: the
+    section's ``matmul_floor_share``, ``bandwidth_floor_share`` or ``storage_floor_share``,
+    1 for a count, a rule or a figure the plan fixes (the appendix writes the floor as that
+    product, a live formula). Storage write rows carry the protection
     scheme's write factor in ``protection_factor``: the one the storage stage divided the
     drives' write figure by (the tier's ``write_factor``), 1 for a building block whose
     figures are measured at its clients (an appliance in MLPerf Storage, MinIO's
@@ -188,13 +192,15 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     d = delivery
     rows: list[dict] = []
 
-    def add(scope, pool, subject, test, tool, count, expected, floor, pass_if, basis,
+    def add(scope, pool, subject, test, tool, count, expected, share, pass_if, basis,
             source, unit, factor=math.nan):  # fmt: skip
+        # the pass floor is the expected figure × the test's floor share (1 for a count,
+        # a rule or a figure the plan fixes)
         rows.append({"scope": scope, "pool": pool, "subject": subject, "test": test,
                      "tool": tool, "count": int(count), "expected": float(expected),
-                     "floor": float(floor), "pass_if": pass_if, "figure_basis": basis,
-                     "figure_source": source, "protection_factor": float(factor),
-                     "figure_unit": unit})  # fmt: skip
+                     "floor_share": float(share), "floor": float(expected * share),
+                     "pass_if": pass_if, "figure_basis": basis, "figure_source": source,
+                     "protection_factor": float(factor), "figure_unit": unit})  # fmt: skip
 
     bw_floor = d.bandwidth_floor_share
     columns = ["pool", "server", "accelerator", "total_servers", "gpus_per_server"]
@@ -210,7 +216,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         host = p["server"] or acc["name"]
         if per > 1:  # the node tests run on each compute tray: name the tray
             host = str(compute_tray(str(p["server"]), catalog)["name"])
-        add("node", pool, host, "gpu_count", tools["gpu_count"], nodes, gps, gps, "equal",
+        add("node", pool, host, "gpu_count", tools["gpu_count"], nodes, gps, 1.0, "equal",
             "plan", "plan_pools", "count")  # fmt: skip
         mamf = float(acc["mamf_bf16_tflops"])
         if mamf == mamf and mamf > 0:
@@ -219,7 +225,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             tflops = matmul_tflops(float(acc["bf16_dense_tflops"]), d.matmul_typical_share)
             basis, source = "derived", "peak_times_typical_share"
         add("node", pool, acc["name"], "dense_matmul", "mamf-finder (BF16)", nodes * gps,
-            tflops, tflops * d.matmul_floor_share, "at_least", basis, source, "TFLOPS")  # fmt: skip
+            tflops, d.matmul_floor_share, "at_least", basis, source, "TFLOPS")  # fmt: skip
         nvlink = math.nan
         if acc["scaleup_kind"] == "nvswitch" and gps > 1:
             if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
@@ -229,7 +235,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
                 basis, source = "derived", "scaleup_times_ring_share"
             add("node", pool, acc["name"], "nvlink_all_reduce", tools["scaleup_all_reduce"],
-                nodes, nvlink, nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
+                nodes, nvlink, bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
         if per > 1 and acc["scaleup_kind"] == "nvswitch":
             # A rack-scale NVLink domain spans its trays: the per-tray test never crosses
             # a tray. Its whole-domain all_reduce runs over MPI on all its GPUs (every GPU
@@ -241,10 +247,10 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             if nvlink == nvlink:
                 add("domain", pool, p["server"], "nvlink_domain_all_reduce",
                     f"{tools['fabric_all_reduce']}, {per} nodes × {gps}", systems, nvlink,
-                    nvlink * bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
+                    bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
             if fact(family, "name") == "NVIDIA":
                 add("domain", pool, p["server"], "imex_domain", "nvidia-imex-ctl -N",
-                    systems, per, per, "equal", "plan", "plan_domain_nodes", "count")  # fmt: skip
+                    systems, per, 1.0, "equal", "plan", "plan_domain_nodes", "count")  # fmt: skip
         nics = float(server["compute_nics"]) / per if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
@@ -258,7 +264,7 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 rdma = rdma_gbps(nic_gbps, d.rdma_share)
                 basis, source = "derived", "line_rate_times_share"
             add("node", pool, host, "rdma_write_bw", tools["rdma_write_bw"],
-                nodes * nics, rdma, rdma * bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
+                nodes * nics, rdma, bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
             if pool == "training" and nodes > 1:
                 units = 1
                 if fabric is not None and not fabric.empty:
@@ -269,15 +275,15 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                     busbw = min(busbw, nvlink)
                 for scope, count in (("unit", units), ("fabric", 1)):
                     add(scope, pool, "compute", "fabric_all_reduce", tools["fabric_all_reduce"],
-                        count, busbw, busbw * bw_floor, "at_least", "derived",
+                        count, busbw, bw_floor, "at_least", "derived",
                         "nic_line_rate_times_share", "GB/s")  # fmt: skip
         diag = "dcgm_diag" if fact(family, "name") == "NVIDIA" else "device_diag"
-        add("node", pool, host, diag, tools["diag"], nodes, 0, 0, "at_most",
+        add("node", pool, host, diag, tools["diag"], nodes, 0, 1.0, "at_most",
             "rule", "zero_failures", "count")  # fmt: skip
-        add("node", pool, host, "ecc_errors", tools["ecc_errors"], nodes, 0, 0, "at_most",
+        add("node", pool, host, "ecc_errors", tools["ecc_errors"], nodes, 0, 1.0, "at_most",
             "rule", "zero_failures", "count")  # fmt: skip
         add("cluster", pool, host, "stability_run", "training job / burn-in", nodes,
-            d.stability_hours, d.stability_hours, "at_least", "rule", "burn_in_practice",
+            d.stability_hours, 1.0, "at_least", "rule", "burn_in_practice",
             "h")  # fmt: skip
     if storage_tiers is not None:
         cols = ["tier", "nodes", "read_gb_s", "write_gb_s", "write_factor"]
@@ -290,11 +296,11 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             read, write = float(t["read_gb_s"]), float(t["write_gb_s"])
             if not math.isnan(read) and read > 0:
                 add("storage", "", t["tier"], "storage_read", "fio / IOR", t["nodes"], read,
-                    read * d.storage_floor_share, "at_least", "plan", "plan_storage_tiers",
+                    d.storage_floor_share, "at_least", "plan", "plan_storage_tiers",
                     "GB/s")  # fmt: skip
             if not math.isnan(write) and write > 0:
                 add("storage", "", t["tier"], "storage_write", "fio / IOR", t["nodes"], write,
-                    write * d.storage_floor_share, "at_least", "plan",
+                    d.storage_floor_share, "at_least", "plan",
                     "plan_storage_after_protection", "GB/s", t["write_factor"])  # fmt: skip
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)

@@ -17,6 +17,15 @@ how many unpriced ones it leaves out. An unpriced line shows "unpriced", never 0
 formula is written only where its arithmetic gives the plan's figure; elsewhere (energy:
 kW × PUE × hours × tariff) the plan's value stands.
 
+The delivery sheets follow the cost sheets: the schedule, whose start days, end days,
+slack, critical flags, dates and phase spans are the critical-path method as formulas, the
+phase acceptance criteria, and the acceptance tests, whose pass floor is expected × floor
+share.
+
+A table longer than a sheet (:data:`MAX_SHEET_ROWS`) runs over continued sheets
+(:func:`sheet_parts`, "Port map (2)"), each with the header, a note at the foot of each but
+the last; a formula sheet that would not fit is written as values.
+
 Large plans (more than :data:`WRITE_ONLY_ROWS` rows in all) are written in openpyxl's
 write-only mode: rows stream to disk, tables get their column names by hand (openpyxl
 "Worksheet Tables": in write-only mode column headings must be added manually), and
@@ -28,6 +37,7 @@ written as text with Excel's quote prefix, never as a formula (OWASP ASVS 1.2.10
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import unicodedata
@@ -65,11 +75,13 @@ from .style import AppendixStyle, load_style
 from .summary import assumption_register, headline_figures
 
 #: Tables written as sheets, in order: the four every proposal carries, the compute
-#: inventory, then the other stages' sizing tables. (Chart series such as
+#: inventory, the cost sheets, the delivery schedule and acceptance, then the other
+#: stages' sizing tables. (Chart series such as
 #: ``training_curve`` and ``hot_fill`` stay in the notebooks.)
 SHEET_TABLES: tuple[str, ...] = (
     "equipment_list", "ip_plan", "power_allocation", "port_map", "compute_inventory",
     "cost_capex", "cost_opex", "cost_cashflow",
+    "schedule", "phase_acceptance", "acceptance",
     "rack_layout", "racks", "power_on_sequence", "cooling", "facility_power",
     "training", "training_memory", "inference", "pool_demand", "pools", "candidates",
     "compute_claims", "server_checks",
@@ -83,8 +95,25 @@ SHEET_TABLES: tuple[str, ...] = (
 #: are live formulas and the last row of the table is their total.
 COST_SHEETS = ("cost_capex", "cost_opex", "cost_cashflow", "equipment_list")
 
+#: The delivery sheets with live formulas: the schedule (a task's start = the latest end
+#: of the tasks it depends on, end = start + duration + buffer, slack, dates, and each
+#: phase's span) and the acceptance tests (floor = expected × floor share).
+DELIVERY_SHEETS = ("schedule", "acceptance")
+
 #: Above this many rows in all, the workbook is written in write-only (streaming) mode.
 WRITE_ONLY_ROWS = 20_000
+
+#: Rows a worksheet holds, its header row included: 1,048,576 in Excel ("Excel
+#: specifications and limits", Microsoft Support: "1,048,576 rows by 16,384 columns") and
+#: in LibreOffice Calc, whose default stayed at 1,048,576 rows when its columns grew to
+#: 16,384 in 7.4 (L. Luňák, "Enabling Calc support for 16384 columns by default", 2022).
+#: A table with more rows runs over continued sheets (:func:`sheet_parts`). A module
+#: constant so that a test can lower it.
+MAX_SHEET_ROWS = 1_048_576
+
+#: Arguments an Excel function takes at most (Excel specifications and limits: 255); a
+#: formula that would need more is written as the plan's value.
+_MAX_ARGUMENTS = 255
 
 #: Leading characters that make Excel or LibreOffice read text as a formula
 #: (OWASP ASVS 1.2.10; tab and CR/LF start DDE payloads in CSV).
@@ -147,6 +176,8 @@ def _cell_values(series: pd.Series) -> list:
     """Python values for cells: NaN/NA → None, numpy scalars → Python, containers → text."""
     if pd.api.types.is_bool_dtype(series):
         return series.tolist()
+    if pd.api.types.is_datetime64_any_dtype(series):  # a date cell, not its text
+        return [None if pd.isna(v) else v.to_pydatetime() for v in series.tolist()]
     if pd.api.types.is_numeric_dtype(series):
         values = series.astype(object).where(series.notna(), None).tolist()
         return [None if isinstance(v, float) and math.isnan(v) else v for v in values]
@@ -354,6 +385,8 @@ def _power_formulas(plan, alloc: pd.DataFrame, lang: str) -> _PowerFormulas:
     reason = None
     if layout is None or not {"rack", "max_power_kw"} <= set(layout.columns):
         reason = label("xlsx.note.no_layout", lang)
+    elif len(sheet_parts(len(layout))) > 1 or len(sheet_parts(len(alloc))) > 1:
+        reason = label("xlsx.note.split_reason", lang)
     else:
         sums = layout.groupby("rack", sort=False)["max_power_kw"].sum()
         counts = layout.groupby("rack", sort=False).size()
@@ -606,6 +639,268 @@ def _cost_formulas(plan, table: str, df: pd.DataFrame, lang: str) -> _CostFormul
     return _cny_twins(plan, df, letter, _CostFormulas(out, total), priced, word)
 
 
+# -- delivery sheets ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _RowFormulas:
+    columns: dict[str, list]  # key -> one cell per row: a formula or the plan's value
+    rows: list[dict[str, object]]  # rows below the table's (the schedule's phase spans)
+
+
+def _runs(rows: list[int], col: str) -> list[str]:
+    """Cell references of ``rows`` in column ``col``, consecutive rows as one range.
+
+    >>> _runs([2, 3, 4, 7, 9, 10], "G")
+    ['G2:G4', 'G7', 'G9:G10']
+    """
+    out: list[str] = []
+    start = prev = None
+    for r in [*rows, None]:
+        if start is not None and r == prev + 1:
+            prev = r
+            continue
+        if start is not None:
+            out.append(f"{col}{start}" if start == prev else f"{col}{start}:{col}{prev}")
+        start = prev = r
+    return out
+
+
+def _excel_date(day: dt.date) -> str:
+    return f"DATE({day.year},{day.month},{day.day})"
+
+
+def _schedule_formulas(plan, df: pd.DataFrame, lang: str) -> _RowFormulas | None:
+    """Live formulas of the schedule sheet, each written where it gives the plan's figure.
+
+    The critical-path method the delivery stage runs (Kelley and Walker, "Critical-path
+    planning and scheduling", 1959), as cell formulas over the rows:
+
+    - start day = the latest end day of the tasks it depends on, ``MAX(...)`` (a task with
+      none starts at day 0, a value);
+    - end day = start day + duration + buffer;
+    - slack = the earliest latest-start of its successors (start + slack of each),
+      ``MIN(...)``, less its end day; a task no other follows is measured against the
+      project end, ``MAX`` of the end days;
+    - critical = slack is 0 (when the column holds TRUE / FALSE);
+    - start and end dates = the project start (``delivery.start_date``) + the day.
+
+    Below the tasks, one row per phase: its span from the earliest start day ``MIN`` to
+    the latest end day ``MAX`` of its tasks, the days between them in the duration column
+    and the dates.
+    """
+    need = {"task", "phase", "depends_on", "duration_days", "buffer_days", "start_day",
+            "end_day"}  # fmt: skip
+    if df.empty or not need <= set(df.columns):
+        return None
+    cols = list(df.columns)
+    letter = {k: get_column_letter(i + 1) for i, k in enumerate(cols)}
+    n = len(df)
+    tasks = df["task"].astype(str).tolist()
+    row_of = {t: i + 2 for i, t in enumerate(tasks)}
+    deps = [[d for d in str(v or "").split(", ") if d] for v in df["depends_on"].tolist()]
+    if any(d not in row_of for ds in deps for d in ds):
+        return None
+    succ: list[list[int]] = [[] for _ in tasks]
+    for i, ds in enumerate(deps):
+        for d in ds:
+            succ[row_of[d] - 2].append(i + 2)
+    num = {k: pd.to_numeric(df[k], errors="coerce").to_numpy(dtype=float)
+           for k in ("duration_days", "buffer_days", "start_day", "end_day")}  # fmt: skip
+    start, end = num["start_day"], num["end_day"]
+    dur = num["duration_days"] + num["buffer_days"]
+    G, H, E, F = (letter[k] for k in ("start_day", "end_day", "duration_days", "buffer_days"))
+    rows = range(2, n + 2)
+    last = n + 1
+    out: dict[str, list] = {}
+
+    def close(got: float, want: float) -> bool:
+        return bool(_reproduces(np.array([got]), np.array([want]))[0])
+
+    cells: list = []
+    for i in range(n):
+        want = float(start[i])
+        if deps[i] and len(deps[i]) <= _MAX_ARGUMENTS and close(
+                max(end[row_of[d] - 2] for d in deps[i]), want):  # fmt: skip
+            cells.append("=MAX(" + ",".join(f"{H}{row_of[d]}" for d in deps[i]) + ")")
+        else:
+            cells.append(want)
+    out["start_day"] = cells
+    ok = _reproduces(start + dur, end)
+    out["end_day"] = [f"={G}{r}+{E}{r}+{F}{r}" if ok[i] else float(end[i])
+                      for i, r in enumerate(rows)]  # fmt: skip
+    if "slack_days" in letter:
+        slack = pd.to_numeric(df["slack_days"], errors="coerce").to_numpy(dtype=float)
+        I_ = letter["slack_days"]
+        project_end = float(np.max(end))
+        cells = []
+        for i, r in enumerate(rows):
+            s = succ[i]
+            if s:
+                got = min(start[j - 2] + slack[j - 2] for j in s) - end[i]
+                formula = "=MIN(" + ",".join(f"{G}{j}+{I_}{j}" for j in s) + f")-{H}{r}"
+            else:
+                got = project_end - end[i]
+                formula = f"=MAX({H}$2:{H}${last})-{H}{r}"
+            fits = len(s) <= _MAX_ARGUMENTS
+            cells.append(formula if fits and close(got, slack[i]) else float(slack[i]))
+        out["slack_days"] = cells
+        if "critical" in letter and pd.api.types.is_bool_dtype(df["critical"]):
+            crit = df["critical"].to_numpy(dtype=bool)
+            out["critical"] = [f"={I_}{r}=0" if bool(c) == (abs(x) < 1e-9) else bool(c)
+                               for r, c, x in zip(rows, crit, slack, strict=True)]  # fmt: skip
+    day0 = getattr(getattr(plan.scenario, "delivery", None), "start_date", None)
+    for key, day_key in (("start_date", "start_day"), ("end_date", "end_day")):
+        if key not in letter or day0 is None:
+            continue
+        dates = pd.to_datetime(df[key])
+        want = dates.to_numpy(dtype="datetime64[D]")
+        got = np.datetime64(day0, "D") + num[day_key].astype("timedelta64[D]")
+        D = letter[day_key]
+        out[key] = [f"={_excel_date(day0)}+{D}{r}" if g == w else dates.iloc[i].to_pydatetime()
+                    for i, (r, g, w) in enumerate(zip(rows, got, want, strict=True))]  # fmt: skip
+    # one row per phase, in the order the phases first appear: its span
+    shown = localize(df[["phase"]], lang).iloc[:, 0].tolist()
+    phases = list(dict.fromkeys(df["phase"].astype(str).tolist()))
+    span = label("xlsx.phase_span", lang)
+    extra: list[dict[str, object]] = []
+    codes = df["phase"].astype(str).tolist()
+    for k, phase in enumerate(phases):
+        r = last + 1 + k
+        members = [i + 2 for i, c in enumerate(codes) if c == phase]
+        starts, ends = _runs(members, G), _runs(members, H)
+        if len(starts) > _MAX_ARGUMENTS:
+            continue
+        row: dict[str, object] = {
+            "task": span,
+            "phase": shown[members[0] - 2],
+            "start_day": "=MIN(" + ",".join(starts) + ")",
+            "end_day": "=MAX(" + ",".join(ends) + ")",
+            "duration_days": f"={H}{r}-{G}{r}",
+        }
+        if day0 is not None:
+            for key, D in (("start_date", G), ("end_date", H)):
+                if key in letter:
+                    row[key] = f"={_excel_date(day0)}+{D}{r}"
+        extra.append(row)
+    return _RowFormulas(out, extra)
+
+
+def _acceptance_formulas(df: pd.DataFrame) -> _RowFormulas | None:
+    """The acceptance sheet's pass floor as a live formula: floor = expected × floor share
+    (the delivery section's ``*_floor_share``; 1 for a count or a rule), written where it
+    gives the plan's floor."""
+    if df.empty or not {"expected", "floor_share", "floor"} <= set(df.columns):
+        return None
+    letter = {k: get_column_letter(i + 1) for i, k in enumerate(df.columns)}
+    exp = pd.to_numeric(df["expected"], errors="coerce").to_numpy(dtype=float)
+    share = pd.to_numeric(df["floor_share"], errors="coerce").to_numpy(dtype=float)
+    want = pd.to_numeric(df["floor"], errors="coerce").to_numpy(dtype=float)
+    ok = _reproduces(exp * share, want)
+    e_, s_ = letter["expected"], letter["floor_share"]
+    cells = [f"={e_}{r}*{s_}{r}" if ok[i] else (None if math.isnan(want[i]) else float(want[i]))
+             for i, r in enumerate(range(2, len(df) + 2))]  # fmt: skip
+    return _RowFormulas({"floor": cells}, [])
+
+
+def _delivery_formulas(plan, table: str, df: pd.DataFrame, lang: str) -> _RowFormulas | None:
+    """The live formulas of a delivery sheet (:data:`DELIVERY_SHEETS`), or None."""
+    if table == "schedule":
+        return _schedule_formulas(plan, df, lang)
+    if table == "acceptance":
+        return _acceptance_formulas(df)
+    return None
+
+
+def _apply_row_formulas(columns: list[_Column], found: _RowFormulas) -> None:
+    """Put a sheet's formula columns in place and append its extra rows."""
+    for c in columns:
+        if c.key in found.columns:
+            c.cells, c.formula = found.columns[c.key], True
+        extra = [row.get(c.key) for row in found.rows]
+        c.cells = [*c.cells, *extra]
+        c.formula = c.formula or any(isinstance(v, str) and v.startswith("=") for v in extra)
+
+
+def _formula_rows(plan, table: str, df: pd.DataFrame, lang: str) -> int:
+    """Rows a sheet with live formulas adds below the table's: a cost sheet's total, the
+    schedule's phase spans."""
+    if table in COST_SHEETS and (table != "equipment_list" or df is not plan.tables[table]):
+        return 0 if _cost_formulas(plan, table, df, lang) is None else 1
+    if table in DELIVERY_SHEETS:
+        found = _delivery_formulas(plan, table, df, lang)
+        return 0 if found is None else len(found.rows)
+    return 0
+
+
+# -- continued sheets: a table longer than a sheet -------------------------------------------
+
+
+def sheet_parts(rows: int) -> list[tuple[int, int]]:
+    """How a table of ``rows`` data rows is laid over sheets: ``(first, stop)`` row slices,
+    one per sheet.
+
+    A sheet holds :data:`MAX_SHEET_ROWS` rows. A table that fits with its header is one
+    sheet. A longer one runs over continued sheets, each with the header again; every
+    sheet but the last ends with a note row saying where the table continues, so it holds
+    ``MAX_SHEET_ROWS - 2`` data rows.
+
+    >>> sheet_parts(1_048_575)
+    [(0, 1048575)]
+    >>> sheet_parts(1_100_000)
+    [(0, 1048574), (1048574, 1100000)]
+    """
+    limit = MAX_SHEET_ROWS
+    if limit < 3:
+        raise HubplanError(f"MAX_SHEET_ROWS = {limit}: a sheet must hold at least 3 rows "
+                           "(the header, a data row and the note)")  # fmt: skip
+    if rows + 1 <= limit:
+        return [(0, rows)]
+    per = limit - 2
+    return [(a, min(a + per, rows)) for a in range(0, rows, per)]
+
+
+def continued_name(title: str, part: int) -> str:
+    """The name of a table's ``part``-th sheet (1 is the first): ``"Port map (2)"``,
+    within Excel's 31 characters.
+
+    >>> continued_name("Port map", 1), continued_name("端口连接表", 2)
+    ('Port map', '端口连接表 (2)')
+    """
+    if part == 1:
+        return title
+    suffix = f" ({part})"
+    return title[: MAX_SHEET_NAME - len(suffix)] + suffix
+
+
+def _part_table_name(table: str, part: int) -> str:
+    """The Excel table name of a table's ``part``-th sheet: ``tbl_port_map``,
+    ``tbl_port_map_2``, ..."""
+    name = table_display_name(table)
+    return name if part == 1 else f"{name}_{part}"
+
+
+def _part_columns(columns: list[_Column], first: int, stop: int | None) -> list[_Column]:
+    """The columns of one sheet of a table: rows ``first`` to ``stop`` (None: all)."""
+    if first == 0 and stop is None:
+        return columns
+    return [dataclasses.replace(c, cells=c.cells[first:stop]) for c in columns]
+
+
+def _split_notes(table: str, lang: str, rows: int, parts: list, live: bool) -> list[str]:
+    """Summary notes of a table that runs over several sheets."""
+    title = sheet_name(table, lang)
+    notes = []
+    if len(parts) > 1:
+        names = [continued_name(title, k) for k in range(1, len(parts) + 1)]
+        sep = "、" if lang == "zh" else ", "
+        notes.append(label("xlsx.note.split", lang, sheet=title, rows=rows, sheets=len(parts),
+                           limit=MAX_SHEET_ROWS, names=sep.join(names)))  # fmt: skip
+    if not live:
+        notes.append(label("xlsx.note.split_values", lang, sheet=title))
+    return notes
+
+
 # -- the workbook ---------------------------------------------------------------------------
 
 
@@ -763,15 +1058,25 @@ def build_appendix(
         if (power.policy is None and "required_headroom_pct"
                 not in plan.tables["power_allocation"].columns):  # fmt: skip
             notes.append(label("xlsx.note.no_policy", lang))
-    summary = wb.create_sheet(sheet_name("summary", lang))
-    _summary(_Writer(wb, summary, st, lang, wo), plan, lang, notes)
-    if any(t in COST_SHEETS and (t != "equipment_list" or "cost_equipment" in plan.tables)
+    # A table longer than a sheet runs over continued sheets, its formulas (which refer
+    # to rows of one sheet) written as the plan's values.
+    parts, live = {}, {}
+    for t in tables:
+        df = sheet_frame(plan, t)
+        live[t] = len(sheet_parts(len(df) + _formula_rows(plan, t, df, lang))) == 1
+        parts[t] = sheet_parts(len(df)) if not live[t] else [(0, None)]
+        notes += _split_notes(t, lang, len(df), parts[t], live[t])
+    if any(t in COST_SHEETS and live[t]
+           and (t != "equipment_list" or "cost_equipment" in plan.tables)
            for t in tables):  # fmt: skip
         notes.append(label("xlsx.note.cost_formulas", lang))
+    if any(t in DELIVERY_SHEETS and live[t] for t in tables):
+        notes.append(label("xlsx.note.delivery_formulas", lang))
+    summary = wb.create_sheet(sheet_name("summary", lang))
+    _summary(_Writer(wb, summary, st, lang, wo), plan, lang, notes)
     for t in tables:
         df = sheet_frame(plan, t)
         title = sheet_name(t, lang)
-        ws = wb.create_sheet(title)
         columns = _table_columns(df, lang)
         widths = _widths(columns)  # from the plan's values, not the formulas or the total
         if t in COST_SHEETS:  # a money column fits its header on one line
@@ -782,7 +1087,7 @@ def build_appendix(
             for c in columns:
                 if c.key in power.columns:
                     c.cells, c.formula = power.columns[c.key], True
-        cost = _cost_formulas(plan, t, df, lang) if t in COST_SHEETS else None
+        cost = _cost_formulas(plan, t, df, lang) if t in COST_SHEETS and live[t] else None
         if cost is not None and (t != "equipment_list" or df is not plan.tables[t]):
             for c in columns:
                 if c.key in cost.columns:
@@ -790,13 +1095,23 @@ def build_appendix(
                 end = cost.total.get(c.key)
                 c.cells = [*c.cells, end]
                 c.formula = c.formula or (isinstance(end, str) and end.startswith("="))
-        _set_widths(ws, widths)
-        ws.freeze_panes = "A2"
-        w = _Writer(wb, ws, st, lang, wo)
-        w.table(table_display_name(t), columns)
-        if t == "power_allocation":
-            _power_conditional(ws, df, st, power.policy if power else None)
-        _page_setup(ws, st, lang, title, repeat_header=True)
+        found = _delivery_formulas(plan, t, df, lang) if live[t] else None
+        if found is not None:
+            _apply_row_formulas(columns, found)
+        for k, (first, stop) in enumerate(parts[t], start=1):
+            part_title = continued_name(title, k)
+            ws = wb.create_sheet(part_title)
+            _set_widths(ws, widths)
+            ws.freeze_panes = "A2"
+            w = _Writer(wb, ws, st, lang, wo)
+            w.table(_part_table_name(t, k), _part_columns(columns, first, stop))
+            if t == "power_allocation":
+                _power_conditional(ws, df.iloc[first:stop], st, power.policy if power else None)
+            if k < len(parts[t]):  # where the table goes on
+                w.append([w.text(label("xlsx.continued", lang, first=first + 1, last=stop,
+                                       rows=len(df), sheet=continued_name(title, k + 1)),
+                                 font=w.font(italic=True))])  # fmt: skip
+            _page_setup(ws, st, lang, part_title, repeat_header=True)
     for key, write in (("findings", _findings_sheet), ("assumptions", _assumptions_sheet)):
         title = sheet_name(key, lang)
         ws = wb.create_sheet(title)
