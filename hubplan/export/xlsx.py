@@ -46,6 +46,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.utils.indexed_list import IndexedList
 from openpyxl.worksheet.filters import AutoFilter
+from openpyxl.worksheet.page import PageMargins
 from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
@@ -176,9 +177,14 @@ class _Writer:
     write_only: bool
     row: int = 0
     tables: list[str] = field(default_factory=list)
+    layout: _Layout | None = None  # a table sheet's print layout (set before its rows)
+
+    @property
+    def font_size(self) -> float:
+        return self.layout.font_size if self.layout else self.style.font_size
 
     def font(self, **kw) -> Font:
-        return Font(name=self.style.font(self.lang), size=self.style.font_size, **kw)
+        return Font(name=self.style.font(self.lang), size=self.font_size, **kw)
 
     def styled(self, value, *, number_format=None, font=None, fill=None, align=None) -> Cell:
         cell = Cell(self.ws, row=1, column=1, value=value)
@@ -215,32 +221,60 @@ class _Writer:
     def table(self, name: str, columns: list[_Column]) -> str:
         """Write a header row and the data rows of ``columns`` as one Excel table."""
         headers = _unique([c.header for c in columns])
+        lay = self.layout
+        if lay is not None:  # tall enough for the wrapped header (bold)
+            lines = max(
+                (
+                    line_count(h, w, _BOLD * lay.font_size / self.style.font_size)
+                    for h, w in zip(headers, lay.widths, strict=False)
+                ),
+                default=1,
+            )
+            self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines)
         self.append(self.header_cells(headers))
         first = self.row
         n = len(columns[0].cells) if columns else 0
+        small = self.font() if lay is not None and lay.compact else None
+        wraps = lay.wrap if lay is not None else [False] * len(columns)
+        top = any(wraps)  # a row of wrapped text reads from its top
         kinds = []
-        for c in columns:
-            if c.formula or c.number_format:
+        for c, wrap in zip(columns, wraps, strict=True):
+            if c.formula or c.number_format or small is not None or top:
                 tmpl = Cell(self.ws, row=1, column=1)
                 if c.number_format:
                     tmpl.number_format = c.number_format
-                if c.right:
-                    tmpl.alignment = Alignment(horizontal="right")
-                kinds.append(("cell", tmpl))
+                if c.right or wrap or top:
+                    tmpl.alignment = Alignment(
+                        horizontal="right" if c.right else None,
+                        wrap_text=wrap or None,
+                        vertical="top" if top else None,
+                    )
+                if small is not None:
+                    tmpl.font = small
+                guard = not c.formula and any(is_injection(v) for v in c.cells)
+                kinds.append(("guarded" if guard else "cell", tmpl))
             elif any(is_injection(v) for v in c.cells):
                 kinds.append(("text", None))
             else:
                 kinds.append(("plain", None))
         special = [(j, k, t) for j, (k, t) in enumerate(kinds) if k != "plain"]
+        wrapped = [(j, lay.widths[j], lay.font_size / self.style.font_size)
+                   for j, wr in enumerate(wraps) if wr]  # fmt: skip
         for values in zip(*(c.cells for c in columns), strict=True):
             row = list(values)
+            if wrapped:  # a row with wrapped text is as tall as its longest cell
+                lines = max(line_count(row[j], w, r) if isinstance(row[j], str) else 1
+                            for j, w, r in wrapped)  # fmt: skip
+                if lines > 1:
+                    self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines)
             for j, kind, tmpl in special:
                 v = row[j]
                 if v is None:
                     continue
-                if kind == "text":
+                if kind == "text" or (kind == "guarded" and is_injection(v)):
                     if is_injection(v):
-                        row[j] = self.text(v)
+                        align = copy(tmpl.alignment) if tmpl else None
+                        row[j] = self.text(v, font=small, align=align)
                 elif self.write_only:  # streamed at once: one styled cell per column will do
                     tmpl.value = v
                     row[j] = tmpl
@@ -280,14 +314,242 @@ def _unique(headers: list[str]) -> list[str]:
     return out
 
 
-def _widths(columns: list[_Column]) -> list[float]:
+def _widths(columns: list[_Column], ratio: float = 1.0) -> list[float]:
+    """Each column's natural width in characters of the body font: its longest value (of
+    the first :data:`_WIDTH_SAMPLE`) or its header's longest word, whichever is wider.
+    ``ratio`` is the table's font size over the workbook's (Excel measures widths in the
+    workbook font's digits, so 8-pt text takes 0.8 of a 10-pt column)."""
     out = []
     for c in columns:
         sample = [v for v in c.cells[:_WIDTH_SAMPLE] if v is not None]
         longest = max((display_width(_shown(v)) for v in sample), default=0)
-        header = max((display_width(part) for part in c.header.split()), default=0)
-        out.append(min(_MAX_WIDTH, max(8, longest + 2, header + 2, len(c.header) // 2 + 2)))
+        header = max((display_width(t) for t in _tokens(c.header)), default=0) * _BOLD
+        out.append(min(_MAX_WIDTH, max(8, math.ceil(ratio * max(longest, header)) + 2)))
     return out
+
+
+#: Bold text is this much wider than regular (header cells are bold).
+_BOLD = 1.1
+#: One line of text is this many times the font size tall. DejaVu Sans (LibreOffice's
+#: stand-in for Calibri where Carlito is missing) spans 0.928 + 0.236 = 1.164 em, Calibri
+#: 0.75 + 0.25 + line gap 0.22 = 1.22 em; 1.3 leaves a hair between rows. Noto Sans CJK
+#: (the stand-in for Microsoft YaHei) reserves 1.448 em (hhea 1160 + 288 of 1000) but
+#: its glyphs sit inside 1.2 em: 8-pt Chinese rows 1.3 em apart print clear of each
+#: other (looked at in LibreOffice's PDF of the appendix).
+LINE_EM = {"en": 1.3, "zh": 1.3}
+_PT_PER_MM = 72 / 25.4
+#: Points per unit of column width: a character of the 10-pt workbook font is ~5.1 pt wide
+#: (Excel's width unit is the body font's digit: Calibri's is 0.507 em; measured in
+#: LibreOffice's PDF of the appendix, 414 width units printed across 2 097 pt).
+_PT_PER_WIDTH_10PT = 5.1
+_CJK = "WF"
+
+
+def _tokens(text: str) -> list[str]:
+    """The pieces a line may break between: words, and each CJK character on its own
+    (Chinese breaks between any two characters)."""
+    out = []
+    for word in str(text).split():
+        run = ""
+        for ch in word:
+            if unicodedata.east_asian_width(ch) in _CJK:
+                if run:
+                    out.append(run)
+                    run = ""
+                out.append(ch)
+            else:
+                run += ch
+        if run:
+            out.append(run)
+    return out
+
+
+_NARROW = frozenset(" iljtfr.,:;'|!()[]/-`")
+_WIDE = frozenset("MW@%mw")
+
+
+def text_width(text: str) -> float:
+    """Estimated width of ``text`` in column-width units (Excel's unit: the digit of the
+    workbook font): a CJK character 2, narrow letters and punctuation 0.5, capitals and
+    m/w 1.1, other letters 0.85, digits 1. From Calibri's advance widths (Excel's font):
+    digit 0.507 em, lower-case mean ~0.45 em, i/l 0.23 em, capitals ~0.58 em. LibreOffice
+    prints the same column with DejaVu Sans ~1.5 characters a unit (measured in its PDF of
+    the appendix), so a row sized for Excel has room to spare there, never too little.
+
+    >>> text_width("rail1"), text_width("设备")
+    (3.35, 4.0)
+    """
+    w = 0.0
+    for ch in text:
+        if unicodedata.east_asian_width(ch) in _CJK:
+            w += 2.0
+        elif ch in _NARROW:
+            w += 0.5
+        elif ch.isupper() or ch in _WIDE:
+            w += 1.1
+        elif ch.isdigit():
+            w += 1.0
+        else:
+            w += 0.85
+    return round(w, 2)
+
+
+def line_count(text: str, width: float, scale: float = 1.0) -> int:
+    """Lines ``text`` wraps to in a column ``width`` characters wide, each character
+    ``scale`` wide (font size ratio, times :data:`_BOLD` for bold): greedy word wrap, a
+    CJK character two columns and a break point on each side, a word longer than the
+    line broken across lines. One character of the width is the cell's padding.
+
+    >>> line_count("Partition key (P_Key)", 12)
+    2
+    >>> line_count("分区键 (P_Key)", 6)
+    4
+    """
+    room = max(1.0, width - 1)
+    lines, used = 1, 0.0
+    prev_cjk = True
+    for tok in _tokens(text):
+        cjk = unicodedata.east_asian_width(tok[0]) in _CJK
+        w = text_width(tok) * scale
+        gap = 0.0 if (cjk or prev_cjk or used == 0) else 0.5 * scale
+        if used and used + gap + w > room:
+            lines, used = lines + 1, 0.0
+            gap = 0.0
+        while w > room:  # a word wider than the column breaks where it must
+            w -= room if used == 0 else room - used
+            lines, used = lines + 1, 0.0
+        used += gap + w
+        prev_cjk = cjk
+    return lines
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a table sheet prints: its font size, column widths, which columns wrap, how
+    many pages across."""
+
+    font_size: float
+    widths: list[float]
+    wrap: list[bool]
+    compact: bool
+    pages_wide: int = 1
+    line_em: float = LINE_EM["zh"]
+
+    def row_height(self, lines: int = 1) -> float:
+        """Points: ``lines`` lines of the body font (one line with no padding, so a
+        compact page holds the most rows; a wrapped cell gets 2 pt more)."""
+        return round(lines * self.font_size * self.line_em + (2 if lines > 1 else 0), 2)
+
+
+def page_lines(style: AppendixStyle, font_size: float, lang: str = "en") -> int:
+    """Lines of text a landscape page holds at 100 % (fit-to-width only ever shrinks, so
+    a narrower sheet holds more): the paper's short side less two margins over one line.
+
+    >>> from hubplan.export.style import load_style
+    >>> page_lines(load_style(), 10), page_lines(load_style(), 8), page_lines(load_style(), 8, "zh")
+    (41, 51, 46)
+    """
+    short_mm = 210.0 if style.paper_size == 9 else 215.9  # A4, US letter (ISO 216; ANSI)
+    body_pt = (short_mm - 2 * style.margin_mm) * _PT_PER_MM
+    return int(body_pt // (font_size * LINE_EM[lang]))
+
+
+def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
+            compact: bool | None = None) -> _Layout:  # fmt: skip
+    """The print layout of a table: compact (``style.compact_font_size``) when it runs
+    past a page at the body font; columns as wide as their values, the longest text ones
+    narrowed (and wrapped) until fit-to-width keeps ``style.min_scale_pct``."""
+    n = len(columns[0].cells) if columns else 0
+    lines_page = page_lines(style, style.font_size, lang)
+    if compact is None:
+        if n >= lines_page:
+            compact = True
+        else:  # short enough to look at every row: does its wrapped text run past a page?
+            lay = _layout(columns, style, lang, compact=False)
+            compact = _lines(columns, lay, style.font_size) > lines_page
+            if not compact:
+                return lay
+    size = style.compact_font_size if compact else style.font_size
+    ratio = size / style.font_size
+    widths = _widths(columns, ratio)
+    budget = _page_width(style) * 100 / style.min_scale_pct  # width units at that scale
+    # the narrowest a column may get: numbers do not wrap; text down to 16 characters or
+    # its header's longest word
+    floors = [w if c.number_format or c.formula or not _is_text(c) else
+              min(w, max(16, math.ceil(ratio * _BOLD * max(
+                  (display_width(t) for t in _tokens(c.header)), default=0)) + 2))
+              for w, c in zip(widths, columns, strict=True)]  # fmt: skip
+    if sum(widths) > budget:
+        widths = _share(widths, floors, columns, budget)
+    wrap = _wraps(columns, widths, ratio)
+    page = _page_width(style)
+    if any(wrap) and sum(widths) < page:  # wrapped text may widen to the page at 100 %
+        full = [max(w, math.ceil(ratio * max((text_width(v) for v in c.cells[:_WIDTH_SAMPLE]
+                                              if isinstance(v, str)), default=0)) + 2)
+                if wr else w for c, w, wr in zip(columns, widths, wrap, strict=True)]  # fmt: skip
+        widths = _share(full, widths, columns, page)
+        wrap = _wraps(columns, widths, ratio)
+    pages = max(1, math.ceil(sum(widths) / budget - 1e-9))
+    return _Layout(size, widths, wrap, compact, pages, LINE_EM[lang])
+
+
+def _wraps(columns: list[_Column], widths: list[float], ratio: float) -> list[bool]:
+    """Which text columns hold a value longer than one line."""
+    return [_is_text(c) and any(line_count(v, w, ratio) > 1
+                                for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str))
+            for c, w in zip(columns, widths, strict=True)]  # fmt: skip
+
+
+def _share(widths: list[float], floors: list[float], columns: list[_Column],
+           budget: float) -> list[float]:  # fmt: skip
+    """Narrow the text columns to fit ``budget``: each keeps its floor, and the width left
+    goes to them in proportion to the text they hold (the most text, the most width, so
+    the wrapped rows stay few), none wider than it needs."""
+    demand = [
+        sum(text_width(v) for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str)) if f < w else 0.0
+        for c, w, f in zip(columns, widths, floors, strict=True)
+    ]
+    out = list(floors)
+    free = budget - sum(out)
+    open_ = [i for i, d in enumerate(demand) if d > 0]
+    while free > 0.5 and open_:
+        total = sum(demand[i] for i in open_)
+        grant = {i: free * demand[i] / total for i in open_}
+        free = 0.0
+        for i in list(open_):
+            room = widths[i] - out[i]
+            if grant[i] >= room:  # needs less than its share: the rest goes round again
+                out[i], free = widths[i], free + grant[i] - room
+                open_.remove(i)
+            else:
+                out[i] += grant[i]
+    return [math.floor(w) for w in out]
+
+
+def _lines(columns: list[_Column], lay: _Layout, base_size: float) -> int:
+    """Lines a table prints to: its header and each row at its wrapped height."""
+    ratio = lay.font_size / base_size
+    head = max((line_count(c.header, w, _BOLD * ratio)
+                for c, w in zip(columns, lay.widths, strict=True)), default=1)  # fmt: skip
+    cols = [(c.cells, w) for c, w, wr in zip(columns, lay.widths, lay.wrap, strict=True) if wr]
+    n = len(columns[0].cells) if columns else 0
+    body = sum(max((line_count(cells[i], w, ratio) if isinstance(cells[i], str) else 1
+                    for cells, w in cols), default=1) for i in range(n))  # fmt: skip
+    return head + body
+
+
+def _is_text(c: _Column) -> bool:
+    return not (c.formula or c.number_format) and any(
+        isinstance(v, str) for v in c.cells[:_WIDTH_SAMPLE]
+    )
+
+
+def _page_width(style: AppendixStyle) -> float:
+    """Printable width of a landscape page in column-width units at 100 %."""
+    long_mm = 297.0 if style.paper_size == 9 else 279.4
+    return (
+        (long_mm - 2 * style.margin_mm) * _PT_PER_MM / _PT_PER_WIDTH_10PT * (10 / style.font_size)
+    )
 
 
 def _shown(v: object) -> str:
@@ -308,17 +570,34 @@ def _table_columns(df: pd.DataFrame, lang: str) -> list[_Column]:
     ]
 
 
-def _page_setup(ws, style: AppendixStyle, lang: str, title: str, repeat_header: bool) -> None:
+def _page_setup(ws, style: AppendixStyle, lang: str, title: str, repeat_header: bool,
+                layout: _Layout | None = None) -> None:  # fmt: skip
+    """Landscape on the style's paper, fit to the page's width (or ``layout.pages_wide``
+    pages, the first column repeated on each), any number of pages down, the header row on
+    every page, the style's margins, the company and sheet in the page header and the
+    page number in the footer."""
     ws.page_setup.orientation = "landscape"
     ws.page_setup.paperSize = style.paper_size
     ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
-    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToWidth = layout.pages_wide if layout else 1
     ws.page_setup.fitToHeight = 0
     if repeat_header:
         ws.print_title_rows = "1:1"
+    if layout is not None and layout.pages_wide > 1:
+        ws.print_title_cols = "A:A"
+    m, h = style.margin_mm / 25.4, style.header_mm / 25.4  # openpyxl takes inches
+    ws.page_margins = PageMargins(left=m, right=m, top=m, bottom=m, header=h, footer=h)
     ws.oddHeader.left.text = style.company
     ws.oddHeader.right.text = title
     ws.oddFooter.center.text = label("xlsx.footer", lang)
+
+
+def _sheet_format(ws, layout: _Layout) -> None:
+    """Column widths and the body row height of a table sheet: before its first row (a
+    write-only sheet writes them then)."""
+    _set_widths(ws, layout.widths)
+    ws.sheet_format.defaultRowHeight = layout.row_height()
+    ws.sheet_format.customHeight = True
 
 
 def _set_widths(ws, widths: list[float]) -> None:
@@ -673,7 +952,8 @@ def _findings_sheet(w: _Writer, plan, lang: str) -> None:
     """Every finding of the plan, in ``lang``: one table."""
     fnd = findings_table(plan.findings, lang)
     columns = _table_columns(fnd, lang)
-    _set_widths(w.ws, [10, 12, 24, 24, 80, 80][: len(columns)])
+    w.layout = _layout(columns, w.style, lang)
+    _sheet_format(w.ws, w.layout)
     w.ws.freeze_panes = "A2"
     w.table(table_display_name("findings"), columns)
 
@@ -681,18 +961,15 @@ def _findings_sheet(w: _Writer, plan, lang: str) -> None:
 def _assumptions_sheet(w: _Writer, plan, lang: str) -> None:
     """The assumption register: every scenario field, its value and why (its source)."""
     reg = assumption_register(plan.scenario)
-    _set_widths(w.ws, [44, 18, 100])
+    columns = [
+        _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
+        _Column("xlsx.setting", column_label("xlsx.setting", lang), _cell_values(reg["value"])),
+        _Column("xlsx.source", column_label("xlsx.source", lang), list(reg["description"])),
+    ]
+    w.layout = _layout(columns, w.style, lang)
+    _sheet_format(w.ws, w.layout)
     w.ws.freeze_panes = "A2"
-    w.table(
-        table_display_name("assumptions"),
-        [
-            _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
-            _Column("xlsx.setting", column_label("xlsx.setting", lang),
-                    _cell_values(reg["value"])),
-            _Column("xlsx.source", column_label("xlsx.source", lang),
-                    list(reg["description"])),
-        ],
-    )  # fmt: skip
+    w.table(table_display_name("assumptions"), columns)
 
 
 def _plan_sheets(plan) -> tuple[list[str], list[tuple[str, str]]]:
@@ -767,11 +1044,7 @@ def build_appendix(
         title = sheet_name(t, lang)
         ws = wb.create_sheet(title)
         columns = _table_columns(df, lang)
-        widths = _widths(columns)  # from the plan's values, not the formulas or the total
-        if t in COST_SHEETS:  # a money column fits its header on one line
-            widths = [max(wd, min(24, display_width(c.header) + 2))
-                      if c.number_format else wd for wd, c in zip(widths, columns,
-                                                                  strict=True)]  # fmt: skip
+        lay = _layout(columns, st, lang)  # widths from the plan's values, not the formulas
         if t == "power_allocation" and power is not None:
             for c in columns:
                 if c.key in power.columns:
@@ -784,18 +1057,19 @@ def build_appendix(
                 end = cost.total.get(c.key)
                 c.cells = [*c.cells, end]
                 c.formula = c.formula or (isinstance(end, str) and end.startswith("="))
-        _set_widths(ws, widths)
+        _sheet_format(ws, lay)
         ws.freeze_panes = "A2"
-        w = _Writer(wb, ws, st, lang, wo)
+        w = _Writer(wb, ws, st, lang, wo, layout=lay)
         w.table(table_display_name(t), columns)
         if t == "power_allocation":
             _power_conditional(ws, df, st, power.policy if power else None)
-        _page_setup(ws, st, lang, title, repeat_header=True)
+        _page_setup(ws, st, lang, title, repeat_header=True, layout=lay)
     for key, write in (("findings", _findings_sheet), ("assumptions", _assumptions_sheet)):
         title = sheet_name(key, lang)
         ws = wb.create_sheet(title)
-        write(_Writer(wb, ws, st, lang, wo), plan, lang)
-        _page_setup(ws, st, lang, title, repeat_header=True)
+        w = _Writer(wb, ws, st, lang, wo)
+        write(w, plan, lang)
+        _page_setup(ws, st, lang, title, repeat_header=True, layout=w.layout)
     _properties(wb, plan, st, lang)
     return wb
 
