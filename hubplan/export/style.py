@@ -42,7 +42,7 @@ class AppendixStyle:
     low_fill: str
     over_fill: str
     #: Page margins and the distance of the page header and footer from the paper's edge.
-    margin_mm: float = 10.0
+    margin_mm: float = 8.0
     header_mm: float = 4.0
     #: Body font size of a table longer than one page at ``font_size`` (the port map, the
     #: IP plan): 8 pt fits ~46 rows on an A4 landscape page.

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import unicodedata
 import warnings
 from copy import copy
@@ -230,7 +231,8 @@ class _Writer:
                 ),
                 default=1,
             )
-            self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines)
+            # 3 pt: the header's text sits clear of a top-aligned first row
+            self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines, 3)
         self.append(self.header_cells(headers))
         first = self.row
         n = len(columns[0].cells) if columns else 0
@@ -330,18 +332,20 @@ def _widths(columns: list[_Column], ratio: float = 1.0) -> list[float]:
 
 #: Bold text is this much wider than regular (header cells are bold).
 _BOLD = 1.1
-#: One line of text is this many times the font size tall. DejaVu Sans (LibreOffice's
-#: stand-in for Calibri where Carlito is missing) spans 0.928 + 0.236 = 1.164 em, Calibri
-#: 0.75 + 0.25 + line gap 0.22 = 1.22 em; 1.3 leaves a hair between rows. Noto Sans CJK
-#: (the stand-in for Microsoft YaHei) reserves 1.448 em (hhea 1160 + 288 of 1000) but
-#: its glyphs sit inside 1.2 em: 8-pt Chinese rows 1.3 em apart print clear of each
-#: other (looked at in LibreOffice's PDF of the appendix).
-LINE_EM = {"en": 1.3, "zh": 1.3}
+#: One line of text is this many times the font size tall. English: DejaVu Sans
+#: (LibreOffice's stand-in for Calibri where Carlito is missing) spans 0.928 + 0.236 =
+#: 1.164 em, Calibri 0.75 + 0.25 + line gap 0.22 = 1.22 em; 1.3 leaves a hair between
+#: rows. Chinese: Noto Sans CJK (the stand-in for Microsoft YaHei) spans ascender 1160 +
+#: descender 288 of 1000 units (its hhea table), 1.448 em; a row any less lets a
+#: Chinese line rise into the row above (seen in LibreOffice's PDF at 1.3 em).
+LINE_EM = {"en": 1.3, "zh": 1.45}
 _PT_PER_MM = 72 / 25.4
-#: Points per unit of column width: a character of the 10-pt workbook font is ~5.1 pt wide
-#: (Excel's width unit is the body font's digit: Calibri's is 0.507 em; measured in
-#: LibreOffice's PDF of the appendix, 414 width units printed across 2 097 pt).
-_PT_PER_WIDTH_10PT = 5.1
+#: Points per unit of column width at 100 % when the workbook font is 10 pt, as
+#: LibreOffice prints it (the renderer `make test` prints with): the digit of its
+#: stand-in for Calibri, DejaVu Sans, 0.636 em = 6.36 pt; measured in its PDF of the
+#: appendix, a 19-unit column 120.7 pt wide at 100 %. Excel's unit is Calibri's digit,
+#: 0.507 em, so a sheet sized for LibreOffice prints at a larger scale in Excel.
+_PT_PER_WIDTH_10PT = 6.35
 _CJK = "WF"
 
 
@@ -369,57 +373,71 @@ _WIDE = frozenset("MW@%mw")
 
 
 def text_width(text: str) -> float:
-    """Estimated width of ``text`` in column-width units (Excel's unit: the digit of the
-    workbook font): a CJK character 2, narrow letters and punctuation 0.5, capitals and
-    m/w 1.1, other letters 0.85, digits 1. From Calibri's advance widths (Excel's font):
-    digit 0.507 em, lower-case mean ~0.45 em, i/l 0.23 em, capitals ~0.58 em. LibreOffice
-    prints the same column with DejaVu Sans ~1.5 characters a unit (measured in its PDF of
-    the appendix), so a row sized for Excel has room to spare there, never too little.
+    """Estimated width of ``text`` in column-width units (the digit of the workbook font):
+    a CJK character 2, narrow letters and punctuation 0.6, m and w 1.5, other capitals
+    1.15, other lower-case letters 0.95, digits 1. From DejaVu Sans's advance widths, the
+    font LibreOffice prints Calibri with here and the wider of the two: digit 0.636 em,
+    i/l 0.28, t/r/f 0.35-0.41, a/e/n/o 0.61-0.63, capitals ~0.7, m 0.97, W 0.99 em
+    (Calibri's are narrower for its 0.507-em digit: lower-case ~0.45 em). Checked on the
+    appendix's PDF: lines LibreOffice wrapped in a 60-unit column of 8-pt text measure
+    54-56 units here, scaled by 0.8.
 
     >>> text_width("rail1"), text_width("设备")
-    (3.35, 4.0)
+    (3.75, 4.0)
     """
     w = 0.0
     for ch in text:
         if unicodedata.east_asian_width(ch) in _CJK:
             w += 2.0
         elif ch in _NARROW:
-            w += 0.5
-        elif ch.isupper() or ch in _WIDE:
-            w += 1.1
+            w += 0.6
+        elif ch in _WIDE:
+            w += 1.5
+        elif ch.isupper():
+            w += 1.15
         elif ch.isdigit():
             w += 1.0
         else:
-            w += 0.85
+            w += 0.95
     return round(w, 2)
+
+
+def _pieces(text: str):
+    """(piece, follows a space) for each place a line may break: between words, after a
+    hyphen or slash inside one (how LibreOffice and Excel break a URL), and on each side
+    of a CJK character."""
+    for word in str(text).split():
+        first = True
+        for part in _tokens(word):
+            for bit in re.findall(r"[^-/]+[-/]*|[-/]+", part) or [part]:
+                yield bit, first
+                first = False
 
 
 def line_count(text: str, width: float, scale: float = 1.0) -> int:
     """Lines ``text`` wraps to in a column ``width`` characters wide, each character
-    ``scale`` wide (font size ratio, times :data:`_BOLD` for bold): greedy word wrap, a
-    CJK character two columns and a break point on each side, a word longer than the
-    line broken across lines. One character of the width is the cell's padding.
+    ``scale`` wide (font size ratio, times :data:`_BOLD` for bold): greedy wrap at the
+    break points of :func:`_pieces`, a piece longer than the line broken where it must.
+    One and a half characters of the width are the cell's padding and a margin.
 
     >>> line_count("Partition key (P_Key)", 12)
     2
     >>> line_count("分区键 (P_Key)", 6)
     4
+    >>> line_count("luxoptx.com/blogs/news/800g-optical", 12)  # 10.55 | 5.0 + 4.95 | 4.55 + 5.6
+    3
     """
-    room = max(1.0, width - 1)
+    room = max(1.0, width - 1.5)
     lines, used = 1, 0.0
-    prev_cjk = True
-    for tok in _tokens(text):
-        cjk = unicodedata.east_asian_width(tok[0]) in _CJK
-        w = text_width(tok) * scale
-        gap = 0.0 if (cjk or prev_cjk or used == 0) else 0.5 * scale
+    for piece, spaced in _pieces(text):
+        w = text_width(piece) * scale
+        gap = 0.55 * scale if spaced and used else 0.0
         if used and used + gap + w > room:
-            lines, used = lines + 1, 0.0
-            gap = 0.0
-        while w > room:  # a word wider than the column breaks where it must
-            w -= room if used == 0 else room - used
+            lines, used, gap = lines + 1, 0.0, 0.0
+        while w > room:  # a piece wider than the column breaks where it must
+            w -= room - used
             lines, used = lines + 1, 0.0
         used += gap + w
-        prev_cjk = cjk
     return lines
 
 
@@ -435,10 +453,11 @@ class _Layout:
     pages_wide: int = 1
     line_em: float = LINE_EM["zh"]
 
-    def row_height(self, lines: int = 1) -> float:
-        """Points: ``lines`` lines of the body font (one line with no padding, so a
-        compact page holds the most rows; a wrapped cell gets 2 pt more)."""
-        return round(lines * self.font_size * self.line_em + (2 if lines > 1 else 0), 2)
+    def row_height(self, lines: int = 1, pad_pt: float | None = None) -> float:
+        """Points: ``lines`` lines of the body font and ``pad_pt`` (default: none for one
+        line, so a compact page holds the most rows; 2 pt for wrapped text)."""
+        pad = (2 if lines > 1 else 0) if pad_pt is None else pad_pt
+        return round(lines * self.font_size * self.line_em + pad, 2)
 
 
 def page_lines(style: AppendixStyle, font_size: float, lang: str = "en") -> int:
@@ -446,8 +465,8 @@ def page_lines(style: AppendixStyle, font_size: float, lang: str = "en") -> int:
     a narrower sheet holds more): the paper's short side less two margins over one line.
 
     >>> from hubplan.export.style import load_style
-    >>> page_lines(load_style(), 10), page_lines(load_style(), 8), page_lines(load_style(), 8, "zh")
-    (41, 51, 46)
+    >>> page_lines(load_style(), 10), page_lines(load_style(), 8)  # 538.6 pt / 13, / 10.4
+    (41, 51)
     """
     short_mm = 210.0 if style.paper_size == 9 else 215.9  # A4, US letter (ISO 216; ANSI)
     body_pt = (short_mm - 2 * style.margin_mm) * _PT_PER_MM
@@ -479,8 +498,11 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
               min(w, max(16, math.ceil(ratio * _BOLD * max(
                   (display_width(t) for t in _tokens(c.header)), default=0)) + 2))
               for w, c in zip(widths, columns, strict=True)]  # fmt: skip
-    if sum(widths) > budget:
-        widths = _share(widths, floors, columns, budget)
+    # as many pages across as the narrowest columns need (one, unless a table has more
+    # columns than a page holds at that scale), then the text columns share what is left
+    pages = max(1, math.ceil(sum(floors) / budget - 1e-9))
+    if sum(widths) > pages * budget:
+        widths = _share(widths, floors, columns, pages * budget)
     wrap = _wraps(columns, widths, ratio)
     page = _page_width(style)
     if any(wrap) and sum(widths) < page:  # wrapped text may widen to the page at 100 %
@@ -489,7 +511,6 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
                 if wr else w for c, w, wr in zip(columns, widths, wrap, strict=True)]  # fmt: skip
         widths = _share(full, widths, columns, page)
         wrap = _wraps(columns, widths, ratio)
-    pages = max(1, math.ceil(sum(widths) / budget - 1e-9))
     return _Layout(size, widths, wrap, compact, pages, LINE_EM[lang])
 
 
