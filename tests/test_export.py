@@ -418,22 +418,22 @@ def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(pla
         head = " ".join(w[0] for w in sorted(words, key=lambda w: w[1]) if w[2] < top + 1)
         sheet = max((s for s in wb.sheetnames if head.endswith(s)), key=len, default="?")
         by_sheet.setdefault(sheet, []).append([w for w in words if top + 1 <= w[2] < bottom - 1])
-    # Page count. On main this appendix printed on 66 pages (en), the port map on 16 and
+    # Page count. Before this layout the appendix printed on 66 pages (en), the port map on 16 and
     # the IP plan on 12 (~36 and ~28 rows a page at 10 pt with Excel's default margins),
-    # its header cells cut. Compact (8 pt, 10 mm margins) an A4 landscape page holds
-    # (210 - 2 × 10) mm = 538 pt ÷ (8 pt × 1.3) = 51 lines, a header of up to 4 of them:
-    # at least 45 rows, so 582 port-map rows take ⌈582 / 45⌉ = 13 pages and 340 IP-plan
-    # rows ⌈340 / 45⌉ = 8.
+    # its header cells cut. Compact (8 pt, 8 mm margins) an A4 landscape page holds
+    # (210 - 2 × 8) mm = 550 pt ÷ (8 pt × 1.3) = 52 lines in English, ÷ (8 pt × 1.45) = 47
+    # in Chinese, a header of up to 2 of them: at least 45 rows, so 582 port-map rows take
+    # ⌈582 / 45⌉ = 13 pages and 340 IP-plan rows ⌈340 / 45⌉ = 8.
     for table in ("port_map", "ip_plan"):
         n = len(plan[table])
         assert len(by_sheet[sheet_name(table, lang)]) <= math.ceil(n / 45), table
     # All of it: measured 76 pages (en) and 79 (zh): summary 1; port map 11/13 and IP plan
-    # 7/8 (above); assumptions 12/14 (370 rows whose sources wrap, where main cut them at
+    # 7/8 (above); assumptions 12/14 (370 rows whose sources wrap, where they were cut at
     # the page edge on 3 pages); equipment list 4 and capex 3 (2 pages across, their price
-    # sources wrapped); the one-row tables of 22-39 columns (training, inference,
-    # accelerator comparison, checkpoints, pools, storage tiers) 2-3 pages across so they
-    # print at 60 % or more, where main printed them on one page at ~35 %; 24 sheets of one
-    # page. Two pages of slack for fonts that wrap differently.
+    # sources wrapped); the wide tables of few rows (training, inference, accelerator
+    # comparison, checkpoints, pools: 22-39 columns) 2-3 pages across so they print at
+    # 60 % or more, where they printed on one page at ~35 %; the other 26 sheets one
+    # page each. Two pages of slack for fonts that wrap differently.
     assert len(pages) <= 81
     for sheet in wb.sheetnames[1:]:  # every table sheet: its header labels print whole
         labels = [c.value for c in wb[sheet][1] if c.value]
@@ -464,8 +464,8 @@ def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(pla
             # at 60 %, 4.8 pt. A word's box is 1.27 em tall in DejaVu Sans (LibreOffice's
             # Calibri here) and 1.03 em in Noto Sans CJK, which a Chinese workbook prints
             # some Latin words in too (measured: 8-pt English port-map rows at 100 % give
-            # 10.2 pt boxes; 10-pt Chinese headers and 'GPU 服务器' at 58 %, 5.98 pt); main
-            # printed the 17-column equipment list at ~35 %: 10-pt text at 3.5 pt.
+            # 10.2 pt boxes; 10-pt Chinese headers and 'GPU 服务器' at 58 %, 5.98 pt); before,
+            # the 17-column equipment list printed at ~35 %: 10-pt text at 3.5 pt.
             em = 1.03 if lang == "zh" else 1.27
             small = [w[0] for w in words if (w[4] - w[2]) / em < 4.8]
             assert not small, f"{sheet} page {i + 1}: printed under 4.8 pt: {small[:5]}"
