@@ -420,21 +420,23 @@ def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(pla
         by_sheet.setdefault(sheet, []).append([w for w in words if top + 1 <= w[2] < bottom - 1])
     # Page count. Before this layout the appendix printed on 66 pages (en), the port map on 16 and
     # the IP plan on 12 (~36 and ~28 rows a page at 10 pt with Excel's default margins),
-    # its header cells cut. Compact (8 pt, 8 mm margins) an A4 landscape page holds
-    # (210 - 2 × 8) mm = 550 pt ÷ (8 pt × 1.3) = 52 lines in English, ÷ (8 pt × 1.45) = 47
-    # in Chinese, a header of up to 2 of them: at least 45 rows, so 582 port-map rows take
-    # ⌈582 / 45⌉ = 13 pages and 340 IP-plan rows ⌈340 / 45⌉ = 8.
+    # its header cells cut. Compact (8 pt, 8 mm margins) an A4 landscape page is
+    # (210 - 2 × 8) mm = 550 pt tall: less a header of up to 3 lines (38 pt), 512 pt ÷
+    # (8 pt × 1.3) = 49 rows in English, ÷ (8 pt × 1.45) = 44 in Chinese at 100 %, more
+    # where fit-to-width shrinks the sheet (measured: port map 53 rows a page in English,
+    # 45 in Chinese). A reader gets at least 45 rows a page: 582 port-map rows on at most
+    # ⌈582 / 45⌉ = 13 pages and 340 IP-plan rows on ⌈340 / 45⌉ = 8.
     for table in ("port_map", "ip_plan"):
         n = len(plan[table])
         assert len(by_sheet[sheet_name(table, lang)]) <= math.ceil(n / 45), table
-    # All of it: measured 76 pages (en) and 79 (zh): summary 1; port map 11/13 and IP plan
+    # All of it: measured 78 pages (en) and 80 (zh): summary 1; port map 11/13 and IP plan
     # 7/8 (above); assumptions 12/14 (370 rows whose sources wrap, where they were cut at
-    # the page edge on 3 pages); equipment list 4 and capex 3 (2 pages across, their price
-    # sources wrapped); the wide tables of few rows (training, inference, accelerator
-    # comparison, checkpoints, pools: 22-39 columns) 2-3 pages across so they print at
-    # 60 % or more, where they printed on one page at ~35 %; the other 26 sheets one
-    # page each. Two pages of slack for fonts that wrap differently.
-    assert len(pages) <= 81
+    # the page edge on 3 pages); equipment list 4 and capex 4 (their price sources
+    # wrapped); the wide tables of few rows (training, inference, accelerator comparison,
+    # checkpoints, pools, storage tiers: 18-39 columns) 1-3 pages across so they print at
+    # 60 % or more, where they printed on one page at ~35 %; the other 25 sheets one page
+    # each. Two pages of slack for fonts that wrap differently.
+    assert len(pages) <= 82
     for sheet in wb.sheetnames[1:]:  # every table sheet: its header labels print whole
         labels = [c.value for c in wb[sheet][1] if c.value]
         found: set[str] = set()

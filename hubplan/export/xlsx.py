@@ -17,6 +17,14 @@ how many unpriced ones it leaves out. An unpriced line shows "unpriced", never 0
 formula is written only where its arithmetic gives the plan's figure; elsewhere (energy:
 kW × PUE × hours × tariff) the plan's value stands.
 
+On paper (:func:`_page_setup`, :func:`_layout`): A4 or letter landscape with the style's
+margins, the header row on every page, fit to the width. A header row is as tall as its
+wrapped labels (:func:`line_count`: greedy wrap with estimated character widths, a CJK
+character two); long text columns narrow and wrap (each row as tall as its longest cell)
+so a sheet keeps ``print.min_scale_pct``, and a sheet with more columns than that allows
+prints over several pages across, its first column repeated. A table longer than a page
+at the body font prints at ``print.compact_font_size`` in one-line rows.
+
 Large plans (more than :data:`WRITE_ONLY_ROWS` rows in all) are written in openpyxl's
 write-only mode: rows stream to disk, tables get their column names by hand (openpyxl
 "Worksheet Tables": in write-only mode column headings must be added manually), and
@@ -492,10 +500,11 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
     ratio = size / style.font_size
     widths = _widths(columns, ratio)
     budget = _page_width(style) * 100 / style.min_scale_pct  # width units at that scale
-    # the narrowest a column may get: numbers do not wrap; text down to 16 characters or
+    # the narrowest a column may get: numbers do not wrap; text down to 24 characters (a
+    # readable line of a wrapped source: ~30 characters in LibreOffice) or
     # its header's longest word
     floors = [w if c.number_format or c.formula or not _is_text(c) else
-              min(w, max(16, math.ceil(ratio * _BOLD * max(
+              min(w, max(24, math.ceil(ratio * _BOLD * max(
                   (display_width(t) for t in _tokens(c.header)), default=0)) + 2))
               for w, c in zip(widths, columns, strict=True)]  # fmt: skip
     # as many pages across as the narrowest columns need (one, unless a table has more
