@@ -223,6 +223,36 @@ def test_bad_paths_and_styles(plan, tmp_path):
     bad.write_text("header: {fill: red}\n")
     with pytest.raises(hubplan.HubplanError, match=r"header\.fill = 'red'"):
         load_style(bad)
+    bad.write_text("print: {margin_mm: wide}\n")
+    with pytest.raises(hubplan.HubplanError, match=r"print\.margin_mm = 'wide': use a number"):
+        load_style(bad)
+    bad.write_text("print: {margin_mm: 5, header_mm: 6}\n")
+    with pytest.raises(hubplan.HubplanError, match=r"print\.header_mm = 6: must be less than"):
+        load_style(bad)
+
+
+def test_print_layout_compacts_long_tables_and_sizes_wrapped_headers(plan, tmp_path):
+    wb = build_appendix(plan, "en")
+    pm, eq = wb["Port map"], wb["Equipment list"]
+    # 582 port-map rows are more than an A4 page holds at 10 pt (42 lines): 8 pt, rows
+    # 8 × 1.3 = 10.4 pt, 8-mm margins (0.315 in)
+    assert pm["B2"].font.sz == 8 and pm.sheet_format.defaultRowHeight == 10.4
+    assert pm.page_margins.top == pytest.approx(8 / 25.4)
+    # a 12-row table stays at the body size
+    assert wb["Power allocation"]["A2"].font.sz == 10
+    # the equipment list runs past a page (its sources wrap), so it is 8 pt too; its
+    # 'Unit weight [kg]' header in an 8-unit column (6.5 after padding), bold 8-pt
+    # characters 1.1 × 0.8 wide: 'Unit' (1.15 + 0.95 + 0.6 + 0.6) × 0.88 = 2.9, 'weight'
+    # (1.5 + 0.95 + 0.6 + 0.95 + 0.95 + 0.6) × 0.88 = 4.88, '[kg]' 3.1 × 0.88 = 2.73, a
+    # space 0.48: no two fit on a line, three lines, 3 × 8 pt × 1.3 + 3 pt = 34.2 pt
+    header = [c.value for c in eq[1]]
+    col = openpyxl.utils.get_column_letter(header.index("Unit weight [kg]") + 1)
+    assert eq.column_dimensions[col].width == 8
+    assert eq.row_dimensions[1].height == pytest.approx(34.2)
+    # a price source longer than its column wraps, its row as tall as its lines
+    src = openpyxl.utils.get_column_letter(header.index("Price source") + 1)
+    assert eq[f"{src}2"].alignment.wrap_text
+    assert eq.row_dimensions[2].height > 10.4
 
 
 def test_a_consultancy_style_restyles_without_code(plan, tmp_path):

@@ -473,8 +473,8 @@ def page_lines(style: AppendixStyle, font_size: float, lang: str = "en") -> int:
     a narrower sheet holds more): the paper's short side less two margins over one line.
 
     >>> from hubplan.export.style import load_style
-    >>> page_lines(load_style(), 10), page_lines(load_style(), 8)  # 538.6 pt / 13, / 10.4
-    (41, 51)
+    >>> page_lines(load_style(), 10), page_lines(load_style(), 8)  # 549.9 pt / 13, / 10.4
+    (42, 52)
     """
     short_mm = 210.0 if style.paper_size == 9 else 215.9  # A4, US letter (ISO 216; ANSI)
     body_pt = (short_mm - 2 * style.margin_mm) * _PT_PER_MM
