@@ -42,6 +42,9 @@ $(SYSDEPS): Makefile | $(BIN)/python
 	  echo "soffice or chromium not found: installing Debian's libreoffice-calc-nogui, chromium and fonts-noto-cjk"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    libreoffice-calc-nogui chromium fonts-noto-cjk; }
+	@command -v pdftotext >/dev/null 2>&1 || { \
+	  echo "pdftotext not found (the appendix print test reads LibreOffice's PDF with it): installing Debian's poppler-utils"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends poppler-utils; }
 	@PATH="$$PATH:/usr/sbin:/sbin"; command -v slurmctld >/dev/null 2>&1 && command -v scontrol >/dev/null 2>&1 \
 	  && command -v unshare >/dev/null 2>&1 && command -v mount >/dev/null 2>&1 \
 	  && command -v ip >/dev/null 2>&1 || { \

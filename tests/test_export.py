@@ -7,8 +7,10 @@ recalculates the power-allocation formulas and prints the workbook to PDF.
 import dataclasses
 import datetime as dt
 import errno
+import html
 import math
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -124,7 +126,10 @@ def test_sheet_craft(plan, tmp_path):
         assert len(ws.title) <= 31
         assert ws.page_setup.orientation == "landscape"
         assert ws.sheet_properties.pageSetUpPr.fitToPage
-        assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
+        assert ws.page_setup.fitToHeight == 0
+        # one page across, or (a table with more columns than one holds at 60 %) several
+        # with the first column repeated on each
+        assert ws.page_setup.fitToWidth == 1 or ws.print_title_cols == "$A:$A"
         names += list(ws.tables)
         if ws.title != "摘要":
             assert len(ws.tables) == 1
@@ -237,6 +242,36 @@ def test_bad_paths_and_styles(plan, tmp_path):
     bad.write_text("header: {fill: red}\n")
     with pytest.raises(hubplan.HubplanError, match=r"header\.fill = 'red'"):
         load_style(bad)
+    bad.write_text("print: {margin_mm: wide}\n")
+    with pytest.raises(hubplan.HubplanError, match=r"print\.margin_mm = 'wide': use a number"):
+        load_style(bad)
+    bad.write_text("print: {margin_mm: 5, header_mm: 6}\n")
+    with pytest.raises(hubplan.HubplanError, match=r"print\.header_mm = 6: must be less than"):
+        load_style(bad)
+
+
+def test_print_layout_compacts_long_tables_and_sizes_wrapped_headers(plan, tmp_path):
+    wb = build_appendix(plan, "en")
+    pm, eq = wb["Port map"], wb["Equipment list"]
+    # 582 port-map rows are more than an A4 page holds at 10 pt (42 lines): 8 pt, rows
+    # 8 × 1.3 = 10.4 pt, 8-mm margins (0.315 in)
+    assert pm["B2"].font.sz == 8 and pm.sheet_format.defaultRowHeight == 10.4
+    assert pm.page_margins.top == pytest.approx(8 / 25.4)
+    # a 12-row table stays at the body size
+    assert wb["Power allocation"]["A2"].font.sz == 10
+    # the equipment list runs past a page (its sources wrap), so it is 8 pt too; its
+    # 'Unit weight [kg]' header in an 8-unit column (6.5 after padding), bold 8-pt
+    # characters 1.1 × 0.8 wide: 'Unit' (1.15 + 0.95 + 0.6 + 0.6) × 0.88 = 2.9, 'weight'
+    # (1.5 + 0.95 + 0.6 + 0.95 + 0.95 + 0.6) × 0.88 = 4.88, '[kg]' 3.1 × 0.88 = 2.73, a
+    # space 0.48: no two fit on a line, three lines, 3 × 8 pt × 1.3 + 3 pt = 34.2 pt
+    header = [c.value for c in eq[1]]
+    col = openpyxl.utils.get_column_letter(header.index("Unit weight [kg]") + 1)
+    assert eq.column_dimensions[col].width == 8
+    assert eq.row_dimensions[1].height == pytest.approx(34.2)
+    # a price source longer than its column wraps, its row as tall as its lines
+    src = openpyxl.utils.get_column_letter(header.index("Price source") + 1)
+    assert eq[f"{src}2"].alignment.wrap_text
+    assert eq.row_dimensions[2].height > 10.4
 
 
 def test_a_consultancy_style_restyles_without_code(plan, tmp_path):
@@ -367,6 +402,126 @@ def test_libreoffice_recalculates_to_the_plans_numbers_and_prints(plan, tmp_path
     assert summary["A2"].value == '=HYPERLINK("http://x","click")'  # still text after LO
     pdf = _soffice(src, "pdf", tmp_path / "pdf", tmp_path / "profile2")
     assert pdf.read_bytes()[:5] == b"%PDF-"
+
+
+_WORD = re.compile(
+    r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">(.*?)</word>'
+)
+
+
+def _pdf_words(pdf: Path) -> list[list[tuple[str, float, float, float, float]]]:
+    """Each printed page's words with their boxes (text, x0, y0, x1, y1 in pt, y down), as
+    poppler's ``pdftotext -bbox`` reads them: a line clipped out of its cell is not there."""
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        pytest.skip("pdftotext (Debian poppler-utils) is not installed; `make test` installs it")
+    out = subprocess.run([exe, "-bbox", str(pdf), "-"], capture_output=True, text=True,
+                         check=True, timeout=120).stdout  # fmt: skip
+    return [
+        [(html.unescape(m[5]), float(m[1]), float(m[2]), float(m[3]), float(m[4]))
+         for m in _WORD.finditer(page)]
+        for page in out.split("<page ")[1:]
+    ]  # fmt: skip
+
+
+def _header_label(words, label: str, taken=(), *, top_by=math.inf, left_by=math.inf):
+    """The words that print ``label`` whole, read as a left-aligned cell wraps it (left to
+    right, then down from the cell's left edge), the top-most such starting above
+    ``top_by`` and left of ``left_by``; None if it is not whole."""
+    target = "".join(label.split())
+    words = [w for w in words if w not in taken]  # words another label printed
+    starts = [w for w in words if w[0] and target.startswith(w[0])
+              and w[2] <= top_by and w[1] <= left_by]  # fmt: skip
+    for start in sorted(starts, key=lambda w: (w[2], w[1])):
+        chosen, rest, cur = [start], target[len(start[0]) :], start
+        while rest:
+            line_h = cur[4] - cur[2]
+            nxt = [w for w in words if w[0] and rest.startswith(w[0]) and w not in chosen
+                   and w[2] <= start[2] + 6 * line_h
+                   # the next word on the line, one space on, or the next line's first
+                   # word at the cell's left edge
+                   and ((abs(w[2] - cur[2]) < 0.3 * line_h and -0.5 < w[1] - cur[3] < line_h)
+                        or (w[2] > cur[2] + 0.5 * line_h and abs(w[1] - start[1]) < 1))]  # fmt: skip
+            if not nxt:
+                break
+            cur = min(nxt, key=lambda w: (w[2], w[1]))
+            chosen.append(cur)
+            rest = rest[len(cur[0]) :]
+        if not rest:
+            return chosen
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(plan, tmp_path,
+                                                                             lang):  # fmt: skip
+    src = write_appendix(plan, tmp_path / "appendix.xlsx", lang)
+    wb = openpyxl.load_workbook(src)
+    pages = _pdf_words(_soffice(src, "pdf", tmp_path / "pdf", tmp_path / "profile"))
+    # Which sheet a page belongs to: its page header (the top line) ends with the sheet's
+    # name; the footer (the bottom line) is the page number.
+    by_sheet: dict[str, list] = {}
+    for words in pages:
+        top, bottom = min(w[2] for w in words), max(w[2] for w in words)
+        head = " ".join(w[0] for w in sorted(words, key=lambda w: w[1]) if w[2] < top + 1)
+        sheet = max((s for s in wb.sheetnames if head.endswith(s)), key=len, default="?")
+        by_sheet.setdefault(sheet, []).append([w for w in words if top + 1 <= w[2] < bottom - 1])
+    # Page count. Before this layout the appendix printed on 66 pages (en), the port map on 16 and
+    # the IP plan on 12 (~36 and ~28 rows a page at 10 pt with Excel's default margins),
+    # its header cells cut. Compact (8 pt, 8 mm margins) an A4 landscape page is
+    # (210 - 2 × 8) mm = 550 pt tall: less a header of up to 3 lines (38 pt), 512 pt ÷
+    # (8 pt × 1.3) = 49 rows in English, ÷ (8 pt × 1.45) = 44 in Chinese at 100 %, more
+    # where fit-to-width shrinks the sheet (measured: port map 53 rows a page in English,
+    # 45 in Chinese). A reader gets at least 45 rows a page: 582 port-map rows on at most
+    # ⌈582 / 45⌉ = 13 pages and 340 IP-plan rows on ⌈340 / 45⌉ = 8.
+    for table in ("port_map", "ip_plan"):
+        n = len(plan[table])
+        assert len(by_sheet[sheet_name(table, lang)]) <= math.ceil(n / 45), table
+    # All of it: measured 78 pages (en) and 80 (zh): summary 1; port map 11/13 and IP plan
+    # 7/8 (above); assumptions 12/14 (370 rows whose sources wrap, where they were cut at
+    # the page edge on 3 pages); equipment list 4 and capex 4 (their price sources
+    # wrapped); the wide tables of few rows (training, inference, accelerator comparison,
+    # checkpoints, pools, storage tiers: 18-39 columns) 1-3 pages across so they print at
+    # 60 % or more, where they printed on one page at ~35 %; the other 25 sheets one page
+    # each. Two pages of slack for fonts that wrap differently.
+    assert len(pages) <= 82
+    for sheet in wb.sheetnames[1:]:  # every table sheet: its header labels print whole
+        labels = [c.value for c in wb[sheet][1] if c.value]
+        found: set[str] = set()
+        for i, words in enumerate(by_sheet[sheet]):
+            # the header row repeats on every page: its first cell at the page's left edge
+            # (the sheet's first column repeats when it prints over pages across)
+            first = _header_label(words, labels[0], left_by=min(w[1] for w in words) + 1)
+            assert first, f"{sheet} page {i + 1}: no header row"
+            # the other labels on this page, in the same row: starting no lower than the
+            # first cell's text ends (a header cell's text is centred in the row)
+            boxes: dict[str, list] = {labels[0]: first}
+            for lab in sorted(labels[1:], key=len, reverse=True):  # 'Unit price' before 'Unit'
+                got = _header_label(words, lab, [w for v in boxes.values() for w in v],
+                                    top_by=max(w[4] for w in first))  # fmt: skip
+                if got:
+                    boxes[lab] = got
+            found |= set(boxes)
+            header = [w for v in boxes.values() for w in v]
+            band_top = min(w[2] for w in header)
+            band_bottom = max(w[4] for w in header)
+            body = [w for w in words if w[2] > band_top and w not in header]
+            # a header line that spills out of its row overlaps the first row's text
+            assert not body or min(w[2] for w in body) >= band_bottom - 0.1, (
+                f"{sheet} page {i + 1}: header text runs into the rows"
+            )
+            # fit to width keeps the text readable: nothing printed smaller than 8-pt text
+            # at 60 %, 4.8 pt. A word's box is 1.27 em tall in DejaVu Sans (LibreOffice's
+            # Calibri here) and 1.03 em in Noto Sans CJK, which a Chinese workbook prints
+            # some Latin words in too (measured: 8-pt English port-map rows at 100 % give
+            # 10.2 pt boxes; 10-pt Chinese headers and 'GPU 服务器' at 58 %, 5.98 pt); before,
+            # the 17-column equipment list printed at ~35 %: 10-pt text at 3.5 pt.
+            em = 1.03 if lang == "zh" else 1.27
+            small = [w[0] for w in words if (w[4] - w[2]) / em < 4.8]
+            assert not small, f"{sheet} page {i + 1}: printed under 4.8 pt: {small[:5]}"
+        missing = [lab for lab in labels if lab not in found]
+        assert not missing, f"{sheet}: header text cut: {missing}"
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The appendix style: fonts, header colours, table style, paper and logo, read from a
+"""The appendix style: fonts, header colours, table style, paper, print layout and logo, read from a
 small YAML file so a consultancy restyles the workbook without touching code.
 
 The shipped style is ``templates/appendix/style.yaml``; a file given by the user is laid
@@ -7,6 +7,7 @@ over it key by key (keys left out keep the shipped values).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,15 @@ class AppendixStyle:
     logo_cell: str
     low_fill: str
     over_fill: str
+    #: Page margins and the distance of the page header and footer from the paper's edge.
+    margin_mm: float = 8.0
+    header_mm: float = 4.0
+    #: Body font size of a table longer than one page at ``font_size`` (the port map, the
+    #: IP plan): 8 pt fits ~46 rows on an A4 landscape page.
+    compact_font_size: float = 8.0
+    #: The smallest print scale fit-to-width may reach: wider sheets wrap their long text
+    #: columns, or print over several pages across.
+    min_scale_pct: float = 60.0
 
     def font(self, lang: str) -> str:
         return self.font_zh if lang == "zh" else self.font_en
@@ -113,6 +123,20 @@ def load_style(path: str | Path | None = None) -> AppendixStyle:
         sizes = float(data["font"]["size"]), float(data["title_font_size"])
     except (TypeError, ValueError):
         raise HubplanError("style font.size and title_font_size must be numbers") from None
+    prints = {
+        k: _number(data["print"][k], f"print.{k}", lo, hi)
+        for k, lo, hi in (
+            ("margin_mm", 0, 50),
+            ("header_mm", 0, 50),
+            ("compact_font_size", 4, 72),
+            ("min_scale_pct", 10, 100),
+        )
+    }
+    if prints["header_mm"] >= prints["margin_mm"] > 0:
+        raise HubplanError(
+            f"style print.header_mm = {prints['header_mm']:g}: must be less than print.margin_mm "
+            f"({prints['margin_mm']:g}), or the page header runs into the table"
+        )
     return AppendixStyle(
         company=str(data["company"] or ""),
         font_en=str(data["font"]["en"]),
@@ -128,4 +152,15 @@ def load_style(path: str | Path | None = None) -> AppendixStyle:
         logo_cell=str(data["logo_cell"]),
         low_fill=_colour(data["headroom_fill"]["low"], "headroom_fill.low"),
         over_fill=_colour(data["headroom_fill"]["over"], "headroom_fill.over"),
+        **prints,
     )
+
+
+def _number(value: object, key: str, lo: float, hi: float) -> float:
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        x = math.nan
+    if not lo <= x <= hi:
+        raise HubplanError(f"style {key} = {value!r}: use a number from {lo:g} to {hi:g}")
+    return x

@@ -26,6 +26,14 @@ A table longer than a sheet (:data:`MAX_SHEET_ROWS`) runs over continued sheets
 (:func:`sheet_parts`, "Port map (2)"), each with the header, a note at the foot of each but
 the last; a formula sheet that would not fit is written as values.
 
+On paper (:func:`_page_setup`, :func:`_layout`): A4 or letter landscape with the style's
+margins, the header row on every page, fit to the width. A header row is as tall as its
+wrapped labels (:func:`line_count`: greedy wrap with estimated character widths, a CJK
+character two); long text columns narrow and wrap (each row as tall as its longest cell)
+so a sheet keeps ``print.min_scale_pct``, and a sheet with more columns than that allows
+prints over several pages across, its first column repeated. A table longer than a page
+at the body font prints at ``print.compact_font_size`` in one-line rows.
+
 Large plans (more than :data:`WRITE_ONLY_ROWS` rows in all) are written in openpyxl's
 write-only mode: rows stream to disk, tables get their column names by hand (openpyxl
 "Worksheet Tables": in write-only mode column headings must be added manually), and
@@ -40,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import re
 import unicodedata
 import warnings
 from copy import copy
@@ -56,6 +65,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.utils.indexed_list import IndexedList
 from openpyxl.worksheet.filters import AutoFilter
+from openpyxl.worksheet.page import PageMargins
 from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
@@ -214,9 +224,14 @@ class _Writer:
     write_only: bool
     row: int = 0
     tables: list[str] = field(default_factory=list)
+    layout: _Layout | None = None  # a table sheet's print layout (set before its rows)
+
+    @property
+    def font_size(self) -> float:
+        return self.layout.font_size if self.layout else self.style.font_size
 
     def font(self, **kw) -> Font:
-        return Font(name=self.style.font(self.lang), size=self.style.font_size, **kw)
+        return Font(name=self.style.font(self.lang), size=self.font_size, **kw)
 
     def styled(self, value, *, number_format=None, font=None, fill=None, align=None) -> Cell:
         cell = Cell(self.ws, row=1, column=1, value=value)
@@ -253,32 +268,61 @@ class _Writer:
     def table(self, name: str, columns: list[_Column]) -> str:
         """Write a header row and the data rows of ``columns`` as one Excel table."""
         headers = _unique([c.header for c in columns])
+        lay = self.layout
+        if lay is not None:  # tall enough for the wrapped header (bold)
+            lines = max(
+                (
+                    line_count(h, w, _BOLD * lay.font_size / self.style.font_size)
+                    for h, w in zip(headers, lay.widths, strict=False)
+                ),
+                default=1,
+            )
+            # 3 pt: the header's text sits clear of a top-aligned first row
+            self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines, 3)
         self.append(self.header_cells(headers))
         first = self.row
         n = len(columns[0].cells) if columns else 0
+        small = self.font() if lay is not None and lay.compact else None
+        wraps = lay.wrap if lay is not None else [False] * len(columns)
+        top = any(wraps)  # a row of wrapped text reads from its top
         kinds = []
-        for c in columns:
-            if c.formula or c.number_format:
+        for c, wrap in zip(columns, wraps, strict=True):
+            if c.formula or c.number_format or small is not None or top:
                 tmpl = Cell(self.ws, row=1, column=1)
                 if c.number_format:
                     tmpl.number_format = c.number_format
-                if c.right:
-                    tmpl.alignment = Alignment(horizontal="right")
-                kinds.append(("cell", tmpl))
+                if c.right or wrap or top:
+                    tmpl.alignment = Alignment(
+                        horizontal="right" if c.right else None,
+                        wrap_text=wrap or None,
+                        vertical="top" if top else None,
+                    )
+                if small is not None:
+                    tmpl.font = small
+                guard = not c.formula and any(is_injection(v) for v in c.cells)
+                kinds.append(("guarded" if guard else "cell", tmpl))
             elif any(is_injection(v) for v in c.cells):
                 kinds.append(("text", None))
             else:
                 kinds.append(("plain", None))
         special = [(j, k, t) for j, (k, t) in enumerate(kinds) if k != "plain"]
+        wrapped = [(j, lay.widths[j], lay.font_size / self.style.font_size)
+                   for j, wr in enumerate(wraps) if wr]  # fmt: skip
         for values in zip(*(c.cells for c in columns), strict=True):
             row = list(values)
+            if wrapped:  # a row with wrapped text is as tall as its longest cell
+                lines = max(line_count(row[j], w, r) if isinstance(row[j], str) else 1
+                            for j, w, r in wrapped)  # fmt: skip
+                if lines > 1:
+                    self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines)
             for j, kind, tmpl in special:
                 v = row[j]
                 if v is None:
                     continue
-                if kind == "text":
+                if kind == "text" or (kind == "guarded" and is_injection(v)):
                     if is_injection(v):
-                        row[j] = self.text(v)
+                        align = copy(tmpl.alignment) if tmpl else None
+                        row[j] = self.text(v, font=small, align=align)
                 elif self.write_only:  # streamed at once: one styled cell per column will do
                     tmpl.value = v
                     row[j] = tmpl
@@ -318,14 +362,262 @@ def _unique(headers: list[str]) -> list[str]:
     return out
 
 
-def _widths(columns: list[_Column]) -> list[float]:
+def _widths(columns: list[_Column], ratio: float = 1.0) -> list[float]:
+    """Each column's natural width in characters of the body font: its longest value (of
+    the first :data:`_WIDTH_SAMPLE`) or its header's longest word, whichever is wider.
+    ``ratio`` is the table's font size over the workbook's (Excel measures widths in the
+    workbook font's digits, so 8-pt text takes 0.8 of a 10-pt column)."""
     out = []
     for c in columns:
         sample = [v for v in c.cells[:_WIDTH_SAMPLE] if v is not None]
         longest = max((display_width(_shown(v)) for v in sample), default=0)
-        header = max((display_width(part) for part in c.header.split()), default=0)
-        out.append(min(_MAX_WIDTH, max(8, longest + 2, header + 2, len(c.header) // 2 + 2)))
+        header = max((display_width(t) for t in _tokens(c.header)), default=0) * _BOLD
+        out.append(min(_MAX_WIDTH, max(8, math.ceil(ratio * max(longest, header)) + 2)))
     return out
+
+
+#: Bold text is this much wider than regular (header cells are bold).
+_BOLD = 1.1
+#: One line of text is this many times the font size tall. English: DejaVu Sans
+#: (LibreOffice's stand-in for Calibri where Carlito is missing) spans 0.928 + 0.236 =
+#: 1.164 em, Calibri 0.75 + 0.25 + line gap 0.22 = 1.22 em; 1.3 leaves a hair between
+#: rows. Chinese: Noto Sans CJK (the stand-in for Microsoft YaHei) spans ascender 1160 +
+#: descender 288 of 1000 units (its hhea table), 1.448 em; a row any less lets a
+#: Chinese line rise into the row above (seen in LibreOffice's PDF at 1.3 em).
+LINE_EM = {"en": 1.3, "zh": 1.45}
+_PT_PER_MM = 72 / 25.4
+#: Points per unit of column width at 100 % when the workbook font is 10 pt, as
+#: LibreOffice prints it (the renderer `make test` prints with): the digit of its
+#: stand-in for Calibri, DejaVu Sans, 0.636 em = 6.36 pt; measured in its PDF of the
+#: appendix, a 19-unit column 120.7 pt wide at 100 %. Excel's unit is Calibri's digit,
+#: 0.507 em, so a sheet sized for LibreOffice prints at a larger scale in Excel.
+_PT_PER_WIDTH_10PT = 6.35
+_CJK = "WF"
+
+
+def _tokens(text: str) -> list[str]:
+    """The pieces a line may break between: words, and each CJK character on its own
+    (Chinese breaks between any two characters)."""
+    out = []
+    for word in str(text).split():
+        run = ""
+        for ch in word:
+            if unicodedata.east_asian_width(ch) in _CJK:
+                if run:
+                    out.append(run)
+                    run = ""
+                out.append(ch)
+            else:
+                run += ch
+        if run:
+            out.append(run)
+    return out
+
+
+_NARROW = frozenset(" iljtfr.,:;'|!()[]/-`")
+_WIDE = frozenset("MW@%mw")
+
+
+def text_width(text: str) -> float:
+    """Estimated width of ``text`` in column-width units (the digit of the workbook font):
+    a CJK character 2, narrow letters and punctuation 0.6, m and w 1.5, other capitals
+    1.15, other lower-case letters 0.95, digits 1. From DejaVu Sans's advance widths, the
+    font LibreOffice prints Calibri with here and the wider of the two: digit 0.636 em,
+    i/l 0.28, t/r/f 0.35-0.41, a/e/n/o 0.61-0.63, capitals ~0.7, m 0.97, W 0.99 em
+    (Calibri's are narrower for its 0.507-em digit: lower-case ~0.45 em). Checked on the
+    appendix's PDF: lines LibreOffice wrapped in a 60-unit column of 8-pt text measure
+    54-56 units here, scaled by 0.8.
+
+    >>> text_width("rail1"), text_width("设备")
+    (3.75, 4.0)
+    """
+    w = 0.0
+    for ch in text:
+        if unicodedata.east_asian_width(ch) in _CJK:
+            w += 2.0
+        elif ch in _NARROW:
+            w += 0.6
+        elif ch in _WIDE:
+            w += 1.5
+        elif ch.isupper():
+            w += 1.15
+        elif ch.isdigit():
+            w += 1.0
+        else:
+            w += 0.95
+    return round(w, 2)
+
+
+def _pieces(text: str):
+    """(piece, follows a space) for each place a line may break: between words, after a
+    hyphen or slash inside one (how LibreOffice and Excel break a URL), and on each side
+    of a CJK character."""
+    for word in str(text).split():
+        first = True
+        for part in _tokens(word):
+            for bit in re.findall(r"[^-/]+[-/]*|[-/]+", part) or [part]:
+                yield bit, first
+                first = False
+
+
+def line_count(text: str, width: float, scale: float = 1.0) -> int:
+    """Lines ``text`` wraps to in a column ``width`` characters wide, each character
+    ``scale`` wide (font size ratio, times :data:`_BOLD` for bold): greedy wrap at the
+    break points of :func:`_pieces`, a piece longer than the line broken where it must.
+    One and a half characters of the width are the cell's padding and a margin.
+
+    >>> line_count("Partition key (P_Key)", 12)
+    2
+    >>> line_count("分区键 (P_Key)", 6)
+    4
+    >>> line_count("luxoptx.com/blogs/news/800g-optical", 12)  # 10.55 | 5.0 + 4.95 | 4.55 + 5.6
+    3
+    """
+    room = max(1.0, width - 1.5)
+    lines, used = 1, 0.0
+    for piece, spaced in _pieces(text):
+        w = text_width(piece) * scale
+        gap = 0.55 * scale if spaced and used else 0.0
+        if used and used + gap + w > room:
+            lines, used, gap = lines + 1, 0.0, 0.0
+        while w > room:  # a piece wider than the column breaks where it must
+            w -= room - used
+            lines, used = lines + 1, 0.0
+        used += gap + w
+    return lines
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a table sheet prints: its font size, column widths, which columns wrap, how
+    many pages across."""
+
+    font_size: float
+    widths: list[float]
+    wrap: list[bool]
+    compact: bool
+    pages_wide: int = 1
+    line_em: float = LINE_EM["zh"]
+
+    def row_height(self, lines: int = 1, pad_pt: float | None = None) -> float:
+        """Points: ``lines`` lines of the body font and ``pad_pt`` (default: none for one
+        line, so a compact page holds the most rows; 2 pt for wrapped text)."""
+        pad = (2 if lines > 1 else 0) if pad_pt is None else pad_pt
+        return round(lines * self.font_size * self.line_em + pad, 2)
+
+
+def page_lines(style: AppendixStyle, font_size: float, lang: str = "en") -> int:
+    """Lines of text a landscape page holds at 100 % (fit-to-width only ever shrinks, so
+    a narrower sheet holds more): the paper's short side less two margins over one line.
+
+    >>> from hubplan.export.style import load_style
+    >>> page_lines(load_style(), 10), page_lines(load_style(), 8)  # 549.9 pt / 13, / 10.4
+    (42, 52)
+    """
+    short_mm = 210.0 if style.paper_size == 9 else 215.9  # A4, US letter (ISO 216; ANSI)
+    body_pt = (short_mm - 2 * style.margin_mm) * _PT_PER_MM
+    return int(body_pt // (font_size * LINE_EM[lang]))
+
+
+def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
+            compact: bool | None = None) -> _Layout:  # fmt: skip
+    """The print layout of a table: compact (``style.compact_font_size``) when it runs
+    past a page at the body font; columns as wide as their values, the longest text ones
+    narrowed (and wrapped) until fit-to-width keeps ``style.min_scale_pct``."""
+    n = len(columns[0].cells) if columns else 0
+    lines_page = page_lines(style, style.font_size, lang)
+    if compact is None:
+        if n >= lines_page:
+            compact = True
+        else:  # short enough to look at every row: does its wrapped text run past a page?
+            lay = _layout(columns, style, lang, compact=False)
+            compact = _lines(columns, lay, style.font_size) > lines_page
+            if not compact:
+                return lay
+    size = style.compact_font_size if compact else style.font_size
+    ratio = size / style.font_size
+    widths = _widths(columns, ratio)
+    budget = _page_width(style) * 100 / style.min_scale_pct  # width units at that scale
+    # the narrowest a column may get: numbers do not wrap; text down to 24 characters (a
+    # readable line of a wrapped source: ~30 characters in LibreOffice) or
+    # its header's longest word
+    floors = [w if c.number_format or c.formula or not _is_text(c) else
+              min(w, max(24, math.ceil(ratio * _BOLD * max(
+                  (display_width(t) for t in _tokens(c.header)), default=0)) + 2))
+              for w, c in zip(widths, columns, strict=True)]  # fmt: skip
+    # as many pages across as the narrowest columns need (one, unless a table has more
+    # columns than a page holds at that scale), then the text columns share what is left
+    pages = max(1, math.ceil(sum(floors) / budget - 1e-9))
+    if sum(widths) > pages * budget:
+        widths = _share(widths, floors, columns, pages * budget)
+    wrap = _wraps(columns, widths, ratio)
+    page = _page_width(style)
+    if any(wrap) and sum(widths) < page:  # wrapped text may widen to the page at 100 %
+        full = [max(w, math.ceil(ratio * max((text_width(v) for v in c.cells[:_WIDTH_SAMPLE]
+                                              if isinstance(v, str)), default=0)) + 2)
+                if wr else w for c, w, wr in zip(columns, widths, wrap, strict=True)]  # fmt: skip
+        widths = _share(full, widths, columns, page)
+        wrap = _wraps(columns, widths, ratio)
+    return _Layout(size, widths, wrap, compact, pages, LINE_EM[lang])
+
+
+def _wraps(columns: list[_Column], widths: list[float], ratio: float) -> list[bool]:
+    """Which text columns hold a value longer than one line."""
+    return [_is_text(c) and any(line_count(v, w, ratio) > 1
+                                for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str))
+            for c, w in zip(columns, widths, strict=True)]  # fmt: skip
+
+
+def _share(widths: list[float], floors: list[float], columns: list[_Column],
+           budget: float) -> list[float]:  # fmt: skip
+    """Narrow the text columns to fit ``budget``: each keeps its floor, and the width left
+    goes to them in proportion to the text they hold (the most text, the most width, so
+    the wrapped rows stay few), none wider than it needs."""
+    demand = [
+        sum(text_width(v) for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str)) if f < w else 0.0
+        for c, w, f in zip(columns, widths, floors, strict=True)
+    ]
+    out = list(floors)
+    free = budget - sum(out)
+    open_ = [i for i, d in enumerate(demand) if d > 0]
+    while free > 0.5 and open_:
+        total = sum(demand[i] for i in open_)
+        grant = {i: free * demand[i] / total for i in open_}
+        free = 0.0
+        for i in list(open_):
+            room = widths[i] - out[i]
+            if grant[i] >= room:  # needs less than its share: the rest goes round again
+                out[i], free = widths[i], free + grant[i] - room
+                open_.remove(i)
+            else:
+                out[i] += grant[i]
+    return [math.floor(w) for w in out]
+
+
+def _lines(columns: list[_Column], lay: _Layout, base_size: float) -> int:
+    """Lines a table prints to: its header and each row at its wrapped height."""
+    ratio = lay.font_size / base_size
+    head = max((line_count(c.header, w, _BOLD * ratio)
+                for c, w in zip(columns, lay.widths, strict=True)), default=1)  # fmt: skip
+    cols = [(c.cells, w) for c, w, wr in zip(columns, lay.widths, lay.wrap, strict=True) if wr]
+    n = len(columns[0].cells) if columns else 0
+    body = sum(max((line_count(cells[i], w, ratio) if isinstance(cells[i], str) else 1
+                    for cells, w in cols), default=1) for i in range(n))  # fmt: skip
+    return head + body
+
+
+def _is_text(c: _Column) -> bool:
+    return not (c.formula or c.number_format) and any(
+        isinstance(v, str) for v in c.cells[:_WIDTH_SAMPLE]
+    )
+
+
+def _page_width(style: AppendixStyle) -> float:
+    """Printable width of a landscape page in column-width units at 100 %."""
+    long_mm = 297.0 if style.paper_size == 9 else 279.4
+    return (
+        (long_mm - 2 * style.margin_mm) * _PT_PER_MM / _PT_PER_WIDTH_10PT * (10 / style.font_size)
+    )
 
 
 def _shown(v: object) -> str:
@@ -346,17 +638,34 @@ def _table_columns(df: pd.DataFrame, lang: str) -> list[_Column]:
     ]
 
 
-def _page_setup(ws, style: AppendixStyle, lang: str, title: str, repeat_header: bool) -> None:
+def _page_setup(ws, style: AppendixStyle, lang: str, title: str, repeat_header: bool,
+                layout: _Layout | None = None) -> None:  # fmt: skip
+    """Landscape on the style's paper, fit to the page's width (or ``layout.pages_wide``
+    pages, the first column repeated on each), any number of pages down, the header row on
+    every page, the style's margins, the company and sheet in the page header and the
+    page number in the footer."""
     ws.page_setup.orientation = "landscape"
     ws.page_setup.paperSize = style.paper_size
     ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
-    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToWidth = layout.pages_wide if layout else 1
     ws.page_setup.fitToHeight = 0
     if repeat_header:
         ws.print_title_rows = "1:1"
+    if layout is not None and layout.pages_wide > 1:
+        ws.print_title_cols = "A:A"
+    m, h = style.margin_mm / 25.4, style.header_mm / 25.4  # openpyxl takes inches
+    ws.page_margins = PageMargins(left=m, right=m, top=m, bottom=m, header=h, footer=h)
     ws.oddHeader.left.text = style.company
     ws.oddHeader.right.text = title
     ws.oddFooter.center.text = label("xlsx.footer", lang)
+
+
+def _sheet_format(ws, layout: _Layout) -> None:
+    """Column widths and the body row height of a table sheet: before its first row (a
+    write-only sheet writes them then)."""
+    _set_widths(ws, layout.widths)
+    ws.sheet_format.defaultRowHeight = layout.row_height()
+    ws.sheet_format.customHeight = True
 
 
 def _set_widths(ws, widths: list[float]) -> None:
@@ -974,7 +1283,8 @@ def _findings_sheet(w: _Writer, plan, lang: str) -> None:
     """Every finding of the plan, in ``lang``: one table."""
     fnd = findings_table(plan.findings, lang)
     columns = _table_columns(fnd, lang)
-    _set_widths(w.ws, [10, 12, 24, 24, 80, 80][: len(columns)])
+    w.layout = _layout(columns, w.style, lang)
+    _sheet_format(w.ws, w.layout)
     w.ws.freeze_panes = "A2"
     w.table(table_display_name("findings"), columns)
 
@@ -982,18 +1292,15 @@ def _findings_sheet(w: _Writer, plan, lang: str) -> None:
 def _assumptions_sheet(w: _Writer, plan, lang: str) -> None:
     """The assumption register: every scenario field, its value and why (its source)."""
     reg = assumption_register(plan.scenario)
-    _set_widths(w.ws, [44, 18, 100])
+    columns = [
+        _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
+        _Column("xlsx.setting", column_label("xlsx.setting", lang), _cell_values(reg["value"])),
+        _Column("xlsx.source", column_label("xlsx.source", lang), list(reg["description"])),
+    ]
+    w.layout = _layout(columns, w.style, lang)
+    _sheet_format(w.ws, w.layout)
     w.ws.freeze_panes = "A2"
-    w.table(
-        table_display_name("assumptions"),
-        [
-            _Column("xlsx.field", column_label("xlsx.field", lang), list(reg["field"])),
-            _Column("xlsx.setting", column_label("xlsx.setting", lang),
-                    _cell_values(reg["value"])),
-            _Column("xlsx.source", column_label("xlsx.source", lang),
-                    list(reg["description"])),
-        ],
-    )  # fmt: skip
+    w.table(table_display_name("assumptions"), columns)
 
 
 def _plan_sheets(plan) -> tuple[list[str], list[tuple[str, str]]]:
@@ -1078,11 +1385,7 @@ def build_appendix(
         df = sheet_frame(plan, t)
         title = sheet_name(t, lang)
         columns = _table_columns(df, lang)
-        widths = _widths(columns)  # from the plan's values, not the formulas or the total
-        if t in COST_SHEETS:  # a money column fits its header on one line
-            widths = [max(wd, min(24, display_width(c.header) + 2))
-                      if c.number_format else wd for wd, c in zip(widths, columns,
-                                                                  strict=True)]  # fmt: skip
+        lay = _layout(columns, st, lang)  # widths from the plan's values, not the formulas
         if t == "power_allocation" and power is not None:
             for c in columns:
                 if c.key in power.columns:
@@ -1101,9 +1404,9 @@ def build_appendix(
         for k, (first, stop) in enumerate(parts[t], start=1):
             part_title = continued_name(title, k)
             ws = wb.create_sheet(part_title)
-            _set_widths(ws, widths)
+            _sheet_format(ws, lay)
             ws.freeze_panes = "A2"
-            w = _Writer(wb, ws, st, lang, wo)
+            w = _Writer(wb, ws, st, lang, wo, layout=lay)
             w.table(_part_table_name(t, k), _part_columns(columns, first, stop))
             if t == "power_allocation":
                 _power_conditional(ws, df.iloc[first:stop], st, power.policy if power else None)
@@ -1111,12 +1414,13 @@ def build_appendix(
                 w.append([w.text(label("xlsx.continued", lang, first=first + 1, last=stop,
                                        rows=len(df), sheet=continued_name(title, k + 1)),
                                  font=w.font(italic=True))])  # fmt: skip
-            _page_setup(ws, st, lang, part_title, repeat_header=True)
+            _page_setup(ws, st, lang, part_title, repeat_header=True, layout=lay)
     for key, write in (("findings", _findings_sheet), ("assumptions", _assumptions_sheet)):
         title = sheet_name(key, lang)
         ws = wb.create_sheet(title)
-        write(_Writer(wb, ws, st, lang, wo), plan, lang)
-        _page_setup(ws, st, lang, title, repeat_header=True)
+        w = _Writer(wb, ws, st, lang, wo)
+        write(w, plan, lang)
+        _page_setup(ws, st, lang, title, repeat_header=True, layout=w.layout)
     _properties(wb, plan, st, lang)
     return wb
 
