@@ -57,6 +57,9 @@ PROPER = {
     ("deployment_steps", "tool"): _CONFIG, ("acceptance", "tool"): _CONFIG,
     ("review_checklist", "rule"): "the check_* function that implements the rule",
     ("cost_capex", "price_source"): _SOURCE, ("cost_equipment", "price_source"): _SOURCE,
+    **{(t, c): "a pinned version as the vendor writes it (scenario facility.versions)"
+       for t in ("equipment_list", "cost_equipment")
+       for c in ("firmware_version", "driver_version")},
     **{("slurm_nodes", c): _CONFIG for c in (
         "node_group", "partition", "gpu_type", "gres_autodetect", "device_files",
         "device_list_cmd", "ecc_check_cmd", "diag_cmd", "container_image")},

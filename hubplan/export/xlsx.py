@@ -547,9 +547,11 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
               for w, c in zip(widths, columns, strict=True)]  # fmt: skip
     # as many pages across as the narrowest columns need (one, unless a table has more
     # columns than a page holds at that scale), then the text columns share what is left
-    pages = max(1, math.ceil(sum(floors) / budget - 1e-9))
-    if sum(widths) > pages * budget:
-        widths = _share(widths, floors, columns, pages * budget)
+    pages = 1
+    while sum(floors) > _room(pages, budget, floors) + 1e-9:
+        pages += 1
+    if sum(widths) > _room(pages, budget, floors):
+        widths = _share(widths, floors, columns, _room(pages, budget, floors))
     wrap = _wraps(columns, widths, ratio)
     page = _page_width(style)
     if any(wrap) and sum(widths) < page:  # wrapped text may widen to the page at 100 %
@@ -559,6 +561,15 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
         widths = _share(full, widths, columns, page)
         wrap = _wraps(columns, widths, ratio)
     return _Layout(size, widths, wrap, compact, pages, LINE_EM[lang])
+
+
+def _room(pages: int, budget: float, floors: list[float]) -> float:
+    """Width units ``pages`` pages across hold for a table's columns: each page ``budget``,
+    less, on every page after the first, the first column printed again and the widest
+    column that a page break may push whole to the next page (columns are never split)."""
+    if pages <= 1 or not floors:
+        return budget
+    return pages * budget - (pages - 1) * (floors[0] + max(floors))
 
 
 def _wraps(columns: list[_Column], widths: list[float], ratio: float) -> list[bool]:
