@@ -408,3 +408,45 @@ def test_bad_switch_or_storage_csv_names_file_line_column(tmp_path, which, text,
     path.write_text(text + "\n")
     with pytest.raises(hubplan.CatalogError, match=match):
         hubplan.load_catalog(**{which: path})
+
+
+# -- grid emission factors (data/grid_carbon.csv) ---------------------------------------
+
+
+def test_grid_factors_are_the_published_ones():
+    cat = hubplan.load_catalog()
+    # MEE/NBS release (Dec 2024): China 2022 national 0.5366, Yunnan 0.1073, Hebei 0.7252
+    assert cat.grid_factor("china_2022") == 0.5366
+    assert cat.grid_factor("china_yunnan_2022") == 0.1073
+    assert cat.grid_factor("china_hebei_2022") == 0.7252
+    # US EIA: 0.86 lb/kWh × 0.45359 kg/lb = 0.3901 kg/kWh, stored to three places
+    assert cat.grid_factor("us_2022") == pytest.approx(0.86 * 0.45359, abs=5e-4)
+    with pytest.raises(hubplan.HubplanError, match=r"grid region 'mars' is not in "
+                       r"data/grid_carbon.csv \(known: china_2022, "):  # fmt: skip
+        cat.grid_factor("mars")
+
+
+def test_every_grid_region_a_scenario_may_name_has_a_factor():
+    from typing import get_args
+
+    from hubplan.cost.section import Cost
+
+    allowed = set(get_args(Cost.model_fields["grid_region"].annotation))
+    assert allowed == set(hubplan.load_catalog().grid_carbon["name"])
+
+
+def test_the_plan_emits_its_energy_times_the_catalogue_factor():
+    plan = hubplan.build_plan(hubplan.default_scenario(), until="cost")
+    s = plan["cost_summary"].iloc[0]
+    # 2 161.5927 MWh a year (tests/test_cost.py) × 0.5366 t/MWh (China 2022) = 1 159.91 t
+    assert s["co2_t_per_year"] == pytest.approx(1159.91, abs=0.01)
+
+
+def test_a_grid_factor_out_of_range_is_refused(tmp_path):
+    from hubplan.core.catalog import GRID_CARBON_SCHEMA, _check_grid_carbon, read_table
+
+    path = tmp_path / "grid.csv"
+    path.write_text("name,kg_co2_per_kwh,year,source,as_of,confidence\n"
+                    "x,537,2022,MEE,2024-12,high\n")  # g/kWh typed where kg/kWh belongs
+    with pytest.raises(hubplan.HubplanError, match=r"line 2, column kg_co2_per_kwh: 537"):
+        _check_grid_carbon(read_table(path, GRID_CARBON_SCHEMA), path)

@@ -644,8 +644,9 @@ CATALOG_TABLES = (
 #: The Catalog attribute of a table whose flag name differs (``--cloud-csv``).
 _CATALOG_ATTRIBUTE = {"cloud": "cloud_offers"}
 #: Tables ``catalog`` lists that are not a ``load_catalog`` argument: the price catalogue
-#: (``data/prices.csv``; a client's prices go in the scenario's ``cost.quotes``).
-LISTED_ONLY = ("prices",)
+#: (``data/prices.csv``; a client's prices go in the scenario's ``cost.quotes``) and the
+#: grid emission factors (``data/grid_carbon.csv``).
+LISTED_ONLY = ("prices", "grid_carbon")
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -664,6 +665,7 @@ _CATALOG_COLUMNS = {
                       "confidence"],
     "cloud": ["name", "accelerator", "pricing", "price_per_gpu_hour", "currency",
               "usd_per_gpu_hour", "term_months", "price_date", "confidence"],
+    "grid_carbon": ["name", "kg_co2_per_kwh", "year", "as_of", "confidence"],
     "prices": ["item_kind", "name", "price_unit", "currency", "price", "price_low", "price_high",
                "price_as_of", "confidence"],
 }  # fmt: skip

@@ -179,6 +179,12 @@ FAILURE_SCHEMA: dict[str, tuple[str, bool]] = {
     "confidence": (_STR, True), "notes": (_STR, False),
 }  # fmt: skip
 
+GRID_CARBON_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True), "kg_co2_per_kwh": (_NUM, True), "year": (_INT, True),
+    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "notes": (_STR, False),
+}  # fmt: skip
+
 #: Components of the failure model (``name`` in data/failure_rates.csv) and the units a
 #: rate can be counted on (``per``): a GPU, a node (server), a switch, or the job itself.
 FAILURE_COMPONENTS = ("gpu", "hbm", "nic", "switch", "host", "software")
@@ -331,6 +337,8 @@ class Catalog:
     failure_rates: pd.DataFrame = field(default_factory=lambda: _empty(FAILURE_SCHEMA))
     #: One row per cloud offer; None = the shipped ``data/cloud.csv``.
     cloud_offers: pd.DataFrame | None = None
+    #: Grid emission factor per region; None = the shipped ``data/grid_carbon.csv``.
+    grid_carbon: pd.DataFrame | None = None
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
@@ -340,10 +348,12 @@ class Catalog:
             object.__setattr__(self, "families", _shipped_families())
         if self.cloud_offers is None:
             object.__setattr__(self, "cloud_offers", _shipped_cloud())
+        if self.grid_carbon is None:
+            object.__setattr__(self, "grid_carbon", _shipped_grid_carbon())
         h = hashlib.blake2b(digest_size=16)
         for df in (self.accelerators, self.models, self.servers, self.switches, self.storage,
                    self.optics, self.server_cages, self.families, self.failure_rates,
-                   self.cloud_offers):  # fmt: skip
+                   self.cloud_offers, self.grid_carbon):  # fmt: skip
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
@@ -352,6 +362,19 @@ class Catalog:
                                   ("server", self.servers), ("switch", self.switches),
                                  ("storage", self.storage), ("family", self.families))}  # fmt: skip
         object.__setattr__(self, "_index", index)
+
+    def grid_factor(self, region: str) -> float:
+        """A region's grid emission factor [kg CO2 per kWh] (``data/grid_carbon.csv``).
+
+        >>> load_catalog().grid_factor("china_2022")
+        0.5366
+        """
+        rows = self.grid_carbon[self.grid_carbon["name"] == region]
+        if rows.empty:
+            known = ", ".join(self.grid_carbon["name"])
+            raise CatalogError(f"grid region {region!r} is not in data/grid_carbon.csv "
+                               f"(known: {known})")  # fmt: skip
+        return float(rows["kg_co2_per_kwh"].iloc[0])
 
     def accelerator(self, name: str) -> pd.Series:
         """One accelerator row by name or alias (case-insensitive)."""
@@ -579,6 +602,21 @@ def _shipped_cloud() -> pd.DataFrame:
                         read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA))  # fmt: skip
 
 
+def _check_grid_carbon(grid: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Every factor above 0 and below 2 kg CO2/kWh (the most coal-heavy grids emit about
+    1.0-1.1); each region (``name``) once, as :func:`read_table` checks for every table."""
+    for line, factor in enumerate(grid["kg_co2_per_kwh"], start=2):
+        if not 0 < float(factor) < 2:
+            raise CatalogError(f"{path}, line {line}, column kg_co2_per_kwh: {factor!r} must "
+                               "be above 0 and below 2")  # fmt: skip
+    return grid
+
+
+def _shipped_grid_carbon() -> pd.DataFrame:
+    path = data_dir() / "grid_carbon.csv"
+    return _check_grid_carbon(read_table(path, GRID_CARBON_SCHEMA), path)
+
+
 def _check_optics(optics: pd.DataFrame, path: Path) -> pd.DataFrame:
     """Every optics row has a positive speed, reach and port count."""
     for col in ("max_gbps", "max_reach_m", "ports"):
@@ -721,7 +759,8 @@ def load_catalog(
                    switches=swi.copy(), storage=sto.copy(), optics=base.optics.copy(),
                    server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv",
                                              srv), families=fam.copy(),
-                   failure_rates=fail.copy(), cloud_offers=clo.copy())  # fmt: skip
+                   failure_rates=fail.copy(), cloud_offers=clo.copy(),
+                   grid_carbon=base.grid_carbon.copy())  # fmt: skip
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

@@ -10,7 +10,7 @@ key assumptions, a Monte Carlo and carbon.
 """
 
 from .capex import CAPEX_COLUMNS, capex_range, capex_totals, fitout_usd, line_usd, share_usd
-from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
+from .carbon import emissions_t_per_year
 from .cashflow import (
     annuity_factor,
     capital_charge_usd,
@@ -59,7 +59,6 @@ __all__ = [
     "ASSUMPTIONS",
     "CAPEX_COLUMNS",
     "CLOUD_SCHEMA",
-    "GRID_KG_PER_KWH",
     "HOURS_PER_YEAR",
     "MARKET_COLUMNS",
     "METRICS",

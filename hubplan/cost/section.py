@@ -465,8 +465,8 @@ class Cost(Section):
     grid_region: Literal["china_2022", "china_2023", "china_yunnan_2022", "china_sichuan_2022",
                          "china_hebei_2022", "us_2022", "eu27_2018"] = Field(
         "china_2022",
-        description="Grid emission factor region (hubplan.cost.GRID_KG_PER_KWH, each "
-        "sourced): China's 2022 national factor, 0.5366 kg CO2/kWh (MEE/NBS, Dec 2024).",
+        description="Grid emission factor region (data/grid_carbon.csv, each with its "
+        "source): China's 2022 national factor, 0.5366 kg CO2/kWh (MEE/NBS, Dec 2024).",
     )  # fmt: skip
     green_share: float = Field(
         0.0,

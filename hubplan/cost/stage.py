@@ -36,7 +36,7 @@ from .capex import (
     share_line,
     shares_of,
 )
-from .carbon import GRID_KG_PER_KWH, emissions_t_per_year
+from .carbon import emissions_t_per_year
 from .cashflow import IT_CLASSES, asset_class, capital_charge_usd, cashflow_table
 from .cloud import (
     breakeven_month,
@@ -770,7 +770,7 @@ def run_cost(*, catalog: Catalog, tables: dict[str, pd.DataFrame], cost: Cost,
     risk = uncertainty_calculator(cost=cost, base=base)
 
     # -- carbon --------------------------------------------------------------------------
-    factor = GRID_KG_PER_KWH[cost.grid_region]
+    factor = catalog.grid_factor(cost.grid_region)
     mwh = float(energy_mwh_per_year(it_kw, pue, cost.duty_cycle))
     co2 = float(emissions_t_per_year(mwh, factor, cost.green_share))
     lines, opex_df, gpus, goodput = capex.lines, opex.table, opex.gpus, opex.goodput
