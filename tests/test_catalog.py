@@ -446,7 +446,8 @@ def test_a_grid_factor_out_of_range_is_refused(tmp_path):
     from hubplan.core.catalog import GRID_CARBON_SCHEMA, _check_grid_carbon, read_table
 
     path = tmp_path / "grid.csv"
-    path.write_text("name,kg_co2_per_kwh,year,source,as_of,confidence\n"
-                    "x,537,2022,MEE,2024-12,high\n")  # g/kWh typed where kg/kWh belongs
+    path.write_text(
+        "name,kg_co2_per_kwh,year,source,as_of,confidence\nx,537,2022,MEE,2024-12,high\n"
+    )  # g/kWh typed where kg/kWh belongs
     with pytest.raises(hubplan.HubplanError, match=r"line 2, column kg_co2_per_kwh: 537"):
         _check_grid_carbon(read_table(path, GRID_CARBON_SCHEMA), path)
