@@ -71,6 +71,21 @@ def file_stem(name: str) -> str:
     return _BAD_NAME.sub("_", name).strip().strip(".")
 
 
+def free_path(path: Path) -> Path:
+    """``path``, or when a file is there already (an earlier export, perhaps edited since)
+    the first free ``<stem> (2)<suffix>``, ``(3)``, ...: an export never overwrites.
+
+    >>> free_path(Path("/nonexistent/a-appendix.xlsx")).name
+    'a-appendix.xlsx'
+    """
+    n = 2
+    found = path
+    while found.exists():
+        found = path.with_name(f"{path.stem} ({n}){path.suffix}")
+        n += 1
+    return found
+
+
 class ScenarioBar:
     """Open, save, compare and export, for an :class:`~hubplan.views.OverviewPanel`.
 
@@ -84,8 +99,9 @@ class ScenarioBar:
     other, compare : Dropdown, Button
         The headline figures of the scenario on screen beside the chosen file's.
     export : Button
-        The xlsx appendix of the plan on screen, ``<folder>/<name>-appendix.xlsx``; refused
-        while an input error shows (the figures on screen are then not the inputs').
+        The xlsx appendix of the plan on screen, ``<folder>/<name>-appendix.xlsx`` (or
+        ``... (2).xlsx`` when that file exists: nothing is overwritten); refused while an
+        input error shows (the figures on screen are then not the inputs').
     status : HTML
         What the last action did, or why it could not.
     """
@@ -227,7 +243,7 @@ class ScenarioBar:
             self._say("input_error", bad=True)
             return None
         stem = file_stem(self.name.value) or file_stem(self.panel.base.name) or "hubplan"
-        path = self.folder / f"{stem}-appendix.xlsx"
+        path = free_path(self.folder / f"{stem}-appendix.xlsx")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             write_appendix(self.panel.result, path, self.panel.lang)

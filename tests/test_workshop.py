@@ -78,6 +78,10 @@ def test_export_writes_the_plan_on_screen(panel, tmp_path):
     # the 16K plan on screen (2 151 servers, see above), not the default one (21)
     assert summary["title"].startswith("405B pre-training on 16K H100")
     assert summary["Total servers"] == 2151
+    # a second export never overwrites the first (which the user may have edited)
+    again = panel.bar.export_current()
+    assert again == tmp_path / "mine" / "client 16K-appendix (2).xlsx"
+    assert _summary(path)["Total servers"] == 2151
 
 
 def test_export_and_save_are_refused_while_an_input_error_shows(panel, tmp_path):
