@@ -275,3 +275,36 @@ def test_network_panel_large_fabric_draws_one_unit():
     }
     # > 64 switches: the port-use chart bins the share of ports used
     assert p.port_chart.chart.to_dict()["encoding"]["x"]["bin"] == {"step": 0.05}
+
+
+def _boxes(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _boxes(child)
+
+
+@pytest.mark.parametrize("name", ["WorkloadPanel", "AcceleratorPanel", "ServerPanel",
+                                  "StoragePanel", "NetworkPanel", "FacilityPanel",
+                                  "CostPanel"])  # fmt: skip
+def test_every_panel_wraps_its_figures_below_its_controls_when_narrow(name):
+    """At 1440 px the cost panel's figures drew over its sliders' readouts and its tornado
+    ran off the right edge: the controls' row and the chart rows must wrap, the controls
+    keep the width they need, and wide tables scroll inside the panel."""
+    import ipywidgets as w
+
+    import hubplan.views
+
+    panel = getattr(hubplan.views, name)()
+    boxes = list(_boxes(panel.widget))
+    form = next(b for b in boxes if isinstance(b, w.GridBox))
+    row = next(b for b in boxes if isinstance(b, w.HBox) and any(
+        form in list(_boxes(c)) for c in b.children))  # fmt: skip
+    assert row.layout.flex_flow == "row wrap"
+    assert row.children[0].layout.min_width == "max-content"
+    assert row.children[1].layout.min_width == "380px"
+    for box in boxes:  # every row of charts wraps too
+        if isinstance(box, w.HBox) and box is not row and len(box.children) > 1 and any(
+                "Chart" in type(c).__name__ for c in box.children):  # fmt: skip
+            assert box.layout.flex_flow == "row wrap", box
+    tables = [b for b in boxes if isinstance(b, w.HTML) and b.layout.overflow == "auto"]
+    assert tables, "no table scrolls inside the panel"

@@ -11,7 +11,14 @@ from ..core.catalog import Catalog
 from ..core.labels import label
 from ..scenario import Scenario
 from . import charts
-from .panels import PlanPanel, _form, _full_table, _table_html
+from .panels import (
+    PlanPanel,
+    _form,
+    _full_table,
+    _table_html,
+    controls_beside,
+    scrolls,
+)
 
 #: The columns the panel shows; the whole comparison is in the collapsed full table.
 CANDIDATE_COLUMNS = {
@@ -65,9 +72,9 @@ class AcceleratorPanel(PlanPanel):
         )
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([_form(self.labels, self.controls),
-                    w.VBox([self.summary, self.message, self.findings])]),
-            self.table, self.full, self.cost_chart, self.claims_chart,
+            controls_beside(_form(self.labels, self.controls),
+                            [self.summary, self.message, self.findings]),
+            scrolls(self.table), self.full, self.cost_chart, self.claims_chart,
         ])  # fmt: skip
         self._start()
 

@@ -18,7 +18,7 @@ from ..core.labels import label, normalize_language
 from ..scenario import Scenario
 from . import charts
 from .charts import SplitChart, _style, coded_color, names_of
-from .panels import PlanPanel, _form, _table_html
+from .panels import PlanPanel, _form, _table_html, controls_beside, scrolls, side_by_side
 
 
 def money(df: pd.DataFrame, column: str) -> tuple[str, str]:
@@ -198,11 +198,10 @@ class CostPanel(PlanPanel):
         self.tornado_chart = charts.LiveChart(tornado_chart(plan["cost_tornado"], self.lang))
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([w.VBox([_form(self.labels, self.controls)],
-                           layout=w.Layout(min_width="420px")),
-                    w.VBox([self.summary, self.message, self.findings])]),
-            w.HBox([self.breakdown_chart, self.tornado_chart]),
-            self.curve_chart, self.summary_table, self.capex_table,
+            controls_beside(_form(self.labels, self.controls),
+                            [self.summary, self.message, self.findings]),
+            side_by_side(self.breakdown_chart, self.tornado_chart),
+            self.curve_chart, scrolls(self.summary_table), scrolls(self.capex_table),
         ])  # fmt: skip
         self._start()
 

@@ -12,7 +12,7 @@ from ..core.labels import label
 from ..plan import Plan
 from ..scenario import Scenario
 from . import charts
-from .panels import PlanPanel, _form, _table_html
+from .panels import PlanPanel, _form, _table_html, controls_beside, scrolls
 
 
 class FacilityPanel(PlanPanel):
@@ -57,11 +57,9 @@ class FacilityPanel(PlanPanel):
             # the form in its own column, as on the other panels: placed straight in the
             # row, its grid stretched to the findings' height and spread its two rows
             # apart (the second slider showed far below the first, off the screen)
-            w.HBox([w.VBox([_form(self.labels, self.controls)],
-                           layout=w.Layout(min_width="420px")),
-                    w.VBox([self.summary, self.message, self.findings])],
-                   layout=w.Layout(align_items="flex-start")),
-            self.power_chart, self.elevation, self.cooling_chart, self.table,
+            controls_beside(_form(self.labels, self.controls),
+                            [self.summary, self.message, self.findings]),
+            self.power_chart, self.elevation, self.cooling_chart, scrolls(self.table),
         ])  # fmt: skip
         self._start()
 

@@ -12,7 +12,7 @@ from ..core.catalog import Catalog
 from ..core.labels import label
 from ..scenario import Scenario
 from . import charts
-from .panels import PlanPanel, _form, _table_html
+from .panels import PlanPanel, _form, _table_html, controls_beside, scrolls
 
 #: Compute NIC speeds offered (Gb/s): HDR200, NDR400 / 400GbE, XDR800 / 800GbE.
 NIC_SPEEDS = (100.0, 200.0, 400.0, 800.0)
@@ -92,10 +92,9 @@ class NetworkPanel(PlanPanel):
         self.port_chart = charts.LiveChart(charts.port_use(self.result["port_use"], self.lang))
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([w.VBox([_form(self.labels, self.controls)],
-                           layout=w.Layout(min_width="420px")),
-                    w.VBox([self.summary, self.message, self.findings])]),
-            self.diagram, self.fabric_table, self.port_chart, self.switch_table,
+            controls_beside(_form(self.labels, self.controls),
+                            [self.summary, self.message, self.findings]),
+            self.diagram, scrolls(self.fabric_table), self.port_chart, scrolls(self.switch_table),
         ])  # fmt: skip
         self._start()
 

@@ -114,6 +114,30 @@ def _full_table(title_key: str) -> tuple[w.Accordion, w.HTML]:
     return box, body
 
 
+def controls_beside(form: w.Widget, figures: list[w.Widget]) -> w.HBox:
+    """The controls beside the figures, or the figures below the controls when the window
+    is too narrow for both (a flex row that wraps): nothing is clipped or drawn over the
+    controls, at 1280 px as at 1440 px. The controls take the width their labels and
+    sliders need (``max-content``), the figures the rest, at least 380 px."""
+    return w.HBox(
+        [w.VBox([form], layout=w.Layout(min_width="max-content")),
+         w.VBox(figures, layout=w.Layout(flex="1 1 380px", min_width="380px"))],
+        layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px", align_items="flex-start"),
+    )  # fmt: skip
+
+
+def side_by_side(*items: w.Widget) -> w.HBox:
+    """Charts side by side while they fit, one below the other when they do not."""
+    return w.HBox(list(items), layout=w.Layout(flex_flow="row wrap", grid_gap="8px 12px"))
+
+
+def scrolls(widget: w.Widget) -> w.Widget:
+    """A wide table scrolls inside the panel instead of running off the right edge."""
+    widget.layout.max_width = "100%"
+    widget.layout.overflow = "auto"
+    return widget
+
+
 def _form(labels: dict[str, w.Label], controls: dict[str, w.Widget]) -> w.GridBox:
     # A label column, not widget descriptions: CJK descriptions get truncated.
     # align_content flex-start: in a row beside a taller column the grid is stretched, and its

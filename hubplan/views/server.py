@@ -13,7 +13,7 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.labels import label
 from ..scenario import Scenario
-from .panels import PlanPanel, _form, _table_html
+from .panels import PlanPanel, _form, _table_html, controls_beside, scrolls
 from .render import checks_table
 
 #: ServerSpec fields the server panel edits, with their widget and limits.
@@ -68,9 +68,9 @@ class ServerPanel(PlanPanel):
         self._fill(start if start != self.CUSTOM else None, spec.custom_server)
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([_form(self.labels, self.controls),
-                    w.VBox([self.summary, self.message, self.findings, self.table])]),
-            self.pools_table,
+            controls_beside(_form(self.labels, self.controls),
+                            [self.summary, self.message, self.findings, scrolls(self.table)]),
+            scrolls(self.pools_table),
         ])  # fmt: skip
         self.controls["server"].observe(self._on_server, names="value")
         self.controls["pool"].observe(self._on_pool, names="value")

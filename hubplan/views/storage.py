@@ -12,7 +12,7 @@ from ..core.catalog import FAILURE_COMPONENTS, Catalog
 from ..core.labels import label
 from ..scenario import Scenario
 from . import charts
-from .panels import PlanPanel, _form, _table_html
+from .panels import PlanPanel, _form, _table_html, controls_beside, scrolls, side_by_side
 
 
 def _days_to_full(plan) -> float | None:
@@ -76,11 +76,10 @@ class StoragePanel(PlanPanel):
             self.result["hot_fill"], self.lang, _days_to_full(self.result)))  # fmt: skip
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([w.VBox([_form(self.labels, self.controls)],
-                           layout=w.Layout(min_width="420px")),
-                    w.VBox([self.summary, self.message, self.findings])]),
-            w.HBox([self.capacity_chart, self.bandwidth_chart]),
-            self.fill_chart, self.table, self.checkpoints, self.failures,
+            controls_beside(_form(self.labels, self.controls),
+                            [self.summary, self.message, self.findings]),
+            side_by_side(self.capacity_chart, self.bandwidth_chart),
+            self.fill_chart, scrolls(self.table), self.checkpoints, self.failures,
         ])  # fmt: skip
         self._start()
 

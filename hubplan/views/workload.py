@@ -13,7 +13,15 @@ from ..core.labels import label
 from ..plan import Plan
 from ..scenario import Scenario
 from . import charts
-from .panels import PlanPanel, _form, _full_table, _new_hardware_and_text, _table_html
+from .panels import (
+    PlanPanel,
+    _form,
+    _full_table,
+    _new_hardware_and_text,
+    _table_html,
+    controls_beside,
+    scrolls,
+)
 
 
 class WorkloadPanel(PlanPanel):
@@ -79,9 +87,9 @@ class WorkloadPanel(PlanPanel):
         self.chart = charts.LiveChart(self._chart(self.result).chart())
         self.widget = w.VBox([
             w.HBox([self.title, self.language]),
-            w.HBox([w.VBox([_form(self.labels, c)], layout=w.Layout(min_width="380px")),
-                    w.VBox([self.summary, self.message, self.findings, self.chart])]),
-            self.table, self.full,
+            controls_beside(_form(self.labels, c),
+                            [self.summary, self.message, self.findings, self.chart]),
+            scrolls(self.table), self.full,
         ])  # fmt: skip
         self._start()
 
