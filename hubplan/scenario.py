@@ -68,8 +68,10 @@ MOVED_FIELDS: dict[tuple[str, str], str] = {
 
 def _moved_message(old: str, new: str, source: str | None) -> str:
     where = f"{source}: " if source else ""
-    return (f"{where}{old} has moved to {new}; the value is read there. Save the scenario "
-            f"(or write it under {new.split('.')[0]}) to update the file.")  # fmt: skip
+    return (
+        f"{where}{old} has moved to {new}; the value is read there. Save the scenario "
+        f"(or write it under {new.split('.')[0]}) to update the file."
+    )
 
 
 def _migrate(data: dict, source: str | None) -> dict:
@@ -85,13 +87,26 @@ def _migrate(data: dict, source: str | None) -> dict:
         if not isinstance(new, dict):
             continue  # the section's own validation says what is wrong with it
         if field in new:
-            raise ScenarioError([(f"{section}.{field}", f"has moved to {to}.{field}, which "
-                                  "this file also gives: keep the one under "
-                                  f"{to}")], source)  # fmt: skip
-        data = data | {section: {k: v for k, v in old.items() if k != field},
-                       to: new | {field: old[field]}}  # fmt: skip
-        warnings.warn(_moved_message(f"{section}.{field}", f"{to}.{field}", source),
-                      ScenarioMovedWarning, stacklevel=4)  # fmt: skip
+            raise ScenarioError(
+                [
+                    (
+                        f"{section}.{field}",
+                        f"has moved to {to}.{field}, which "
+                        "this file also gives: keep the one under "
+                        f"{to}",
+                    )
+                ],
+                source,
+            )
+        data = data | {
+            section: {k: v for k, v in old.items() if k != field},
+            to: new | {field: old[field]},
+        }
+        warnings.warn(
+            _moved_message(f"{section}.{field}", f"{to}.{field}", source),
+            ScenarioMovedWarning,
+            stacklevel=4,
+        )
     return data
 
 

@@ -54,8 +54,10 @@ def saved_scenarios(folder: Path, lang: str = "en") -> list[tuple[str, str]]:
     ['Example: pretrain-16k']
     """
     example = label("bar.example", lang)
-    found = [(f"{example}: {p.stem}", str(p))
-             for p in sorted((templates_dir() / "scenarios").glob("*.yaml"))]  # fmt: skip
+    found = [
+        (f"{example}: {p.stem}", str(p))
+        for p in sorted((templates_dir() / "scenarios").glob("*.yaml"))
+    ]
     if folder.is_dir():
         found += [(p.stem, str(p)) for p in sorted(folder.glob("*.yaml")) if p.is_file()]
     return found
@@ -121,13 +123,24 @@ class ScenarioBar:
         self.comparison = w.HTML()
         self.labels = {k: w.Label() for k in ("pick", "name", "other")}
         row = w.Layout(flex_flow="row wrap", align_items="center", grid_gap="4px 8px")
-        self.widget = w.VBox([
-            w.HBox([self.labels["pick"], self.pick, self.labels["name"], self.name, self.save,
-                    self.export], layout=row),
-            w.HBox([self.labels["other"], self.other, self.compare], layout=row),
-            self.status,
-            self.comparison,
-        ])  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox(
+                    [
+                        self.labels["pick"],
+                        self.pick,
+                        self.labels["name"],
+                        self.name,
+                        self.save,
+                        self.export,
+                    ],
+                    layout=row,
+                ),
+                w.HBox([self.labels["other"], self.other, self.compare], layout=row),
+                self.status,
+                self.comparison,
+            ]
+        )
         self._refresh()
         self.name.value = panel.base.name
         self.pick.observe(self._on_pick, names="value")
@@ -231,8 +244,9 @@ class ScenarioBar:
             self._say("open_failed", bad=True, path=self.other.value, error=str(exc))
             return
         here = label("bar.on_screen", self.panel.lang)
-        shown = ScenarioComparison({here: self.panel.result, other.name: plan},
-                                   self.panel.lang).display_table()  # fmt: skip
+        shown = ScenarioComparison(
+            {here: self.panel.result, other.name: plan}, self.panel.lang
+        ).display_table()
         shown.index.names = [None, None]
         self.comparison.value = shown.to_html(classes="hubplan-compare", border=0)
         self._say("compared", name=other.name)

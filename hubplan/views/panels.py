@@ -120,10 +120,12 @@ def controls_beside(form: w.Widget, figures: list[w.Widget]) -> w.HBox:
     controls, at 1280 px as at 1440 px. The controls take the width their labels and
     sliders need (``max-content``), the figures the rest, at least 380 px."""
     return w.HBox(
-        [w.VBox([form], layout=w.Layout(min_width="max-content")),
-         w.VBox(figures, layout=w.Layout(flex="1 1 380px", min_width="380px"))],
+        [
+            w.VBox([form], layout=w.Layout(min_width="max-content")),
+            w.VBox(figures, layout=w.Layout(flex="1 1 380px", min_width="380px")),
+        ],
         layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px", align_items="flex-start"),
-    )  # fmt: skip
+    )
 
 
 def side_by_side(*items: w.Widget) -> w.HBox:
