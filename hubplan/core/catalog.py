@@ -15,6 +15,7 @@ import io
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -230,6 +231,21 @@ PRECISION_COLUMN = {
 }  # fmt: skip
 
 
+def check_one_of(where: str, column: str, value: object, allowed: Sequence[str]) -> None:
+    """A catalogue cell must be one of ``allowed``: else a CatalogError naming the file
+    and line (``where``), the column, the value and the choices.
+
+    >>> check_one_of("a.csv, line 2", "per", "rack", ["gpu", "node"])
+    Traceback (most recent call last):
+    ...
+    hubplan.core.errors.CatalogError: a.csv, line 2, column per: 'rack' is not one of gpu, node
+    """
+    if value not in allowed:
+        raise CatalogError(
+            f"{where}, column {column}: {value!r} is not one of {', '.join(allowed)}"
+        )
+
+
 def read_table(path: str | os.PathLike[str], schema: dict[str, tuple[str, bool]]) -> pd.DataFrame:
     """Read and validate one catalogue CSV; errors name the file, line and column.
 
@@ -276,11 +292,9 @@ def read_table(path: str | os.PathLike[str], schema: dict[str, tuple[str, bool]]
                 rec[col] = "" if kind == _STR else math.nan
                 continue
             if kind == _STR:
-                if col in _CHOICES and raw not in _CHOICES[col]:
-                    allowed = ", ".join(sorted(c for c in _CHOICES[col] if c))
-                    raise CatalogError(
-                        f"{path}, line {line}, column {col}: {raw!r} is not one of {allowed}"
-                    )
+                if col in _CHOICES:
+                    allowed = sorted(c for c in _CHOICES[col] if c)
+                    check_one_of(f"{path}, line {line}", col, raw, allowed)
                 rec[col] = raw
                 continue
             try:
@@ -650,12 +664,8 @@ def _check_failure_rates(rates: pd.DataFrame, path: Path, complete: bool = False
     """
     for line, row in enumerate(rates.to_dict("records"), start=2):
         where = f"{path}, line {line}"
-        if row["name"] not in FAILURE_COMPONENTS:
-            raise CatalogError(f"{where}, column name: {row['name']!r} is not one of "
-                               f"{', '.join(FAILURE_COMPONENTS)}")  # fmt: skip
-        if row["per"] not in FAILURE_UNITS:
-            raise CatalogError(f"{where}, column per: {row['per']!r} is not one of "
-                               f"{', '.join(FAILURE_UNITS)}")  # fmt: skip
+        check_one_of(where, "name", row["name"], FAILURE_COMPONENTS)
+        check_one_of(where, "per", row["per"], FAILURE_UNITS)
         observed = [row[c] for c in ("events", "units", "hours")]
         if any(math.isnan(v) for v in observed):
             if not all(math.isnan(v) for v in observed):

@@ -26,7 +26,7 @@ from functools import cache
 
 import pandas as pd
 
-from .catalog import read_table
+from .catalog import check_one_of, read_table
 from .errors import CatalogError
 from .paths import data_dir
 
@@ -80,12 +80,8 @@ def check_prices(df: pd.DataFrame, path: str = "data/prices.csv") -> pd.DataFram
     """
     seen: set[tuple[str, str]] = set()
     for line, r in enumerate(df.to_dict(orient="records"), start=2):
-        if r["item_kind"] not in KINDS:
-            raise CatalogError(f"{path}, line {line}, column item_kind: {r['item_kind']!r} is "
-                               f"not one of {', '.join(KINDS)}")  # fmt: skip
-        if r["currency"] not in CURRENCIES:
-            raise CatalogError(f"{path}, line {line}, column currency: {r['currency']!r} is "
-                               f"not one of {', '.join(CURRENCIES)}")  # fmt: skip
+        check_one_of(f"{path}, line {line}", "item_kind", r["item_kind"], KINDS)
+        check_one_of(f"{path}, line {line}", "currency", r["currency"], CURRENCIES)
         key = (str(r["item_kind"]), str(r["name"]).lower())
         if key in seen:
             raise CatalogError(f"{path}, line {line}, column name: {r['name']!r} is priced "
