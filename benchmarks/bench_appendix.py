@@ -62,14 +62,19 @@ def main() -> None:
             tables, _ = _plan_sheets(plan)
             cells = sum(plan.tables[t].size for t in tables)
             fleet = plan["pools"]
-            rows.append({
-                "gpus": int(fleet.loc[fleet["level"] == "fleet", "total_gpus"].sum()),
-                "links": len(plan["port_map"]), "addresses": len(plan["ip_plan"]),
-                "cells": cells, "plan_s": round(t_plan, 2), "appendix_s": round(t_app, 2),
-                "raw_write_only_s": round(t_raw, 2),
-                "file_mb": round(out.stat().st_size / 1e6, 1),
-                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "gpus": int(fleet.loc[fleet["level"] == "fleet", "total_gpus"].sum()),
+                    "links": len(plan["port_map"]),
+                    "addresses": len(plan["ip_plan"]),
+                    "cells": cells,
+                    "plan_s": round(t_plan, 2),
+                    "appendix_s": round(t_app, 2),
+                    "raw_write_only_s": round(t_raw, 2),
+                    "file_mb": round(out.stat().st_size / 1e6, 1),
+                    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                }
+            )
             print(rows[-1], flush=True)
     print()
     header = list(rows[0])

@@ -34,8 +34,9 @@ _PROBE = (
 def loads_pandas(args: list[str]) -> str:
     if args[0] != "-m":
         return ""
-    run = subprocess.run([sys.executable, "-c", _PROBE, *args[2:]], capture_output=True,
-                         text=True, check=False)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args[2:]], capture_output=True, text=True, check=False
+    )
     return "yes" if "PANDAS True" in run.stderr else "no"
 
 
@@ -49,12 +50,16 @@ def timed(args: list[str]) -> list[float]:
 
 
 def main() -> None:
-    print(f"{'cold start, ' + str(RUNS) + ' runs':<32}{'median ms':>10}{'min ms':>8}"
-          f"{'max ms':>8}  pandas")  # fmt: skip
+    print(
+        f"{'cold start, ' + str(RUNS) + ' runs':<32}{'median ms':>10}{'min ms':>8}"
+        f"{'max ms':>8}  pandas"
+    )
     for name, args in COMMANDS:
         ms = timed(args)
-        print(f"{name:<32}{statistics.median(ms):>10.0f}{min(ms):>8.0f}{max(ms):>8.0f}"
-              f"  {loads_pandas(args)}")  # fmt: skip
+        print(
+            f"{name:<32}{statistics.median(ms):>10.0f}{min(ms):>8.0f}{max(ms):>8.0f}"
+            f"  {loads_pandas(args)}"
+        )
 
 
 if __name__ == "__main__":

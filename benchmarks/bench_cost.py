@@ -50,13 +50,20 @@ def _base(catalog, tables, cost):
 
 def _rows(name: str, s, catalog) -> list[dict]:
     plan = hubplan.build_plan(s, catalog)
-    tables = {n: plan[n] for n in ("pools", "training", "storage_nodes", "switches",
-                                   "transceivers")}  # fmt: skip
+    tables = {
+        n: plan[n] for n in ("pools", "training", "storage_nodes", "switches", "transceivers")
+    }
     cost = s.cost
     base = _base(catalog, tables, cost)
     gpus = int(plan["cost_summary"].iloc[0]["gpus"])
-    rows = [{"scenario": name, "gpus": gpus, "what": "tornado (7 × 2, closed form)",
-             "seconds": _time(lambda: tornado(base, cost.ranges))}]  # fmt: skip
+    rows = [
+        {
+            "scenario": name,
+            "gpus": gpus,
+            "what": "tornado (7 × 2, closed form)",
+            "seconds": _time(lambda: tornado(base, cost.ranges)),
+        }
+    ]
     for n in (10_000, 100_000):
         rows.append(
             {
@@ -66,15 +73,25 @@ def _rows(name: str, s, catalog) -> list[dict]:
                 "seconds": _time(lambda n=n: monte_carlo(base, cost.ranges, n, 1)),
             }
         )
-    rows.append({"scenario": name, "gpus": gpus, "what": "cost stage alone",
-                 "seconds": _time(lambda: run_cost(catalog=catalog, tables=tables,
-                                                   cost=cost))})  # fmt: skip
+    rows.append(
+        {
+            "scenario": name,
+            "gpus": gpus,
+            "what": "cost stage alone",
+            "seconds": _time(lambda: run_cost(catalog=catalog, tables=tables, cost=cost)),
+        }
+    )
     sweep = [s.with_changes({"cost.utilisation": u}) for u in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)]
     t0 = time.perf_counter()
     ran = [hubplan.build_plan(v, catalog).stages_run for v in sweep]
-    rows.append({"scenario": name, "gpus": gpus,
-                 "what": f"utilisation sweep, 6 plans (reran: {'/'.join(ran[-1])})",
-                 "seconds": time.perf_counter() - t0})  # fmt: skip
+    rows.append(
+        {
+            "scenario": name,
+            "gpus": gpus,
+            "what": f"utilisation sweep, 6 plans (reran: {'/'.join(ran[-1])})",
+            "seconds": time.perf_counter() - t0,
+        }
+    )
     return rows
 
 

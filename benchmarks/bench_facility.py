@@ -29,15 +29,21 @@ def main() -> None:
     rows = []
     for name, scenario in (
         ("default", hubplan.default_scenario()),
-        ("pretrain-16k", hubplan.scenario.load_scenario(
-            templates_dir() / "scenarios" / "pretrain-16k.yaml")),
-    ):  # fmt: skip
+        (
+            "pretrain-16k",
+            hubplan.scenario.load_scenario(templates_dir() / "scenarios" / "pretrain-16k.yaml"),
+        ),
+    ):
         plan = hubplan.build_plan(scenario, catalog, until="server")
         servers = server_types(plan["pools"], scenario.pools, catalog, scenario.facility)
-        ms = median_ms(lambda s=servers, f=scenario.facility: facility_tables(
-            s, empty_storage_nodes(), empty_switches(), catalog, f))  # fmt: skip
-        t = facility_tables(servers, empty_storage_nodes(), empty_switches(), catalog,
-                            scenario.facility)  # fmt: skip
+        ms = median_ms(
+            lambda s=servers, f=scenario.facility: facility_tables(
+                s, empty_storage_nodes(), empty_switches(), catalog, f
+            )
+        )
+        t = facility_tables(
+            servers, empty_storage_nodes(), empty_switches(), catalog, scenario.facility
+        )
         rows.append((name, len(t["rack_layout"]), len(t["racks"]), ms))
     print(f"{'scenario':<14} {'devices':>8} {'racks':>6} {'facility stage':>15}")
     for name, devices, racks, ms in rows:

@@ -28,20 +28,41 @@ def main() -> None:
     rss = resource.RUSAGE_SELF
     for gpus, switch in ((1024, "QM9700"), (16384, "QM9700"), (131072, "SN5600")):
         servers = gpus // 8
-        table = pd.DataFrame([{"level": "pool", "pool": "training", "partition": "train",
-                               "gpus_per_server": 8, "total_servers": servers,
-                               "total_gpus": gpus}])  # fmt: skip
+        table = pd.DataFrame(
+            [
+                {
+                    "level": "pool",
+                    "pool": "training",
+                    "partition": "train",
+                    "gpus_per_server": 8,
+                    "total_servers": servers,
+                    "total_gpus": gpus,
+                }
+            ]
+        )
         t0 = time.perf_counter()
-        r = run_network(catalog=catalog, tables={"pools": table, "storage_nodes": no_storage},
-                        pools=pools,
-                        network=Network(compute_switch=switch))  # fmt: skip
+        r = run_network(
+            catalog=catalog,
+            tables={"pools": table, "storage_nodes": no_storage},
+            pools=pools,
+            network=Network(compute_switch=switch),
+        )
         dt = time.perf_counter() - t0
         fab = r.tables["fabric"].set_index("plane").loc["compute"]
-        rows.append({"gpus": gpus, "switch": switch, "tiers": int(fab["tiers"]),
-                     "leaves": int(fab["leaves"]), "spines": int(fab["spines"]),
-                     "cores": int(fab["cores"]), "links": len(r.tables["port_map"]),
-                     "addresses": len(r.tables["ip_plan"]), "seconds": round(dt, 2),
-                     "max_rss_mb": resource.getrusage(rss).ru_maxrss >> 10})  # fmt: skip
+        rows.append(
+            {
+                "gpus": gpus,
+                "switch": switch,
+                "tiers": int(fab["tiers"]),
+                "leaves": int(fab["leaves"]),
+                "spines": int(fab["spines"]),
+                "cores": int(fab["cores"]),
+                "links": len(r.tables["port_map"]),
+                "addresses": len(r.tables["ip_plan"]),
+                "seconds": round(dt, 2),
+                "max_rss_mb": resource.getrusage(rss).ru_maxrss >> 10,
+            }
+        )
     print(pd.DataFrame(rows).to_string(index=False))
 
 

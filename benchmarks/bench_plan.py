@@ -30,10 +30,14 @@ def timed(fn, repeat: int = 10) -> tuple[float, float]:
 def main() -> None:
     scenario = hubplan.default_scenario()
     catalog = hubplan.load_catalog()
-    many = scenario.with_changes({
-        "workload.training": [scenario.workload.training[0].model_dump(mode="json")
-                              | {"name": f"job-{i}"} for i in range(20)],
-    })  # fmt: skip
+    many = scenario.with_changes(
+        {
+            "workload.training": [
+                scenario.workload.training[0].model_dump(mode="json") | {"name": f"job-{i}"}
+                for i in range(20)
+            ],
+        }
+    )
     panel = WorkloadPanel(scenario, catalog)
     days = iter(range(10, 10_000))
     mfus = iter([0.40 + i * 1e-4 for i in range(1000)])
@@ -90,9 +94,17 @@ OVERVIEW_STEPS = {
     "days": [16.0 + i for i in range(8)],
     "params_b": [60.0 + 5 * i for i in range(8)],
     "data_gb": [400.0 + 50 * i for i in range(8)],
-    "accelerator": ["H200 SXM 141GB", "B200 180GB", "MI300X 192GB", "H20 96GB",
-                    "A100 SXM4 80GB", "L40S 48GB", "H100 PCIe 80GB", "H100 SXM5 80GB"],
-}  # fmt: skip
+    "accelerator": [
+        "H200 SXM 141GB",
+        "B200 180GB",
+        "MI300X 192GB",
+        "H20 96GB",
+        "A100 SXM4 80GB",
+        "L40S 48GB",
+        "H100 PCIe 80GB",
+        "H100 SXM5 80GB",
+    ],
+}
 
 
 def overview(scenario, catalog) -> None:

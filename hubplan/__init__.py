@@ -45,21 +45,49 @@ __version__ = "0.1.0"
 #: Public name -> the module that defines it. Loaded on first use, so ``import hubplan``
 #: (and the ``hubplan`` command's ``--help``) does not load pandas and the stages.
 _LAZY = {
-    "Catalog": ".core.catalog", "load_catalog": ".core.catalog", "peak_tflops": ".core.catalog",
-    "CatalogError": ".core.errors", "ExportError": ".core.errors", "HubplanError": ".core.errors",
-    "InputError": ".core.errors", "ScenarioError": ".core.errors",
-    "bilingual": ".core.labels", "label": ".core.labels", "localize": ".core.labels",
-    "STAGES": ".plan", "Plan": ".plan", "build_plan": ".plan", "clear_cache": ".plan",
-    "Scenario": ".scenario", "default_scenario": ".scenario", "load_scenario": ".scenario",
+    "Catalog": ".core.catalog",
+    "load_catalog": ".core.catalog",
+    "peak_tflops": ".core.catalog",
+    "CatalogError": ".core.errors",
+    "ExportError": ".core.errors",
+    "HubplanError": ".core.errors",
+    "InputError": ".core.errors",
+    "ScenarioError": ".core.errors",
+    "bilingual": ".core.labels",
+    "label": ".core.labels",
+    "localize": ".core.labels",
+    "STAGES": ".plan",
+    "Plan": ".plan",
+    "build_plan": ".plan",
+    "clear_cache": ".plan",
+    "Scenario": ".scenario",
+    "default_scenario": ".scenario",
+    "load_scenario": ".scenario",
     "cheapest_plans": ".solver",
-}  # fmt: skip
+}
 
 __all__ = [
-    "STAGES", "Catalog", "CatalogError", "ExportError", "HubplanError", "InputError", "Plan",
-    "Scenario", "ScenarioError", "__version__", "bilingual", "build_plan", "cheapest_plans",
-    "clear_cache", "default_scenario", "label", "load_catalog", "load_scenario", "localize",
+    "STAGES",
+    "Catalog",
+    "CatalogError",
+    "ExportError",
+    "HubplanError",
+    "InputError",
+    "Plan",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "bilingual",
+    "build_plan",
+    "cheapest_plans",
+    "clear_cache",
+    "default_scenario",
+    "label",
+    "load_catalog",
+    "load_scenario",
+    "localize",
     "peak_tflops",
-]  # fmt: skip
+]
 
 
 def __getattr__(name: str) -> Any:

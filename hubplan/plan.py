@@ -211,8 +211,9 @@ def _fingerprint(df: pd.DataFrame) -> str | None:
     return fp
 
 
-def _key(stage: Stage, sections: dict[str, Any], catalog: Catalog,
-         inputs: dict[str, pd.DataFrame]) -> tuple | None:  # fmt: skip
+def _key(
+    stage: Stage, sections: dict[str, Any], catalog: Catalog, inputs: dict[str, pd.DataFrame]
+) -> tuple | None:
     prints = tuple(_fingerprint(inputs[n]) for n in stage.needs)
     if None in prints:
         return None

@@ -48,12 +48,30 @@ from .workload.section import (
 SCHEMA_VERSION = 1
 
 __all__ = [
-    "SCHEMA_VERSION", "Architecture", "Cost", "Delivery", "DevelopmentPool", "ExistingServers",
-    "Facility", "InferenceService", "Network", "Overlap", "PoolSpec", "Pools", "ReviewPolicy",
-    "Scenario", "Selection", "ServerPolicy", "ServerSpec", "Storage", "TrainingJob", "VersionPin",
-    "Workload", "default_scenario",
+    "SCHEMA_VERSION",
+    "Architecture",
+    "Cost",
+    "Delivery",
+    "DevelopmentPool",
+    "ExistingServers",
+    "Facility",
+    "InferenceService",
+    "Network",
+    "Overlap",
+    "PoolSpec",
+    "Pools",
+    "ReviewPolicy",
+    "Scenario",
+    "Selection",
+    "ServerPolicy",
+    "ServerSpec",
+    "Storage",
+    "TrainingJob",
+    "VersionPin",
+    "Workload",
+    "default_scenario",
     "load_scenario",
-]  # fmt: skip
+]
 
 
 #: Fields that moved to another section: (section, field) it was in -> the section it is
@@ -164,8 +182,9 @@ class Scenario(Section):
 
     def to_yaml(self) -> str:
         """YAML text that :meth:`from_yaml` turns back into an equal Scenario."""
-        return yaml.dump(self.to_dict(), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                         width=100)  # fmt: skip
+        return yaml.dump(
+            self.to_dict(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
+        )
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the YAML atomically (a crash never leaves a half-written file); a path
@@ -184,8 +203,9 @@ class Scenario(Section):
             section, _, field = str(dotted).partition(".")
             if (section, field) in MOVED_FIELDS:
                 new = f"{MOVED_FIELDS[section, field]}.{field}"
-                warnings.warn(_moved_message(str(dotted), new, None), ScenarioMovedWarning,
-                              stacklevel=2)  # fmt: skip
+                warnings.warn(
+                    _moved_message(str(dotted), new, None), ScenarioMovedWarning, stacklevel=2
+                )
                 dotted = new
             node: Any = data
             keys = str(dotted).split(".")
@@ -206,9 +226,14 @@ class Scenario(Section):
                     raise TypeError
             except (IndexError, ValueError, TypeError):
                 raise ScenarioError(
-                    [(str(dotted), "no such field in the scenario (write a dotted path such "
-                      "as workload.training.0.days; list items by index from 0)")]
-                ) from None  # fmt: skip
+                    [
+                        (
+                            str(dotted),
+                            "no such field in the scenario (write a dotted path such "
+                            "as workload.training.0.days; list items by index from 0)",
+                        )
+                    ]
+                ) from None
         return Scenario.from_dict(data)
 
 
@@ -234,9 +259,11 @@ class _Loader(yaml.SafeLoader):
                 continue
             if first is not None:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} on line {line} (first on line "
-                    f"{first})", key_node.start_mark,
-                )  # fmt: skip
+                    None,
+                    None,
+                    f"duplicate key {key!r} on line {line} (first on line {first})",
+                    key_node.start_mark,
+                )
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
 

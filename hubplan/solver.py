@@ -17,11 +17,26 @@ from .core.errors import HubplanError
 from .plan import build_plan
 from .scenario import Scenario
 
-COLUMNS = ["server", "accelerator", "gpus_per_server", "feasible", "reason", "gpus", "servers",
-           "days_to_finish", "capex_usd", "price_basis", "capex_unpriced_lines",
-           "horizon_cost_usd", "cost_per_useful_gpu_hour_usd", "rank",
-           # prices: a bill is ranked only when complete; its capex range
-           "complete", "capex_low_usd", "capex_high_usd"]  # fmt: skip
+COLUMNS = [
+    "server",
+    "accelerator",
+    "gpus_per_server",
+    "feasible",
+    "reason",
+    "gpus",
+    "servers",
+    "days_to_finish",
+    "capex_usd",
+    "price_basis",
+    "capex_unpriced_lines",
+    "horizon_cost_usd",
+    "cost_per_useful_gpu_hour_usd",
+    "rank",
+    # prices: a bill is ranked only when complete; its capex range
+    "complete",
+    "capex_low_usd",
+    "capex_high_usd",
+]
 
 
 def _server_line_priced(capex: pd.DataFrame, pool: str) -> bool:
@@ -75,11 +90,17 @@ def cheapest_plans(
     servers = catalog.servers[catalog.servers["kind"] == "server"]
     for srv in servers.to_dict(orient="records"):
         prefix = f"pools.{pool}"
-        changes = {f"{prefix}.accelerator": srv["accelerator"], f"{prefix}.server": srv["name"],
-                   f"{prefix}.custom_server": None,
-                   f"{prefix}.gpus_per_server": int(srv["gpus"])}  # fmt: skip
-        row = {"server": srv["name"], "accelerator": srv["accelerator"],
-               "gpus_per_server": int(srv["gpus"])}  # fmt: skip
+        changes = {
+            f"{prefix}.accelerator": srv["accelerator"],
+            f"{prefix}.server": srv["name"],
+            f"{prefix}.custom_server": None,
+            f"{prefix}.gpus_per_server": int(srv["gpus"]),
+        }
+        row = {
+            "server": srv["name"],
+            "accelerator": srv["accelerator"],
+            "gpus_per_server": int(srv["gpus"]),
+        }
         try:
             plan = build_plan(scenario.with_changes(changes), catalog, until="cost")
         except HubplanError as exc:  # a figure the plan needs is not in the catalogue
@@ -94,12 +115,14 @@ def cheapest_plans(
             complete=int(summary["capex_unpriced_lines"]) == 0,
             capex_low_usd=float(summary["capex_low_usd"]),
             capex_high_usd=float(summary["capex_high_usd"]),
-            gpus=int(mine["total_gpus"].sum()), servers=int(mine["total_servers"].sum()),
-            capex_usd=capex, price_basis=str(mine["price_basis"].iloc[0]),
+            gpus=int(mine["total_gpus"].sum()),
+            servers=int(mine["total_servers"].sum()),
+            capex_usd=capex,
+            price_basis=str(mine["price_basis"].iloc[0]),
             capex_unpriced_lines=int(summary["capex_unpriced_lines"]),
             horizon_cost_usd=capex + float(summary["opex_usd_per_year"]) * years,
             cost_per_useful_gpu_hour_usd=float(summary["cost_per_useful_gpu_hour_usd"]),
-        )  # fmt: skip
+        )
         if pool == "training" and not plan["training"].empty:
             row["days_to_finish"] = float(plan["training"]["days_to_finish"].max())
         errors = plan.errors

@@ -37,8 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "data" / "aiconfigurator_reference.csv"
 
 #: hubplan catalogue name → aiconfigurator's bundled model config.
-MODELS = {"Llama-3.1-8B": "meta-llama/Meta-Llama-3.1-8B",
-          "Llama-3.1-70B": "meta-llama/Meta-Llama-3.1-70B"}  # fmt: skip
+MODELS = {
+    "Llama-3.1-8B": "meta-llama/Meta-Llama-3.1-8B",
+    "Llama-3.1-70B": "meta-llama/Meta-Llama-3.1-70B",
+}
 #: hubplan catalogue name → aiconfigurator system.
 SYSTEMS = {"H100 SXM5 80GB": "h100_sxm", "H200 SXM 141GB": "h200_sxm"}
 #: precision → (gemm quant mode, KV-cache quant mode)
@@ -52,10 +54,27 @@ BATCHES = (1, 64)
 TARGETS = ((2000, 50), (1000, 30))
 ISL, OSL, BACKEND = 1024, 256, "trtllm"
 
-COLUMNS = ["mode", "model", "accelerator", "precision", "isl", "osl", "tensor_parallel",
-           "batch", "ttft_target_ms", "tpot_target_ms", "ttft_ms", "tpot_ms",
-           "request_rate_per_gpu", "tokens_per_s_per_gpu", "aic_version", "backend",
-           "perf_db_version", "date", "source"]  # fmt: skip
+COLUMNS = [
+    "mode",
+    "model",
+    "accelerator",
+    "precision",
+    "isl",
+    "osl",
+    "tensor_parallel",
+    "batch",
+    "ttft_target_ms",
+    "tpot_target_ms",
+    "ttft_ms",
+    "tpot_ms",
+    "request_rate_per_gpu",
+    "tokens_per_s_per_gpu",
+    "aic_version",
+    "backend",
+    "perf_db_version",
+    "date",
+    "source",
+]
 
 
 def _run(cmd: list[str]) -> str:
@@ -77,21 +96,52 @@ def static_rows(aic: str, version: str, today: str) -> list[dict]:
             for prec, (gemm, kv) in PRECISIONS.items():
                 for tp in TPS[model]:
                     for batch in BATCHES:
-                        cmd = [aic, "cli", "estimate", "--model-path", path, "--system", system,
-                               "--backend", BACKEND, "--isl", str(ISL), "--osl", str(OSL),
-                               "--batch-size", str(batch), "--tp-size", str(tp),
-                               "--estimate-mode", "static", "--gemm-quant-mode", gemm,
-                               "--kvcache-quant-mode", kv]  # fmt: skip
+                        cmd = [
+                            aic,
+                            "cli",
+                            "estimate",
+                            "--model-path",
+                            path,
+                            "--system",
+                            system,
+                            "--backend",
+                            BACKEND,
+                            "--isl",
+                            str(ISL),
+                            "--osl",
+                            str(OSL),
+                            "--batch-size",
+                            str(batch),
+                            "--tp-size",
+                            str(tp),
+                            "--estimate-mode",
+                            "static",
+                            "--gemm-quant-mode",
+                            gemm,
+                            "--kvcache-quant-mode",
+                            kv,
+                        ]
                         text = _run(cmd)
                         db = re.search(r"Backend:\s*\S+\s*\(([^)]+)\)", text)
-                        rows.append({
-                            "mode": "static", "model": model, "accelerator": acc,
-                            "precision": prec, "isl": ISL, "osl": OSL, "tensor_parallel": tp,
-                            "batch": batch, "ttft_ms": _field(text, "TTFT"),
-                            "tpot_ms": _field(text, "TPOT"), "aic_version": version,
-                            "backend": BACKEND, "perf_db_version": db.group(1) if db else "",
-                            "date": today, "source": "aiconfigurator " + " ".join(cmd[1:]),
-                        })  # fmt: skip
+                        rows.append(
+                            {
+                                "mode": "static",
+                                "model": model,
+                                "accelerator": acc,
+                                "precision": prec,
+                                "isl": ISL,
+                                "osl": OSL,
+                                "tensor_parallel": tp,
+                                "batch": batch,
+                                "ttft_ms": _field(text, "TTFT"),
+                                "tpot_ms": _field(text, "TPOT"),
+                                "aic_version": version,
+                                "backend": BACKEND,
+                                "perf_db_version": db.group(1) if db else "",
+                                "date": today,
+                                "source": "aiconfigurator " + " ".join(cmd[1:]),
+                            }
+                        )
                         print(rows[-1]["source"], rows[-1]["ttft_ms"], rows[-1]["tpot_ms"])
     return rows
 
@@ -108,28 +158,60 @@ def agg_rows(aic: str, version: str, today: str) -> list[dict]:
                     if src is None:
                         continue
                     with tempfile.TemporaryDirectory() as tmp:
-                        cmd = [aic, "cli", "default", "--model-path", src, "--system", system,
-                               "--backend", BACKEND, "--total-gpus", "8", "--serving-mode",
-                               "agg", "--isl", str(ISL), "--osl", str(OSL), "--ttft",
-                               str(ttft), "--tpot", str(tpot), "--top-n", "8"]  # fmt: skip
+                        cmd = [
+                            aic,
+                            "cli",
+                            "default",
+                            "--model-path",
+                            src,
+                            "--system",
+                            system,
+                            "--backend",
+                            BACKEND,
+                            "--total-gpus",
+                            "8",
+                            "--serving-mode",
+                            "agg",
+                            "--isl",
+                            str(ISL),
+                            "--osl",
+                            str(OSL),
+                            "--ttft",
+                            str(ttft),
+                            "--tpot",
+                            str(tpot),
+                            "--top-n",
+                            "8",
+                        ]
                         _run([*cmd, "--save-dir", tmp])
                         found = list(Path(tmp).rglob("agg/best_config_topn.csv"))
                         if not found:
                             continue
                         with found[0].open() as fh:
                             for r in csv.DictReader(fh):
-                                rows.append({
-                                    "mode": "agg", "model": model, "accelerator": acc,
-                                    "precision": prec, "isl": ISL, "osl": OSL,
-                                    "tensor_parallel": int(r["tp"]), "batch": int(r["bs"]),
-                                    "ttft_target_ms": ttft, "tpot_target_ms": tpot,
-                                    "ttft_ms": float(r["ttft"]), "tpot_ms": float(r["tpot"]),
-                                    "request_rate_per_gpu": float(r["seq/s/gpu"]),
-                                    "tokens_per_s_per_gpu": float(r["tokens/s/gpu"]),
-                                    "aic_version": version, "backend": BACKEND,
-                                    "perf_db_version": r["version"], "date": today,
-                                    "source": "aiconfigurator " + " ".join(cmd[1:]),
-                                })  # fmt: skip
+                                rows.append(
+                                    {
+                                        "mode": "agg",
+                                        "model": model,
+                                        "accelerator": acc,
+                                        "precision": prec,
+                                        "isl": ISL,
+                                        "osl": OSL,
+                                        "tensor_parallel": int(r["tp"]),
+                                        "batch": int(r["bs"]),
+                                        "ttft_target_ms": ttft,
+                                        "tpot_target_ms": tpot,
+                                        "ttft_ms": float(r["ttft"]),
+                                        "tpot_ms": float(r["tpot"]),
+                                        "request_rate_per_gpu": float(r["seq/s/gpu"]),
+                                        "tokens_per_s_per_gpu": float(r["tokens/s/gpu"]),
+                                        "aic_version": version,
+                                        "backend": BACKEND,
+                                        "perf_db_version": r["version"],
+                                        "date": today,
+                                        "source": "aiconfigurator " + " ".join(cmd[1:]),
+                                    }
+                                )
                         print(" ".join(cmd[1:]), "->", len(rows))
     return rows
 

@@ -37,9 +37,16 @@ from playwright.sync_api import sync_playwright
 from screenshots import copy_workbook, free_port, start_lab  # scripts/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic", "--disable-extensions"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-extensions",
+]
 #: Occurs once in vl-convert's bundle (its last line) and nowhere else on the page.
 BUNDLE_MARKER = b"__default as default"
 
@@ -112,14 +119,18 @@ class Meter:
 
 
 def row(what: str, meter: Meter, charts: int, drawn: int, seconds: float) -> None:
-    print(f"{what:<34} {meter.bytes / 1e6:>9.2f} {meter.bundles:>8} {charts:>7} {drawn:>6} "
-          f"{seconds:>8.1f} {meter.heap_mb():>8.1f} {len(meter.errors):>7}")  # fmt: skip
+    print(
+        f"{what:<34} {meter.bytes / 1e6:>9.2f} {meter.bundles:>8} {charts:>7} {drawn:>6} "
+        f"{seconds:>8.1f} {meter.heap_mb():>8.1f} {len(meter.errors):>7}"
+    )
     for e in meter.errors[:5]:
         print("    console:", e[:200])
 
 
-HEADER = (f"{'page load':<34} {'ws MB':>9} {'bundles':>8} {'charts':>7} {'drawn':>6} "
-          f"{'page s':>8} {'heap MB':>8} {'errors':>7}")  # fmt: skip
+HEADER = (
+    f"{'page load':<34} {'ws MB':>9} {'bundles':>8} {'charts':>7} {'drawn':>6} "
+    f"{'page s':>8} {'heap MB':>8} {'errors':>7}"
+)
 
 
 def run_voila(notebook: Path, browser, code: Path) -> None:
@@ -127,9 +138,20 @@ def run_voila(notebook: Path, browser, code: Path) -> None:
     runtime = Path(tempfile.mkdtemp(prefix="hubplan-voila-"))
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "PYTHONPATH": str(code)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(notebook), "--no-browser", "--Voila.ip=127.0.0.1",
-         f"--port={port}"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "voila",
+            str(notebook),
+            "--no-browser",
+            "--Voila.ip=127.0.0.1",
+            f"--port={port}",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_port(port, proc)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
@@ -138,8 +160,9 @@ def run_voila(notebook: Path, browser, code: Path) -> None:
         for what in ("voila: first load", "voila: reload (new kernel)"):
             meter.reset()
             if what.endswith("first load"):
-                page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded",
-                          timeout=300_000)  # fmt: skip
+                page.goto(
+                    f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=300_000
+                )
             else:
                 page.reload(wait_until="domcontentloaded", timeout=300_000)
             charts, drawn, seconds = meter.wait_drawn()
@@ -170,10 +193,13 @@ def run_lab(notebook: Path, browser, code: Path) -> None:
         page.wait_for_timeout(2000)
         page.wait_for_function(
             "![...document.querySelectorAll('.jp-InputArea-prompt')]"
-            ".some(e => e.textContent.includes('*'))", timeout=600_000)  # fmt: skip
+            ".some(e => e.textContent.includes('*'))",
+            timeout=600_000,
+        )
         # Outputs below the fold are not attached by the windowed notebook: show them all.
-        page.evaluate("document.querySelectorAll('.jp-WindowedPanel-outer')"
-                      ".forEach(e => e.scrollTo(0, 1e9))")  # fmt: skip
+        page.evaluate(
+            "document.querySelectorAll('.jp-WindowedPanel-outer').forEach(e => e.scrollTo(0, 1e9))"
+        )
         print(HEADER)
         charts, drawn, seconds = meter.wait_drawn()
         row("lab: run all cells", meter, charts, drawn, seconds)
@@ -185,8 +211,9 @@ def run_lab(notebook: Path, browser, code: Path) -> None:
         page.wait_for_function("window.jupyterapp && window.jupyterapp.started", timeout=120_000)
         page.wait_for_selector(".jp-Notebook >> visible=true", timeout=120_000)
         page.wait_for_timeout(3000)
-        page.evaluate("document.querySelectorAll('.jp-WindowedPanel-outer')"
-                      ".forEach(e => e.scrollTo(0, 1e9))")  # fmt: skip
+        page.evaluate(
+            "document.querySelectorAll('.jp-WindowedPanel-outer').forEach(e => e.scrollTo(0, 1e9))"
+        )
         charts, drawn, seconds = meter.wait_drawn()
         row("lab: reload, kernel still live", meter, charts, drawn, seconds)
         page.evaluate("window.jupyterapp.commands.execute('kernelmenu:shutdown')")
@@ -210,9 +237,11 @@ def main() -> None:
     )
     args = ap.parse_args()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium") or
-                                    "/usr/bin/chromium", headless=True,
-                                    args=CHROMIUM_ARGS)  # fmt: skip
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
         try:
             (run_voila if args.where == "voila" else run_lab)(
                 Path(args.notebook), browser, args.code.resolve()

@@ -106,10 +106,23 @@ REQUEST_TIMEOUT_S = 900
 # (fsync, synchronous_commit, full-page writes) nor keep WAL for replicas, and checkpoints
 # can be rare. https://www.postgresql.org/docs/current/non-durability.html
 PG_THROWAWAY = [
-    "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-    "-c", "wal_level=minimal", "-c", "max_wal_senders=0", "-c", "checkpoint_timeout=30min",
-    "-c", "max_wal_size=4GB", "-c", "shared_buffers=256MB",
-]  # fmt: skip
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "wal_level=minimal",
+    "-c",
+    "max_wal_senders=0",
+    "-c",
+    "checkpoint_timeout=30min",
+    "-c",
+    "max_wal_size=4GB",
+    "-c",
+    "shared_buffers=256MB",
+]
 # NetBox's production server (gunicorn, which NetBox installs) with this many worker
 # processes, and as many chunks posted at once. See the measurements in the docstring.
 WORKERS = 2
@@ -134,13 +147,18 @@ def apt_install(packages: list[str]) -> None:
     if missing:
         log(f"apt-get install {' '.join(missing)}")
         sh(["apt-get", "update", "-qq"])
-        sh(["apt-get", "install", "-y", "-qq", *missing],
-           env=os.environ | {"DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+        sh(
+            ["apt-get", "install", "-y", "-qq", *missing],
+            env=os.environ | {"DEBIAN_FRONTEND": "noninteractive"},
+        )
 
 
 def host_python_ok() -> bool:
-    out = subprocess.run(["python3", "-c", "import sys; print(sys.version_info >= (3, 12))"],
-                         capture_output=True, text=True)  # fmt: skip
+    out = subprocess.run(
+        ["python3", "-c", "import sys; print(sys.version_info >= (3, 12))"],
+        capture_output=True,
+        text=True,
+    )
     return out.stdout.strip() == "True"
 
 
@@ -169,21 +187,31 @@ class NetBoxHost:
     def prepare(self) -> None:
         if self.chroot and not (CHROOT / "usr/bin/python3").exists():
             log("making a Debian 13 root with python3 (debootstrap)")
-            sh(["debootstrap", "--variant=minbase",
-                "--include=python3,python3-venv,ca-certificates", "trixie", str(CHROOT),
-                "http://deb.debian.org/debian"], timeout=1800)  # fmt: skip
+            sh(
+                [
+                    "debootstrap",
+                    "--variant=minbase",
+                    "--include=python3,python3-venv,ca-certificates",
+                    "trixie",
+                    str(CHROOT),
+                    "http://deb.debian.org/debian",
+                ],
+                timeout=1800,
+            )
         if self.chroot:
             shutil.copy("/etc/resolv.conf", CHROOT / "etc/resolv.conf")
             # The host's CA bundle (it may trust a proxy that PyPI traffic passes through).
-            shutil.copy("/etc/ssl/certs/ca-certificates.crt",
-                        CHROOT / "etc/ssl/certs/ca-certificates.crt")  # fmt: skip
+            shutil.copy(
+                "/etc/ssl/certs/ca-certificates.crt", CHROOT / "etc/ssl/certs/ca-certificates.crt"
+            )
             for mnt, how in (("proc", ["-t", "proc", "proc"]), ("dev", ["--bind", "/dev"])):
                 target = CHROOT / mnt
                 if subprocess.run(["mountpoint", "-q", str(target)]).returncode != 0:
                     sh(["mount", *how, str(target)])
         venv_py = self.path(NB_VENV) / "bin/python"
-        have = subprocess.run(self.cmd([NB_VENV + "/bin/netbox", "version"]),
-                              capture_output=True, text=True)  # fmt: skip
+        have = subprocess.run(
+            self.cmd([NB_VENV + "/bin/netbox", "version"]), capture_output=True, text=True
+        )
         if have.returncode == 0 and have.stdout.strip() == NETBOX_VERSION:
             return
         log(f"installing NetBox {NETBOX_VERSION} from PyPI into its own venv")
@@ -200,8 +228,10 @@ class NetBoxHost:
         )
         reqs = subprocess.run(
             self.cmd([NB_VENV + "/bin/python", "-c", script]),
-            capture_output=True, text=True, check=True,
-        ).stdout.split()  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         sh(self.cmd([*pip, *reqs]), env=env)
 
 
@@ -241,20 +271,72 @@ def start_services(nb: NetBoxHost, procs: list, tmp: Path, keep: bool = False) -
     if not (data / "PG_VERSION").exists():
         data.mkdir(parents=True, exist_ok=True)
         shutil.chown(data, "postgres", "postgres")
-        sh(["runuser", "-u", "postgres", "--", str(pgbin / "initdb"), "-D", str(data), "-A",
-            "trust", "-U", "postgres", "-E", "UTF8"], capture_output=True)  # fmt: skip
+        sh(
+            [
+                "runuser",
+                "-u",
+                "postgres",
+                "--",
+                str(pgbin / "initdb"),
+                "-D",
+                str(data),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+            ],
+            capture_output=True,
+        )
     (data / "postmaster.pid").unlink(missing_ok=True)  # left by a sitting that was killed
-    procs.append(subprocess.Popen(
-        ["runuser", "-u", "postgres", "--", str(pgbin / "postgres"), "-D", str(data),
-         "-h", "127.0.0.1", "-p", str(PG_PORT), "-k", str(data), *PG_THROWAWAY],
-        stdout=open(tmp / "pg.log", "w"), stderr=subprocess.STDOUT))  # fmt: skip
-    procs.append(subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(REDIS_PORT), "--save", "",
-         "--appendonly", "no"], stdout=open(tmp / "redis.log", "w"),
-        stderr=subprocess.STDOUT))  # fmt: skip
+    procs.append(
+        subprocess.Popen(
+            [
+                "runuser",
+                "-u",
+                "postgres",
+                "--",
+                str(pgbin / "postgres"),
+                "-D",
+                str(data),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(PG_PORT),
+                "-k",
+                str(data),
+                *PG_THROWAWAY,
+            ],
+            stdout=open(tmp / "pg.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
+    )
+    procs.append(
+        subprocess.Popen(
+            [
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(REDIS_PORT),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=open(tmp / "redis.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
+    )
     for _ in range(60):
-        ok = subprocess.run([str(pgbin / "pg_isready"), "-h", "127.0.0.1", "-p", str(PG_PORT)],
-                            capture_output=True).returncode == 0  # fmt: skip
+        ok = (
+            subprocess.run(
+                [str(pgbin / "pg_isready"), "-h", "127.0.0.1", "-p", str(PG_PORT)],
+                capture_output=True,
+            ).returncode
+            == 0
+        )
         if ok:
             break
         time.sleep(1)
@@ -293,8 +375,9 @@ class Client:
 
     def request(self, path: str, data: dict | None = None) -> tuple[int, str, str]:
         body = urllib.parse.urlencode(data).encode() if data is not None else None
-        req = urllib.request.Request(self.base + path, data=body,
-                                     headers={"Referer": self.base + path})  # fmt: skip
+        req = urllib.request.Request(
+            self.base + path, data=body, headers={"Referer": self.base + path}
+        )
         try:
             with self.opener.open(req, timeout=REQUEST_TIMEOUT_S) as r:
                 return r.status, r.headers.get("Location", ""), r.read().decode()
@@ -329,10 +412,16 @@ def post_chunk(client: Client, url: str, header: str, part: list[str]) -> tuple[
     """POST one chunk to NetBox's bulk-import view: (accepted, the page NetBox answered).
     The session's CSRF token holds for every request after login, so no GET per chunk."""
     try:
-        code, _, page = client.request(url, {
-            "csrfmiddlewaretoken": client.csrf(), "import_method": "direct",
-            "data": "\n".join([header, *part]), "format": "csv", "csv_delimiter": ",",
-        })  # fmt: skip
+        code, _, page = client.request(
+            url,
+            {
+                "csrfmiddlewaretoken": client.csrf(),
+                "import_method": "direct",
+                "data": "\n".join([header, *part]),
+                "format": "csv",
+                "csv_delimiter": ",",
+            },
+        )
     except OSError as e:  # the connection dropped or timed out: NetBox rolled the chunk back
         return False, f"Record ?: the request failed: {e}"
     return code == 302, page
@@ -379,8 +468,9 @@ def import_file(
                 retry.append(i)
     for i in retry:
         part = rows[i : i + chunk]
-        ok, page = (False, "") if time.monotonic() > deadline else post_chunk(
-            client, url, header, part)  # fmt: skip
+        ok, page = (
+            (False, "") if time.monotonic() > deadline else post_chunk(client, url, header, part)
+        )
         if ok:
             on_accept(i)
             accepted += len(part)
@@ -415,20 +505,47 @@ def fresh_database(nb: NetBoxHost, env: dict) -> str:
         sh([str(pgbin / "pg_dump"), *psql[1:], "-d", db, "-f", f"{schema}.tmp"])
         os.replace(f"{schema}.tmp", schema)
     password = secrets.token_urlsafe(16)
-    sh(nb.cmd([*run_env, f"DJANGO_SUPERUSER_PASSWORD={password}", netbox, "createsuperuser",
-               "--no-input", "--username", "hubplan", "--email", "hubplan@localhost"]),
-       capture_output=True)  # fmt: skip
+    sh(
+        nb.cmd(
+            [
+                *run_env,
+                f"DJANGO_SUPERUSER_PASSWORD={password}",
+                netbox,
+                "createsuperuser",
+                "--no-input",
+                "--username",
+                "hubplan",
+                "--email",
+                "hubplan@localhost",
+            ]
+        ),
+        capture_output=True,
+    )
     return password
 
 
 def serve(nb: NetBoxHost, procs: list, tmp: Path, env: dict, workers: int, password: str) -> Client:
     """NetBox's web server on ``env``'s database and a client logged in as the superuser."""
     run_env = ["env", *[f"{k}={v}" for k, v in env.items()]]
-    procs.append(subprocess.Popen(
-        nb.cmd([*run_env, NB_VENV + "/bin/gunicorn", "--workers", str(max(1, workers)),
-                "--timeout", str(REQUEST_TIMEOUT_S), "--bind", f"127.0.0.1:{WEB_PORT}",
-                "netbox.wsgi"]),
-        stdout=open(tmp / "web.log", "a"), stderr=subprocess.STDOUT))  # fmt: skip
+    procs.append(
+        subprocess.Popen(
+            nb.cmd(
+                [
+                    *run_env,
+                    NB_VENV + "/bin/gunicorn",
+                    "--workers",
+                    str(max(1, workers)),
+                    "--timeout",
+                    str(REQUEST_TIMEOUT_S),
+                    "--bind",
+                    f"127.0.0.1:{WEB_PORT}",
+                    "netbox.wsgi",
+                ]
+            ),
+            stdout=open(tmp / "web.log", "a"),
+            stderr=subprocess.STDOUT,
+        )
+    )
     base = f"http://127.0.0.1:{WEB_PORT}"
     for _ in range(120):
         try:
@@ -461,10 +578,12 @@ def check_order(import_order: list[str] | tuple[str, ...]) -> list[str]:
 #: Plans made from the default scenario with a few changes (``--plans gb200-nvl72``): the
 #: training pool on GB200 NVL72 racks, whose trays the port map and IP plan name.
 PLAN_CHANGES = {
-    "gb200-nvl72": {"pools.training.accelerator": "GB200 186GB",
-                    "pools.training.gpus_per_server": 72,
-                    "pools.training.server": "GB200 NVL72"},
-}  # fmt: skip
+    "gb200-nvl72": {
+        "pools.training.accelerator": "GB200 186GB",
+        "pools.training.gpus_per_server": 72,
+        "pools.training.server": "GB200 NVL72",
+    },
+}
 
 
 def plan_scenario(name: str):
@@ -551,14 +670,21 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
         env = base_env | {"HUBPLAN_NETBOX_DB": db}
         kept = progress.data.get(plan_name)
         if kept and kept["digest"] != digest(files):
-            log(f"plan {plan_name}: its files differ from the kept sitting's (the plan or "
-                "hubplan changed), so it cannot be resumed; run with --fresh")  # fmt: skip
+            log(
+                f"plan {plan_name}: its files differ from the kept sitting's (the plan or "
+                "hubplan changed), so it cannot be resumed; run with --fresh"
+            )
             return 2
         if kept:
             log(f"plan {plan_name}: resuming in database {db}")
         else:
-            kept = {"digest": digest(files), "db": db, "password": fresh_database(nb, env),
-                    "chunks": {}, "seconds": {}}  # fmt: skip
+            kept = {
+                "digest": digest(files),
+                "db": db,
+                "password": fresh_database(nb, env),
+                "chunks": {},
+                "seconds": {},
+            }
             if args.resume:
                 progress.data[plan_name] = kept
                 progress.save()
@@ -575,17 +701,24 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
                 continue
             start = time.monotonic()
             rows, ok, why = import_file(
-                client, FORMS[FORM_OF[name]][2], files[name], args.chunk,
-                t0 + args.deadline_s, args.workers,
+                client,
+                FORMS[FORM_OF[name]][2],
+                files[name],
+                args.chunk,
+                t0 + args.deadline_s,
+                args.workers,
                 done=frozenset(kept["chunks"].get(name, ())),
                 on_accept=(lambda i, n=name, p=plan_name: progress.accept(p, n, i))
-                if args.resume else (lambda i: None),
-            )  # fmt: skip
+                if args.resume
+                else (lambda i: None),
+            )
             took = time.monotonic() - start
             if args.resume:
                 took = progress.spent(plan_name, name, took)
-            print(f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {took:7.1f}  {ok / took:6.1f}",
-                  flush=True)  # fmt: skip
+            print(
+                f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {took:7.1f}  {ok / took:6.1f}",
+                flush=True,
+            )
             for w in why[:5]:
                 print(f"    {w}")
             failed += rows - ok
@@ -598,11 +731,15 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
         )
         shown = subprocess.run(
             nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "shell", "-c", query]),
-            capture_output=True, text=True, timeout=300,
-        ).stdout.strip()  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ).stdout.strip()
         shown = shown.splitlines()[-1] if shown else "unknown"  # the shell prints a banner
-        print(f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
-              f"kW allocated of {alloc['supply_kw']:g} kW supply")  # fmt: skip
+        print(
+            f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
+            f"kW allocated of {alloc['supply_kw']:g} kW supply"
+        )
         stop(procs.pop())  # this plan's web server
     log(f"done in {time.monotonic() - t0:.0f} s; {failed} rows rejected or not imported")
     return 1 if failed else 0

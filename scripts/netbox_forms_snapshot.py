@@ -61,10 +61,14 @@ def choice_values(cls: ast.ClassDef) -> list:
     """Every constant of a ChoiceSet class: ``STATUS_ACTIVE = 'active'`` -> 'active'."""
     out = []
     for node in cls.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id.isupper()
-                and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str | int)):  # fmt: skip
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id.isupper()
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str | int)
+        ):
             out.append(node.value.value)
     return out
 
@@ -83,9 +87,12 @@ def form_spec(forms: dict[str, ast.ClassDef], name: str) -> tuple[list[str], dic
             for m in node.body:
                 if isinstance(m, ast.Assign) and m.targets[0].id == "fields":
                     fields = [e.value for e in m.value.elts]
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Name)
-                and node.value.func.id in CHOICE_FIELDS):  # fmt: skip
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id in CHOICE_FIELDS
+        ):
             for kw in node.value.keywords:
                 if kw.arg == "choices" and isinstance(kw.value, ast.Name):
                     choices[node.targets[0].id] = kw.value.id
@@ -109,10 +116,11 @@ def snapshot(root: Path, version: str) -> dict:
             "url": url,
             "fields": fields,
             "choices": {
-                f: choice_values(choice_sets[c]) for f, c in sorted(choices.items())
+                f: choice_values(choice_sets[c])
+                for f, c in sorted(choices.items())
                 if f in fields and c in choice_sets
             },
-        }  # fmt: skip
+        }
     return {"version": version, "forms": out}
 
 

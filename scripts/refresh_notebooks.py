@@ -39,8 +39,9 @@ def _static(output):
 
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()  # fmt: skip
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -50,8 +51,10 @@ def refresh(path: Path) -> None:
         elif "NBVAL_CHECK_OUTPUT" not in cell.source:
             cell.outputs = []
             cell.execution_count = None
-    nb.metadata = {"kernelspec": nb.metadata.get("kernelspec", {}),
-                   "language_info": {"name": "python"}}  # fmt: skip
+    nb.metadata = {
+        "kernelspec": nb.metadata.get("kernelspec", {}),
+        "language_info": {"name": "python"},
+    }
     nbformat.write(nb, path)
     print(f"refreshed {path.relative_to(ROOT)}")
 

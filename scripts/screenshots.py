@@ -23,9 +23,15 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 SIZES = [(1440, 900), (1280, 720)]
 
 
@@ -49,10 +55,19 @@ def start_lab(port: int, runtime: Path, root: Path, code: Path | None = None) ->
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime)}
     if code is not None:
         env["PYTHONPATH"] = str(code)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
-           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-           "--LabApp.news_url=None"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.news_url=None",
+    ]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -68,8 +83,11 @@ def start_lab(port: int, runtime: Path, root: Path, code: Path | None = None) ->
 
 def shoot(page, notebook: str, out: Path, port: int) -> list[Path]:
     # ?reset: a fresh workspace, so only this notebook is open
-    page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook}?reset",
-              wait_until="domcontentloaded", timeout=120_000)  # fmt: skip
+    page.goto(
+        f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook}?reset",
+        wait_until="domcontentloaded",
+        timeout=120_000,
+    )
     page.wait_for_function("window.jupyterapp && window.jupyterapp.started", timeout=120_000)
     page.wait_for_selector(".jp-Notebook >> visible=true", timeout=120_000)
     page.wait_for_timeout(3000)
@@ -86,8 +104,9 @@ def shoot(page, notebook: str, out: Path, port: int) -> list[Path]:
     shots = []
     # The last live panel (the one with a language toggle) at the top of the window, or the
     # notebook's end when it has none; then shoot the window in both languages.
-    page.evaluate("document.querySelectorAll('.jp-WindowedPanel-outer')"
-                  ".forEach(e => e.scrollTo(0, 1e9))")  # fmt: skip
+    page.evaluate(
+        "document.querySelectorAll('.jp-WindowedPanel-outer').forEach(e => e.scrollTo(0, 1e9))"
+    )
     page.wait_for_timeout(1500)
     toggles = page.locator(".jp-OutputArea-output button:has-text('中文')")
     if toggles.count():
@@ -119,9 +138,11 @@ def main() -> None:
     lab = start_lab(port, runtime, root)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium") or
-                                        "/usr/bin/chromium", headless=True,
-                                        args=CHROMIUM_ARGS)  # fmt: skip
+            browser = p.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                headless=True,
+                args=CHROMIUM_ARGS,
+            )
             for width, height in SIZES:
                 for name in names:
                     page = browser.new_page(viewport={"width": width, "height": height})

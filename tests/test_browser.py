@@ -29,9 +29,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 # The Debian package's binary; Chromium must not reach out while the test runs.
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-        "--disable-default-apps", "--disable-extensions"]  # fmt: skip
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-default-apps",
+    "--disable-extensions",
+]
 #: Requests off the machine that Voila's page makes and does without (icon font CSS).
 HARMLESS = ("font-awesome", "fontawesome")
 #: Occurs once in vl-convert's Vega bundle (its last line) and nowhere else on the page.
@@ -45,9 +53,12 @@ CHARTS_JS = """() => {
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed "
-                       "(make test installs it: apt-get install chromium fonts-noto-cjk)"),
-]  # fmt: skip
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's chromium is not installed "
+        "(make test installs it: apt-get install chromium fonts-noto-cjk)",
+    ),
+]
 
 
 def _free_port() -> int:
@@ -70,14 +81,23 @@ def _local(url: str) -> bool:
 def voila(tmp_path):
     pytest.importorskip("voila", reason="voila is not installed (make test installs it)")
     port = _free_port()
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-           "PYTHONPATH": str(ROOT)}  # fmt: skip
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONPATH": str(ROOT)}
     log = (tmp_path / "voila.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "present.ipynb"),
-         "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}"],
-        cwd=ROOT, env=env | {"HUBPLAN_SCENARIOS": str(tmp_path / "scenarios")}, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "voila",
+            str(ROOT / "notebooks" / "present.ipynb"),
+            "--no-browser",
+            "--Voila.ip=127.0.0.1",
+            f"--port={port}",
+        ],
+        cwd=ROOT,
+        env=env | {"HUBPLAN_SCENARIOS": str(tmp_path / "scenarios")},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         for _ in range(240):
             try:
@@ -133,8 +153,9 @@ def _live_charts(widget) -> int:
 
 
 def test_overview_dashboard_in_chromium(voila):
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (make test installs it)"
+    )
     import hubplan
     from hubplan.views import OverviewPanel
     from hubplan.views.overview import headline_text
@@ -178,8 +199,14 @@ def test_overview_dashboard_in_chromium(voila):
             page.on("websocket", lambda ws: ws.on("framereceived", frame))
             page.on("pageerror", lambda e: errors.append(str(e)))
             # Blocked requests off the machine log "Failed to load resource"; all else counts.
-            page.on("console", lambda m: m.type == "error" and "Failed to load resource"
-                    not in m.text and errors.append(m.text))  # fmt: skip
+            page.on(
+                "console",
+                lambda m: (
+                    m.type == "error"
+                    and "Failed to load resource" not in m.text
+                    and errors.append(m.text)
+                ),
+            )
             page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
             opex = page.locator("#hubplan-fig-opex_usd_per_year")
             # default scenario: 2 161.6 MWh a year × 0.088 USD/kWh = 190 220.16 USD of energy
@@ -187,14 +214,20 @@ def test_overview_dashboard_in_chromium(voila):
             # 0.3 % of the 11 400 226.89 capex = 34 200.68 + 572 986 USD of staff
             # = 1 650 862.44 USD (tests/test_overview.py), in millions on the card
             sync_api.expect(opex).to_have_text("1.65 M USD", timeout=240_000)
-            page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
-                                   f"return n === {expected_charts} && drawn === n; }})()",
-                                   timeout=60_000)  # fmt: skip
+            page.wait_for_function(
+                f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
+                f"return n === {expected_charts} && drawn === n; }})()",
+                timeout=60_000,
+            )
             first_load = dict(received)
             field = page.locator(".widget-label:has-text('Electricity price') + .widget-text input")
-            for tariff, shown in (("0.176", "1.84 M USD"), ("0.1", "1.68 M USD"),
-                                  ("0.12", "1.72 M USD"), ("0.15", "1.78 M USD"),
-                                  ("0.2", "1.89 M USD")):  # fmt: skip
+            for tariff, shown in (
+                ("0.176", "1.84 M USD"),
+                ("0.1", "1.68 M USD"),
+                ("0.12", "1.72 M USD"),
+                ("0.15", "1.78 M USD"),
+                ("0.2", "1.89 M USD"),
+            ):
                 # opex = 2 161 592.7 kWh × tariff + 1 460 642.28 (maintenance, insurance and
                 # staff, which the tariff leaves alone): 1 841 082.60, 1 676 801.55,
                 # 1 720 033.41, 1 784 881.19, 1 892 960.83 USD; above a million the card
@@ -214,8 +247,10 @@ def test_overview_dashboard_in_chromium(voila):
     median = statistics.median(timings)
     full = statistics.median(full_timings)
     every = statistics.median(timings + full_timings)
-    traffic = (f"kernel websocket on first load: {first_load['bytes'] / 1e6:.2f} MB, "
-               f"{first_load['bundles']} Vega bundle(s) for {expected_charts} charts")  # fmt: skip
+    traffic = (
+        f"kernel websocket on first load: {first_load['bytes'] / 1e6:.2f} MB, "
+        f"{first_load['bundles']} Vega bundle(s) for {expected_charts} charts"
+    )
     report = (
         "control change to updated figure in Chromium (ms)\n"
         f"electricity price (cost stage reruns): {', '.join(f'{t:.0f}' for t in timings)}; "
@@ -278,8 +313,9 @@ def test_present_mode_fits_and_marks_stale_figures_in_chromium(voila):
     """``make present`` at 1440x900 and 1280x720, English and 中文: no code or developer
     output, no NaN or undefined, every control inside the window; an input error shows in
     place and dims the figures it leaves behind. Screenshots land in build/."""
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (make test installs it)"
+    )
     out = ROOT / "build"
     out.mkdir(exist_ok=True)
     problems: list[str] = []
@@ -292,8 +328,10 @@ def test_present_mode_fits_and_marks_stale_figures_in_chromium(voila):
             sync_api.expect(page.locator("#hubplan-fig-opex_usd_per_year")).to_have_text(
                 "1.65 M USD", timeout=240_000
             )  # the default plan (see the test above)
-            page.wait_for_function(f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); "
-                                   "return n > 0 && drawn === n; })()", timeout=60_000)  # fmt: skip
+            page.wait_for_function(
+                f"(() => {{ const [n, drawn] = ({CHARTS_JS})(); return n > 0 && drawn === n; }})()",
+                timeout=60_000,
+            )
             assert page.locator(".jp-InputArea-editor, .cm-editor, .CodeMirror").count() == 0
             for lang, button in (("en", "English"), ("zh", "中文")):
                 page.locator(f"button:has-text('{button}')").first.click()
@@ -302,14 +340,15 @@ def test_present_mode_fits_and_marks_stale_figures_in_chromium(voila):
                     page.set_viewport_size({"width": width, "height": height})
                     page.wait_for_timeout(800)
                     text = page.inner_text("body")
-                    problems += [f"{lang} {width}: page shows {w!r}" for w in NEVER_SHOWN
-                                 if w in text]  # fmt: skip
+                    problems += [
+                        f"{lang} {width}: page shows {w!r}" for w in NEVER_SHOWN if w in text
+                    ]
                     for left, right, what in page.evaluate(CONTROLS_JS):
                         if left < 0 or right > width + 0.5:
-                            problems.append(f"{lang} {width}: control {what!r} spans "
-                                            f"{left:.0f}-{right:.0f} px")  # fmt: skip
-                    page.screenshot(path=str(out / f"present-{lang}-{width}.png"),
-                                    full_page=True)  # fmt: skip
+                            problems.append(
+                                f"{lang} {width}: control {what!r} spans {left:.0f}-{right:.0f} px"
+                            )
+                    page.screenshot(path=str(out / f"present-{lang}-{width}.png"), full_page=True)
             # an impossible input: 100 000 B parameters need more than three switch tiers
             page.locator("button:has-text('English')").first.click()
             field = page.locator(".widget-label:has-text('Parameters') + .widget-text input")
@@ -336,8 +375,9 @@ def test_live_chart_waits_for_the_loader_in_chromium():
     a chart drawn before the loader ran waits, then draws; a second kernel's loader with
     the same bundle does not evaluate it again; a chart says so when the bundle is slow
     or broken."""
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (make test installs it)")  # fmt: skip
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (make test installs it)"
+    )
     from hubplan.views.charts import WAIT_NOTE_MS, LiveChart, VegaLoader, _vega_notes
 
     notes = _vega_notes()
@@ -346,8 +386,12 @@ def test_live_chart_waits_for_the_loader_in_chromium():
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         try:
             page = browser.new_page()
-            page.route("**/*", lambda route: route.fulfill(body="<html><body></body></html>",
-                                                          content_type="text/html"))  # fmt: skip
+            page.route(
+                "**/*",
+                lambda route: route.fulfill(
+                    body="<html><body></body></html>", content_type="text/html"
+                ),
+            )
             page.goto("http://127.0.0.1/")
             page.clock.install()
             page.evaluate(HARNESS_JS, [LiveChart._esm, VegaLoader._esm])
@@ -376,8 +420,9 @@ def test_live_chart_waits_for_the_loader_in_chromium():
             page.evaluate(
                 "([k, b]) => window.initialize(k, b)", ["vega-b", "throw new Error('bad bundle');"]
             )
-            page.wait_for_function("() => window.els.other.textContent.includes('bad bundle')",
-                                   timeout=10_000)  # fmt: skip
+            page.wait_for_function(
+                "() => window.els.other.textContent.includes('bad bundle')", timeout=10_000
+            )
             text = page.evaluate("window.els.other.textContent")
             assert text.startswith("The chart engine (Vega) did not load: Error: bad bundle")
             assert "图表引擎（Vega）加载失败" in text

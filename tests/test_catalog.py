@@ -8,14 +8,38 @@ import pytest
 import hubplan
 from hubplan.core.catalog import peak_tflops
 
-PRECISIONS = [("tf32", "tflops"), ("bf16", "tflops"), ("fp16", "tflops"), ("fp8", "tflops"),
-              ("int8", "tops"), ("fp4", "tflops")]  # fmt: skip
+PRECISIONS = [
+    ("tf32", "tflops"),
+    ("bf16", "tflops"),
+    ("fp16", "tflops"),
+    ("fp8", "tflops"),
+    ("int8", "tops"),
+    ("fp4", "tflops"),
+]
 
-REQUIRED = ["H100 SXM5 80GB", "H100 PCIe 80GB", "H100 NVL 94GB", "H200 SXM 141GB",
-            "H800 SXM5 80GB", "H20 96GB", "A100 SXM4 80GB", "A100 PCIe 40GB", "A800 SXM4 80GB",
-            "L40S 48GB", "L20 48GB", "L4 24GB", "B200 180GB", "B300 288GB", "GB200 186GB",
-            "MI300X 192GB", "MI325X 256GB", "MI355X 288GB", "Gaudi 3 128GB",
-            "Ascend 910B 64GB", "Ascend 910C 128GB"]  # fmt: skip
+REQUIRED = [
+    "H100 SXM5 80GB",
+    "H100 PCIe 80GB",
+    "H100 NVL 94GB",
+    "H200 SXM 141GB",
+    "H800 SXM5 80GB",
+    "H20 96GB",
+    "A100 SXM4 80GB",
+    "A100 PCIe 40GB",
+    "A800 SXM4 80GB",
+    "L40S 48GB",
+    "L20 48GB",
+    "L4 24GB",
+    "B200 180GB",
+    "B300 288GB",
+    "GB200 186GB",
+    "MI300X 192GB",
+    "MI325X 256GB",
+    "MI355X 288GB",
+    "Gaudi 3 128GB",
+    "Ascend 910B 64GB",
+    "Ascend 910C 128GB",
+]
 
 
 def test_required_accelerators_present(catalog):
@@ -23,8 +47,13 @@ def test_required_accelerators_present(catalog):
 
 
 def test_every_row_has_provenance(catalog):
-    for df in (catalog.accelerators, catalog.models, catalog.servers, catalog.switches,
-               catalog.storage):  # fmt: skip
+    for df in (
+        catalog.accelerators,
+        catalog.models,
+        catalog.servers,
+        catalog.switches,
+        catalog.storage,
+    ):
         assert (df["source"].str.len() > 10).all()
         assert df["as_of"].str.match(r"^\d{4}(-\d{2}){0,2}$").all()
         assert df["confidence"].isin(["high", "medium", "low"]).all()
@@ -69,8 +98,10 @@ def test_dense_never_exceeds_sparse(catalog, precision, unit):
 
 def test_lower_precision_is_not_slower(catalog):
     acc = catalog.accelerators
-    for hi, lo in (("tf32_dense_tflops", "bf16_dense_tflops"),
-                   ("bf16_dense_tflops", "fp8_dense_tflops")):  # fmt: skip
+    for hi, lo in (
+        ("tf32_dense_tflops", "bf16_dense_tflops"),
+        ("bf16_dense_tflops", "fp8_dense_tflops"),
+    ):
         both = acc[hi].notna() & acc[lo].notna()
         assert (acc.loc[both, lo] >= acc.loc[both, hi]).all(), (hi, lo)
 
@@ -97,8 +128,9 @@ def test_published_h100_figures(catalog):
 def test_models_match_published_configs(catalog):
     m = catalog.models.set_index("name")
     # Llama-2-70B config.json: 80 layers, hidden 8192, 64 heads, 8 KV heads, vocab 32000
-    assert tuple(m.loc["Llama-2-70B", ["layers", "hidden_size", "attention_heads", "kv_heads",
-                                       "vocab_size"]]) == (80, 8192, 64, 8, 32000)  # fmt: skip
+    assert tuple(
+        m.loc["Llama-2-70B", ["layers", "hidden_size", "attention_heads", "kv_heads", "vocab_size"]]
+    ) == (80, 8192, 64, 8, 32000)
     # DeepSeek-V3 report: 671 B total, 37 B activated; MLA kv_lora_rank 512
     assert m.loc["DeepSeek-V3", "total_params"] == 671e9
     assert m.loc["DeepSeek-V3", "active_params"] == 37e9
@@ -127,8 +159,7 @@ def test_unknown_name_lists_closest(catalog):
         catalog.model("llama2 70b")
 
 
-HEADER = ("name,aliases,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,source,as_of,"
-          "confidence")  # fmt: skip
+HEADER = "name,aliases,vendor,segment,vram_gb,bf16_dense_tflops,mem_bw_tb_s,source,as_of,confidence"
 
 
 def test_user_rows_add_and_override(tmp_path):
@@ -266,8 +297,16 @@ def _mla_moe(h, layers, heads, vocab, experts, top_k, moe_ffn, dense_ffn, dense_
     kv_lora_rank 512, qk_nope 128, qk_rope 64, v_head 128, one shared expert, untied
     embeddings, a biased router.
     """
-    attn = (h * 1536 + 1536 + 1536 * heads * 192 + h * 576 + 512 + 512 * heads * 256
-            + heads * 128 * h + 2 * h)  # fmt: skip
+    attn = (
+        h * 1536
+        + 1536
+        + 1536 * heads * 192
+        + h * 576
+        + 512
+        + 512 * heads * 256
+        + heads * 128 * h
+        + 2 * h
+    )
     full = (experts + 1) * 3 * h * moe_ffn + experts * (h + 1)
     act = (top_k + 1) * 3 * h * moe_ffn + experts * (h + 1)
     common = layers * attn + dense_layers * 3 * h * dense_ffn + 2 * vocab * h + h
@@ -353,9 +392,11 @@ def test_unpublished_switch_figures_stay_empty(catalog):
 def test_switch_and_storage_lookups(catalog):
     assert catalog.switch("spectrum-4 sn5600")["name"] == "SN5600"
     assert catalog.storage_block("ai400x2t")["name"] == "DDN AI400X2T"
-    with pytest.raises(hubplan.CatalogError,
-                       match=r"network.compute_switch = 'QM970': not in data/switches.csv; "
-                             r"closest: QM9700"):  # fmt: skip
+    with pytest.raises(
+        hubplan.CatalogError,
+        match=r"network.compute_switch = 'QM970': not in data/switches.csv; "
+        r"closest: QM9700",
+    ):
         catalog.switch("QM970", "network.compute_switch")
     with pytest.raises(hubplan.CatalogError, match=r"^storage = 'DDN'.*data/storage.csv"):
         catalog.storage_block("DDN")
@@ -369,10 +410,14 @@ STORAGE_HEADER = "name,vendor,form,role,tiers,read_gb_s,raw_tb,source,as_of,conf
 
 def test_user_switch_and_storage_rows_override(tmp_path):
     sw, st = tmp_path / "sw.csv", tmp_path / "st.csv"
-    sw.write_text(SWITCH_HEADER + "\nQM9700,NVIDIA,infiniband,64,400,1,0.8,my meter,2026-12,high\n"
-                  "X64,Acme,ethernet,64,400,2,1.1,Acme sheet,2026-11,medium\n")  # fmt: skip
-    st.write_text(STORAGE_HEADER + "\nDDN AI400X2T,DDN,appliance,appliance,hot,90,369.4,"
-                  "DDN quote,2026-12,medium\n")  # fmt: skip
+    sw.write_text(
+        SWITCH_HEADER + "\nQM9700,NVIDIA,infiniband,64,400,1,0.8,my meter,2026-12,high\n"
+        "X64,Acme,ethernet,64,400,2,1.1,Acme sheet,2026-11,medium\n"
+    )
+    st.write_text(
+        STORAGE_HEADER + "\nDDN AI400X2T,DDN,appliance,appliance,hot,90,369.4,"
+        "DDN quote,2026-12,medium\n"
+    )
     base = hubplan.load_catalog()
     mine = hubplan.load_catalog(switches=sw, storage=st)
     assert mine.switch("QM9700")["typical_power_kw"] == 0.8
@@ -393,16 +438,28 @@ def test_user_switch_and_storage_rows_override(tmp_path):
 @pytest.mark.parametrize(
     ("which", "text", "match"),
     [
-        ("switches", SWITCH_HEADER + "\nX,A,omnipath,48,100,1,1,s,2026,high",
-         r"sw\.csv, line 2, column technology: 'omnipath' is not one of ethernet, infiniband"),
-        ("switches", SWITCH_HEADER + "\nX,A,ethernet,many,100,1,1,s,2026,high",
-         r"line 2, column ports: 'many' is not a number"),
-        ("storage", STORAGE_HEADER + "\nX,A,server,oss,hot;lukewarm,1,1,s,2026,high",
-         r"st\.csv, line 2, column tiers: \['lukewarm'\] not in hot, warm, cold"),
-        ("storage", STORAGE_HEADER + "\nX,A,server,cache,hot,1,1,s,2026,high",
-         r"line 2, column role: 'cache' is not one of appliance, capacity, mds, object, oss"),
+        (
+            "switches",
+            SWITCH_HEADER + "\nX,A,omnipath,48,100,1,1,s,2026,high",
+            r"sw\.csv, line 2, column technology: 'omnipath' is not one of ethernet, infiniband",
+        ),
+        (
+            "switches",
+            SWITCH_HEADER + "\nX,A,ethernet,many,100,1,1,s,2026,high",
+            r"line 2, column ports: 'many' is not a number",
+        ),
+        (
+            "storage",
+            STORAGE_HEADER + "\nX,A,server,oss,hot;lukewarm,1,1,s,2026,high",
+            r"st\.csv, line 2, column tiers: \['lukewarm'\] not in hot, warm, cold",
+        ),
+        (
+            "storage",
+            STORAGE_HEADER + "\nX,A,server,cache,hot,1,1,s,2026,high",
+            r"line 2, column role: 'cache' is not one of appliance, capacity, mds, object, oss",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_switch_or_storage_csv_names_file_line_column(tmp_path, which, text, match):
     path = tmp_path / ("sw.csv" if which == "switches" else "st.csv")
     path.write_text(text + "\n")
@@ -421,8 +478,11 @@ def test_grid_factors_are_the_published_ones():
     assert cat.grid_factor("china_hebei_2022") == 0.7252
     # US EIA: 0.86 lb/kWh × 0.45359 kg/lb = 0.3901 kg/kWh, stored to three places
     assert cat.grid_factor("us_2022") == pytest.approx(0.86 * 0.45359, abs=5e-4)
-    with pytest.raises(hubplan.HubplanError, match=r"grid region 'mars' is not in "
-                       r"data/grid_carbon.csv \(known: china_2022, "):  # fmt: skip
+    with pytest.raises(
+        hubplan.HubplanError,
+        match=r"grid region 'mars' is not in "
+        r"data/grid_carbon.csv \(known: china_2022, ",
+    ):
         cat.grid_factor("mars")
 
 

@@ -9,8 +9,14 @@ import pytest
 from hubplan.cost.cloud import cheapest_offer, cloud_offers
 
 #: Clouds run from mainland China, whose list prices are in CNY.
-DOMESTIC = ("Alibaba Cloud", "Volcano Engine", "Tencent Cloud", "Huawei Cloud",
-            "Baidu AI Cloud", "AutoDL")  # fmt: skip
+DOMESTIC = (
+    "Alibaba Cloud",
+    "Volcano Engine",
+    "Tencent Cloud",
+    "Huawei Cloud",
+    "Baidu AI Cloud",
+    "AutoDL",
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +54,12 @@ def test_a_domestic_cloud_lists_in_cny():
     assert set(cny["provider"]) & set(DOMESTIC) == {"Alibaba Cloud"}
 
 
-@pytest.mark.xfail(strict=True, reason="only Alibaba Cloud's CNY list price was found in a "
-                   "citable source; Volcano Engine, Tencent Cloud, Huawei Cloud, Baidu and "
-                   "AutoDL prices are still to be added (data/README.md)")  # fmt: skip
+@pytest.mark.xfail(
+    strict=True,
+    reason="only Alibaba Cloud's CNY list price was found in a "
+    "citable source; Volcano Engine, Tencent Cloud, Huawei Cloud, Baidu and "
+    "AutoDL prices are still to be added (data/README.md)",
+)
 def test_four_domestic_clouds_list_in_cny():
     o = cloud_offers()
     cny = o[o["currency"] == "CNY"]
@@ -116,17 +125,20 @@ def test_alibaba_cny_rows_convert_at_their_stated_rate(offers):
 # -- the default comparison ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("accelerator", "name", "usd"), [
-    # the cheapest on-demand offer per card, read off the price pages above
-    ("H100 SXM5 80GB", "Hyperstack H100 SXM on-demand", 3.20),  # < Crusoe 3.90, Lambda 3.99
-    ("H200 SXM 141GB", "Hyperstack H200 SXM on-demand", 3.99),  # < Crusoe 4.29, RunPod 4.59
-    ("B200 180GB", "Hyperstack B200 on-demand", 6.00),  # < Lambda 6.69, RunPod 6.79
-    ("B300 288GB", "Hyperstack B300 on-demand", 7.40),  # < Nebius 9.50
-    ("GB200 186GB", "CoreWeave GB200 NVL72 on-demand", 10.50),  # < OCI 16.00
-    ("A100 SXM4 80GB", "Hyperstack A100 SXM on-demand", 1.60),  # < RunPod Secure 1.79
-    ("MI300X 192GB", "Crusoe MI300X on-demand", 3.45),  # < OCI 6.00
-    ("MI355X 288GB", "Oracle OCI MI355X on-demand", 8.60),  # the only one
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("accelerator", "name", "usd"),
+    [
+        # the cheapest on-demand offer per card, read off the price pages above
+        ("H100 SXM5 80GB", "Hyperstack H100 SXM on-demand", 3.20),  # < Crusoe 3.90, Lambda 3.99
+        ("H200 SXM 141GB", "Hyperstack H200 SXM on-demand", 3.99),  # < Crusoe 4.29, RunPod 4.59
+        ("B200 180GB", "Hyperstack B200 on-demand", 6.00),  # < Lambda 6.69, RunPod 6.79
+        ("B300 288GB", "Hyperstack B300 on-demand", 7.40),  # < Nebius 9.50
+        ("GB200 186GB", "CoreWeave GB200 NVL72 on-demand", 10.50),  # < OCI 16.00
+        ("A100 SXM4 80GB", "Hyperstack A100 SXM on-demand", 1.60),  # < RunPod Secure 1.79
+        ("MI300X 192GB", "Crusoe MI300X on-demand", 3.45),  # < OCI 6.00
+        ("MI355X 288GB", "Oracle OCI MI355X on-demand", 8.60),  # the only one
+    ],
+)
 def test_the_offer_a_plan_compares_against(accelerator, name, usd):
     offer = cheapest_offer(accelerator)
     assert offer["name"] == name

@@ -138,7 +138,9 @@ def test_cli_lists_new_rows(capsys):
     assert main(["catalog", "switches", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert (rows["Juniper QFX5241-64OD"]["ports"], rows["Juniper QFX5241-64OD"]["port_gbps"]) == (
-        64, 800)  # fmt: skip
+        64,
+        800,
+    )
     assert main(["catalog", "storage", "--json"]) == 0
     names = {r["name"] for r in json.loads(capsys.readouterr().out)}
     assert {"YanRong YRCloudFile F8000X node", "VAST Ceres DBox"} <= names
@@ -164,6 +166,7 @@ def test_usable_above_raw_is_refused(tmp_path):
         "Box,X,appliance,appliance,hot,10,100,120,a quote,2026-12-03,low\n",
         encoding="utf-8",
     )
-    with pytest.raises(hubplan.CatalogError,
-                       match=r"line 2, column usable_tb: 120 is more than raw_tb 100"):  # fmt: skip
+    with pytest.raises(
+        hubplan.CatalogError, match=r"line 2, column usable_tb: 120 is more than raw_tb 100"
+    ):
         load_catalog(storage=bad)

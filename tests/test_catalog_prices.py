@@ -45,9 +45,17 @@ def test_catalog_where_narrows_a_table(capsys):
     # A2, 800 A2 280T and 376T, 800T A3, 800I A3), the HGX H20 and the HGX H800
     # (data/prices.csv).
     rows = json.loads(
-        run(capsys, "catalog", "prices", "--where", "currency=cny", "--where", "item_kind=server",
-            "--json")
-    )  # fmt: skip
+        run(
+            capsys,
+            "catalog",
+            "prices",
+            "--where",
+            "currency=cny",
+            "--where",
+            "item_kind=server",
+            "--json",
+        )
+    )
     assert {r["name"] for r in rows} == {
         "Huawei Atlas 800T A2",
         "Huawei Atlas 800 A2 280T",

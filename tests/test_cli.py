@@ -31,12 +31,34 @@ def run(capsys, *args):
 def test_size_training_rule_from_issue(capsys, tmp_path):
     # A catalogue row at exactly 989 TFLOPS reproduces the sizing rule: 365 GPUs.
     csv = tmp_path / "acc.csv"
-    csv.write_text("name,vendor,segment,vram_gb,bf16_dense_tflops,source,as_of,confidence\n"
-                   "Rule-989,Example,datacenter-training,80,989,planning rule,2026,high\n")  # fmt: skip
-    out = run(capsys, "size", "training", "--params", "70e9", "--tokens", "2000B",
-                       "--accelerator", "Rule-989", "--accelerators-csv", str(csv),
-                       "--mfu", "0.45", "--goodput", "1", "--time-margin", "0",
-                       "--days", "60", "--gpus-per-server", "1", "--json")  # fmt: skip
+    csv.write_text(
+        "name,vendor,segment,vram_gb,bf16_dense_tflops,source,as_of,confidence\n"
+        "Rule-989,Example,datacenter-training,80,989,planning rule,2026,high\n"
+    )
+    out = run(
+        capsys,
+        "size",
+        "training",
+        "--params",
+        "70e9",
+        "--tokens",
+        "2000B",
+        "--accelerator",
+        "Rule-989",
+        "--accelerators-csv",
+        str(csv),
+        "--mfu",
+        "0.45",
+        "--goodput",
+        "1",
+        "--time-margin",
+        "0",
+        "--days",
+        "60",
+        "--gpus-per-server",
+        "1",
+        "--json",
+    )
     result = json.loads(out)["results"]
     assert result["compute_bound_gpus"] == 365
     assert result["flops"] == pytest.approx(8.4e23)
@@ -63,8 +85,7 @@ def test_size_training_solve_for_days(capsys):
 
 def test_size_training_from_catalogue_model(capsys):
     # Llama-3.1-8B (8 030 261 248 params) on 1 T tokens: 6·N·D = 4.818e22 FLOP
-    out = run(capsys, "size", "training", "--model", "Llama-3.1-8B", "--tokens", "1T",
-                       "--json")  # fmt: skip
+    out = run(capsys, "size", "training", "--model", "Llama-3.1-8B", "--tokens", "1T", "--json")
     r = json.loads(out)["results"]
     assert r["flops"] == pytest.approx(6 * 8_030_261_248 * 1e12)
 
@@ -80,10 +101,30 @@ def test_size_inference_json(capsys):
 
 def test_size_inference_architecture_flags(capsys):
     # 2 × 32 layers × 8 KV heads × 128 × 2 B = 131 072 B/token (Llama-3.1-8B shape)
-    out = run(capsys, "size", "inference", "--params", "8e9", "--layers", "32",
-                       "--hidden-size", "4096", "--attention-heads", "32", "--kv-heads", "8",
-                       "--qps", "20", "--latency-s", "4", "--concurrency", "32",
-                       "--context-tokens", "2048", "--json")  # fmt: skip
+    out = run(
+        capsys,
+        "size",
+        "inference",
+        "--params",
+        "8e9",
+        "--layers",
+        "32",
+        "--hidden-size",
+        "4096",
+        "--attention-heads",
+        "32",
+        "--kv-heads",
+        "8",
+        "--qps",
+        "20",
+        "--latency-s",
+        "4",
+        "--concurrency",
+        "32",
+        "--context-tokens",
+        "2048",
+        "--json",
+    )
     r = json.loads(out)["results"]
     assert r["kv_cache_bytes_per_token"] == 131_072
     assert r["rule_gpus"] == 3  # 20 × 4 / 32 = 2.5 → 3
@@ -135,8 +176,9 @@ def test_errors_are_one_line_with_status_2(capsys, args, match):
 
 
 def test_console_script_runs():
-    out = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan"], capture_output=True,
-                         text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "hubplan.cli", "plan"], capture_output=True, text=True, check=True
+    )
     assert "fleet" in out.stdout and "dedicated" in out.stdout and "Spare servers" in out.stdout
 
 
@@ -173,13 +215,16 @@ def test_catalog_switches_and_storage(capsys, tmp_path):
     assert (qm["ports"], qm["typical_power_kw"]) == (64, 0.747)  # QM97x0 manual, Specifications
     assert "OceanStor A800" in run(capsys, "catalog", "storage")
     mine = tmp_path / "sw.csv"
-    mine.write_text("name,vendor,technology,ports,port_gbps,source,as_of,confidence\n"
-                    "X64,Acme,ethernet,64,400,Acme sheet,2026-11,medium\n")  # fmt: skip
+    mine.write_text(
+        "name,vendor,technology,ports,port_gbps,source,as_of,confidence\n"
+        "X64,Acme,ethernet,64,400,Acme sheet,2026-11,medium\n"
+    )
     rows = json.loads(run(capsys, "catalog", "switches", "--switches-csv", str(mine), "--json"))
     assert rows[-1]["name"] == "X64"
     bad = tmp_path / "st.csv"
-    bad.write_text("name,vendor,form,role,tiers,source,as_of,confidence\n"
-                   "X,A,server,oss,tepid,s,2026,high\n")  # fmt: skip
+    bad.write_text(
+        "name,vendor,form,role,tiers,source,as_of,confidence\nX,A,server,oss,tepid,s,2026,high\n"
+    )
     assert main(["catalog", "storage", "--storage-csv", str(bad)]) == 2
     assert "column tiers" in capsys.readouterr().err
 
@@ -242,8 +287,11 @@ def test_readme_commands_work_as_written(capsys, tmp_path, monkeypatch):
     pretrain = hubplan.core.paths.templates_dir() / "scenarios" / "pretrain-16k.yaml"
     hubplan.load_scenario(pretrain).save(tmp_path / "other_option.yaml")
     block = readme.split("### Command line", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
-    commands = [shlex.split(line.split("#", 1)[0]) for line in block.splitlines()
-                if line.startswith("hubplan ")]  # fmt: skip
+    commands = [
+        shlex.split(line.split("#", 1)[0])
+        for line in block.splitlines()
+        if line.startswith("hubplan ")
+    ]
     assert len(commands) >= 9
     for cmd in commands:
         code, out, err = fail(capsys, *cmd[1:])
@@ -255,8 +303,9 @@ def test_readme_commands_work_as_written(capsys, tmp_path, monkeypatch):
 
 
 def test_context_beyond_the_window_exits_1(capsys):
-    code, out, err = fail(capsys, "size", "inference", "--model", "Llama-2-70B",
-                          "--context-tokens", "10M")  # fmt: skip
+    code, out, err = fail(
+        capsys, "size", "inference", "--model", "Llama-2-70B", "--context-tokens", "10M"
+    )
     assert code == 1
     assert "exceeds Llama-2-70B's 4,096-token context window" in out
     assert err.startswith("hubplan: the plan has 2 error(s)") and err.count("\n") == 1
@@ -280,8 +329,9 @@ def test_gpus_that_miss_the_deadline_warn(capsys):
 
 
 def test_json_is_strict_json_even_with_nan(capsys):
-    code, out, _ = fail(capsys, "size", "inference", "--model", "Llama-3.1-405B",
-                        "--accelerator", "L40S", "--json")  # fmt: skip
+    code, out, _ = fail(
+        capsys, "size", "inference", "--model", "Llama-3.1-405B", "--accelerator", "L40S", "--json"
+    )
     assert code == 1
     data = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
     assert data["results"]["token_gpus"] is None
@@ -294,8 +344,10 @@ def test_json_is_strict_json_even_with_nan(capsys):
     ("args", "match"),
     [
         (["size", "training", "--params", "70GB"], "--params = '70GB': is a count, not bytes"),
-        (["size", "training", "--params", "-70B"], "--params = -70000000000.0: Input should be "
-         "greater than 0"),
+        (
+            ["size", "training", "--params", "-70B"],
+            "--params = -70000000000.0: Input should be greater than 0",
+        ),
         (["size", "training", "--tokens", "1e40"], "--tokens = 1e+40"),
         (["size", "inference", "--qps", "1e9"], "--qps = 1000000000.0"),
         (["compare", "--budget-usd", "1e15"], "--budget-usd = 1000000000000000.0"),
@@ -303,7 +355,7 @@ def test_json_is_strict_json_even_with_nan(capsys):
         (["size", "training", "--zero-stage", "7"], "invalid choice"),
         (["size", "training", "--mfu", "0.7"], "--mfu-justification"),
     ],
-)  # fmt: skip
+)
 def test_flag_errors_name_the_flag(capsys, args, match):
     code, _, err = fail(capsys, *args)
     assert code == 2
@@ -328,8 +380,9 @@ def test_changing_model_rederives_from_it(capsys):
 
 def test_yaml_boolean_in_scenario_is_exit_2(capsys, tmp_path):
     path = tmp_path / "s.yaml"
-    path.write_text("workload:\n  training:\n    - model: Llama-2-70B\n      tokens: 1T\n"
-                    "      days: yes\n")  # fmt: skip
+    path.write_text(
+        "workload:\n  training:\n    - model: Llama-2-70B\n      tokens: 1T\n      days: yes\n"
+    )
     code, _, err = fail(capsys, "size", "training", "--scenario", str(path))
     assert code == 2 and "not true/false" in err
 
@@ -366,16 +419,65 @@ def test_chinese_tables_align_by_display_width(capsys):
 # -- no traceback, whatever the input ---------------------------------------------------------
 
 _VALUES = st.one_of(
-    st.sampled_from(["-1", "0", "1e40", "nan", "inf", "-inf", "70GB", "yes", "2k", "1.5", "",
-                     "Llama-9", "H100", "10M", "-70B", "1e-300", "abc", "0x10", "１０"]),
+    st.sampled_from(
+        [
+            "-1",
+            "0",
+            "1e40",
+            "nan",
+            "inf",
+            "-inf",
+            "70GB",
+            "yes",
+            "2k",
+            "1.5",
+            "",
+            "Llama-9",
+            "H100",
+            "10M",
+            "-70B",
+            "1e-300",
+            "abc",
+            "0x10",
+            "１０",
+        ]
+    ),
     st.text(max_size=8),
-)  # fmt: skip
-_FLAGS = ["--params", "--tokens", "--data-bytes", "--days", "--gpus", "--mfu", "--goodput",
-          "--model", "--accelerator", "--gpus-per-server", "--zero-stage", "--epochs",
-          "--tensor-parallel", "--headroom", "--method", "--micro-batch", "--seq-len-tokens"]  # fmt: skip
-_INF_FLAGS = ["--qps", "--latency-s", "--concurrency", "--context-tokens", "--output-tokens",
-              "--model", "--accelerator", "--params", "--layers", "--kv-heads", "--max-batch",
-              "--tensor-parallel", "--gpu-memory-utilization"]  # fmt: skip
+)
+_FLAGS = [
+    "--params",
+    "--tokens",
+    "--data-bytes",
+    "--days",
+    "--gpus",
+    "--mfu",
+    "--goodput",
+    "--model",
+    "--accelerator",
+    "--gpus-per-server",
+    "--zero-stage",
+    "--epochs",
+    "--tensor-parallel",
+    "--headroom",
+    "--method",
+    "--micro-batch",
+    "--seq-len-tokens",
+]
+_INF_FLAGS = [
+    "--qps",
+    "--latency-s",
+    "--concurrency",
+    "--context-tokens",
+    "--output-tokens",
+    "--model",
+    "--accelerator",
+    "--params",
+    "--layers",
+    "--kv-heads",
+    "--max-batch",
+    "--tensor-parallel",
+    "--gpu-memory-utilization",
+]
 
 
 def _check_no_traceback(capsys, args):
@@ -395,8 +497,12 @@ def _check_no_traceback(capsys, args):
             assert code == 1, args  # never exit 0 with an error finding
 
 
-@settings(max_examples=1000 if LONG else 150, deadline=None, derandomize=not LONG,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=1000 if LONG else 150,
+    deadline=None,
+    derandomize=not LONG,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     kind=st.sampled_from(["training", "inference"]),
     picks=st.lists(st.tuples(st.integers(0, 100), _VALUES), min_size=1, max_size=4),
@@ -414,25 +520,52 @@ def test_random_flags_never_traceback(capsys, kind, picks, as_json, lang):
 
 
 _YAML_VALUES = st.one_of(
-    st.sampled_from(["yes", "no", "~", "-1", "1e40", ".nan", ".inf", "[]", "{}", "70GB",
-                     "'x'", "0", "2k", "[1, 2]"]),
+    st.sampled_from(
+        [
+            "yes",
+            "no",
+            "~",
+            "-1",
+            "1e40",
+            ".nan",
+            ".inf",
+            "[]",
+            "{}",
+            "70GB",
+            "'x'",
+            "0",
+            "2k",
+            "[1, 2]",
+        ]
+    ),
     st.integers(-10, 10**16).map(str),
-)  # fmt: skip
-_PATHS = ["workload.training.0.days", "workload.training.0.params",
-          "workload.training.0.tokens", "workload.training.0.mfu",
-          "workload.inference.0.peak_qps", "workload.inference.0.prompt_tokens",
-          "workload.development.developers", "pools.training.gpus_per_server",
-          "pools.inference.accelerator", "accelerator.budget_usd", "server.ram_to_gpu_memory",
-          "workload.overlap.policy"]  # fmt: skip
+)
+_PATHS = [
+    "workload.training.0.days",
+    "workload.training.0.params",
+    "workload.training.0.tokens",
+    "workload.training.0.mfu",
+    "workload.inference.0.peak_qps",
+    "workload.inference.0.prompt_tokens",
+    "workload.development.developers",
+    "pools.training.gpus_per_server",
+    "pools.inference.accelerator",
+    "accelerator.budget_usd",
+    "server.ram_to_gpu_memory",
+    "workload.overlap.policy",
+]
 
 
-@settings(max_examples=1000 if LONG else 150, deadline=None, derandomize=not LONG,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=1000 if LONG else 150,
+    deadline=None,
+    derandomize=not LONG,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     edits=st.lists(st.tuples(st.sampled_from(_PATHS), _YAML_VALUES), min_size=1, max_size=3),
-    command=st.sampled_from([["plan"], ["compare"], ["size", "training"],
-                             ["size", "inference"]]),
-)  # fmt: skip
+    command=st.sampled_from([["plan"], ["compare"], ["size", "training"], ["size", "inference"]]),
+)
 def test_random_scenarios_never_traceback(capsys, tmp_path_factory, edits, command):
     data = hubplan.default_scenario().to_dict()
     for dotted, value in edits:
@@ -449,8 +582,12 @@ def test_random_scenarios_never_traceback(capsys, tmp_path_factory, edits, comma
 def test_plan_writes_the_scheduler_files(tmp_path):
     # slurm.conf for the default plan: the 18 DGX H100 of the training pool (17 + 1 spare)
     # are one node group with 8 H100 each (gres.conf(5) typed GPUs).
-    out = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan", "--slurm", str(tmp_path)],
-                         capture_output=True, text=True, check=False)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "hubplan.cli", "plan", "--slurm", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     assert "7 scheduler files written" in out.stdout
     conf = (tmp_path / "slurm.conf").read_text()
@@ -476,8 +613,9 @@ def test_make_lab_serves_the_scenarios_beside_the_notebooks():
     # The overview tells users to edit templates/scenarios/default.yaml from the file
     # browser; given only a notebook path, JupyterLab serves that notebook's folder.
     root = Path(__file__).resolve().parents[1]
-    cmd = subprocess.run(["make", "-n", "-C", str(root), "lab"], capture_output=True,
-                         text=True, check=True).stdout.splitlines()  # fmt: skip
+    cmd = subprocess.run(
+        ["make", "-n", "-C", str(root), "lab"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     lab = shlex.split(next(line for line in cmd if "jupyter lab" in line))
     served = Path(next(a.split("=", 1)[1] for a in lab if a.startswith("--ServerApp.root_dir=")))
     assert served.resolve() == root
@@ -501,8 +639,9 @@ def test_help_loads_no_pandas(argv):
         "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
         f"print('LOADED', [m for m in {_HEAVY!r} if m in sys.modules])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True
+    ).stdout
     assert "LOADED []" in out, out.splitlines()[-1]
     assert "usage" in out or "用法" in out
 
@@ -514,8 +653,9 @@ def test_import_hubplan_is_lazy_and_complete():
         "missing = [n for n in hubplan.__all__ if getattr(hubplan, n, None) is None]\n"
         "print(missing, callable(hubplan.build_plan), hubplan.scenario.__name__)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["[]", "True", "hubplan.scenario"]
 
 
@@ -541,33 +681,48 @@ def test_plan_set_changes_the_plan(capsys):
 
 
 def test_set_is_repeatable_and_takes_suffixes_and_null(capsys):
-    out = run(capsys, "size", "training", "--set", "workload.training.0.tokens=1T",
-              "--set", "workload.training.0.data_bytes=null", "--json")  # fmt: skip
+    out = run(
+        capsys,
+        "size",
+        "training",
+        "--set",
+        "workload.training.0.tokens=1T",
+        "--set",
+        "workload.training.0.data_bytes=null",
+        "--json",
+    )
     r = json.loads(out)["results"]
     assert r["tokens"] == 1e12
     assert r["flops"] == pytest.approx(6 * 70e9 * 1e12)  # 6·N·D, N = 70e9 (Llama-2-70B)
     # A plain number field takes the suffixes its flag takes (--qps 2k): 2 000 requests/s.
-    out = run(capsys, "size", "inference", "--set", "workload.inference.0.peak_qps=2k",
-              "--json")  # fmt: skip
+    out = run(capsys, "size", "inference", "--set", "workload.inference.0.peak_qps=2k", "--json")
     assert json.loads(out)["inputs"]["peak_qps"] == 2000
 
 
 @pytest.mark.parametrize(
     ("value", "match"),
     [
-        ("workload.training.0.dayz=30",
-         "--set workload.training.0.dayz=30: unknown key; did you mean 'days'?"),
-        ("workload.training.0.days=abc",
-         "--set workload.training.0.days=abc: Input should be a valid number"),
+        (
+            "workload.training.0.dayz=30",
+            "--set workload.training.0.dayz=30: unknown key; did you mean 'days'?",
+        ),
+        (
+            "workload.training.0.days=abc",
+            "--set workload.training.0.days=abc: Input should be a valid number",
+        ),
         ("workload.training.0.days=0", "(allowed: days >= 0.1 and <= 3650)"),
         ("workload.training.7.days=3", "--set workload.training.7.days=3: no such field"),
         ("days", "'days': write PATH=VALUE"),
-        ("workload.training.0.params=70GB",
-         "--set workload.training.0.params=70GB: is a count, not bytes"),
-        ("workload.overlap.policy=pooled", "--set workload.overlap.policy=pooled: Input should "
-         "be 'dedicated' or 'shared'"),
+        (
+            "workload.training.0.params=70GB",
+            "--set workload.training.0.params=70GB: is a count, not bytes",
+        ),
+        (
+            "workload.overlap.policy=pooled",
+            "--set workload.overlap.policy=pooled: Input should be 'dedicated' or 'shared'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_set_is_one_line_with_status_2(capsys, value, match):
     for command in (["plan"], ["size", "training"]):
         code, _, err = fail(capsys, *command, "--set", value)
@@ -633,8 +788,9 @@ def test_compare_modes_do_not_mix(capsys, tmp_path):
 
 def test_compare_exits_1_naming_the_scenario_with_errors(capsys, tmp_path):
     ok = hubplan.default_scenario().save(tmp_path / "ok.yaml")
-    s = hubplan.default_scenario().with_changes({
-        "name": "long prompts", "workload.inference.0.prompt_tokens": 10_000})  # fmt: skip
+    s = hubplan.default_scenario().with_changes(
+        {"name": "long prompts", "workload.inference.0.prompt_tokens": 10_000}
+    )
     bad = s.save(tmp_path / "bad.yaml")  # Llama-2-70B: 10 256 tokens > its 4 096
     code, out, err = fail(capsys, "compare", str(ok), str(bad))
     assert code == 1 and err.startswith("hubplan: long prompts: the plan has")
@@ -664,16 +820,25 @@ def test_plan_prints_capex_lines_and_marks_unpriced(capsys):
     assert not any("unpriced" in line for line in table)
     # a complete bill says so, with its range: low 8 240 750.9, high 14 422 178.6
     # (test_cost_prices.py, line by line at the prices' low and high ends)
-    assert ("Capex: 11,400,227 USD, every line priced (8,240,751 to 14,422,179 USD over the "
-            "price ranges)") in out and "0 line(s) unpriced" not in out  # fmt: skip
+    assert (
+        "Capex: 11,400,227 USD, every line priced (8,240,751 to 14,422,179 USD over the "
+        "price ranges)"
+    ) in out and "0 line(s) unpriced" not in out
     # a management server no source prices: its line and installation (a share of an
     # unknown) are marked unpriced, never 0, and left out of the total: 11 400 226.9
     # − 3 × 17 000 − 757 144 (10 % installation) = 10 592 082.9
     out = run(capsys, "plan", "--set", "facility.management_server_model=Acme 2U controller")
     mgmt = next(line for line in out.splitlines() if "management: Acme 2U controller" in line)
     assert mgmt.split()[-2:] == ["unpriced", "unpriced"]
-    assert ("Capex of the priced lines: 10,592,083 USD; 2 line(s) unpriced, left out of the "
-            "total") in out  # fmt: skip
-    zh = run(capsys, "plan", "--lang", "zh", "--set",
-             "facility.management_server_model=Acme 2U controller")  # fmt: skip
+    assert (
+        "Capex of the priced lines: 10,592,083 USD; 2 line(s) unpriced, left out of the total"
+    ) in out
+    zh = run(
+        capsys,
+        "plan",
+        "--lang",
+        "zh",
+        "--set",
+        "facility.management_server_model=Acme 2U controller",
+    )
     assert "资本支出明细" in zh and "未定价" in zh

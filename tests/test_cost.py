@@ -161,8 +161,13 @@ def test_default_bill_is_complete_each_line_with_source_date_range_confidence(pl
     assert summary["capex_point_usd"] == pytest.approx(CAPEX_USD, abs=1)
     assert summary["capex_high_usd"] == pytest.approx(CAPEX_HIGH_USD, abs=1)
     codes = set(plan.findings["code"])
-    assert not codes & {"capex_unpriced", "capex_excludes_unpriced", "capex_point_withheld",
-                        "opex_unpriced", "opex_excludes_unpriced"}  # fmt: skip
+    assert not codes & {
+        "capex_unpriced",
+        "capex_excludes_unpriced",
+        "capex_point_withheld",
+        "opex_unpriced",
+        "opex_excludes_unpriced",
+    }
     # every line carries its range around its amount and a confidence; every line priced
     # from a catalogue row (all but the L40S server at card price × 1.3 and the section's
     # shares) carries that row's source, date and confidence
@@ -208,8 +213,10 @@ def test_default_bill_is_complete_each_line_with_source_date_range_confidence(pl
 
 # A client's warm and cold tiers on a storage block data/prices.csv does not price (the
 # MinIO node of data/storage.csv, no price row): those two lines stay unpriced.
-MINIO = {"storage.warm_model": "MinIO NVMe node (i3en.24xlarge)",
-         "storage.cold_model": "MinIO NVMe node (i3en.24xlarge)"}  # fmt: skip
+MINIO = {
+    "storage.warm_model": "MinIO NVMe node (i3en.24xlarge)",
+    "storage.cold_model": "MinIO NVMe node (i3en.24xlarge)",
+}
 
 
 def test_unpriced_lines_are_kept_flagged_and_excluded(default):
@@ -284,8 +291,12 @@ def test_capex_low_point_high_when_every_line_is_priced(plan):
     t["storage_nodes"] = t["storage_nodes"].assign(price_usd=10_000.0)
     t["switches"] = t["switches"].assign(price_usd=20_000.0)
     t["transceivers"] = t["transceivers"].iloc[0:0]
-    r = run_cost(catalog=hubplan.load_catalog(), tables={**t, "facility_power": FACILITY_POWER},
-                 cost=Cost(installation_share=0.05), facility=FACILITY)  # fmt: skip
+    r = run_cost(
+        catalog=hubplan.load_catalog(),
+        tables={**t, "facility_power": FACILITY_POWER},
+        cost=Cost(installation_share=0.05),
+        facility=FACILITY,
+    )
     s = r.tables["cost_summary"].iloc[0]
     # point: 5 488 400 servers + 100 000 storage + 400 000 switches + 20 000 spares
     # + 299 420 installation + 2 925 000 fit-out (250 kW × $11 700) = 9 232 820
@@ -650,5 +661,7 @@ def test_cost_panel_shows_a_floor_while_a_line_is_unpriced(default):
     # floor, the capex at the low prices of the priced lines, 7 712 499 USD
     # (test_capex_range_is_withheld_while_a_line_is_unpriced)
     p = CostPanel(default.with_changes(NO_INSTALLATION))
-    assert ("A floor, not the plan&#x27;s cost: 1 capex and 1 opex lines have no price yet "
-            "(capex at least 7,712,499 USD") in p.summary.value  # fmt: skip
+    assert (
+        "A floor, not the plan&#x27;s cost: 1 capex and 1 opex lines have no price yet "
+        "(capex at least 7,712,499 USD"
+    ) in p.summary.value

@@ -86,12 +86,21 @@ def inputs():
 
 
 def _chain(t, cost):
-    capex = capex_calculator(catalog=hubplan.load_catalog(), tables=t, cost=cost,
-                             critical_kw=250.0)  # fmt: skip
-    opex = opex_calculator(tables=t, cost=cost, capex=capex, it_kw=200.0, critical_kw=250.0,
-                           pue=PUE, tariff=TARIFF)  # fmt: skip
-    base = cost_base(tables=t, cost=cost, capex=capex, opex=opex, it_kw=200.0, pue=PUE,
-                     tariff=TARIFF, price=2.0, kind="on_demand")  # fmt: skip
+    capex = capex_calculator(catalog=hubplan.load_catalog(), tables=t, cost=cost, critical_kw=250.0)
+    opex = opex_calculator(
+        tables=t, cost=cost, capex=capex, it_kw=200.0, critical_kw=250.0, pue=PUE, tariff=TARIFF
+    )
+    base = cost_base(
+        tables=t,
+        cost=cost,
+        capex=capex,
+        opex=opex,
+        it_kw=200.0,
+        pue=PUE,
+        tariff=TARIFF,
+        price=2.0,
+        kind="on_demand",
+    )
     flow = cashflow_calculator(cost=cost, capex=capex, opex=opex, base=base)
     return capex, opex, base, flow
 
@@ -133,8 +142,9 @@ def test_cashflow_calculator(inputs):
 def test_cloud_calculator(inputs):
     t, cost = inputs
     capex, opex, _, flow = _chain(t, cost)
-    cloud = cloud_calculator(cost=cost, capex=capex, opex=opex, flow=flow, offer="custom",
-                             kind="on_demand", price=2.0)  # fmt: skip
+    cloud = cloud_calculator(
+        cost=cost, capex=capex, opex=opex, flow=flow, offer="custom", kind="on_demand", price=2.0
+    )
     # on demand: 152 GPUs × 8 760 h × 0.7 × $2 = 1 864 128 a year
     assert cloud.cloud_usd_per_year == pytest.approx(1_864_128)
     # break-even month: 12 × 9 232 820 ÷ (1 864 128 − 1 512 012.46 = 352 115.54)
@@ -155,8 +165,9 @@ def test_cloud_calculator(inputs):
 def test_uncertainty_calculator(inputs):
     t, cost = inputs
     *_, base, _ = _chain(t, cost)
-    one = cost.model_copy(update={"ranges": (Assumption(name="utilisation", low=0.35,
-                                                        high=0.7),), "samples": 100})  # fmt: skip
+    one = cost.model_copy(
+        update={"ranges": (Assumption(name="utilisation", low=0.35, high=0.7),), "samples": 100}
+    )
     out = uncertainty_calculator(cost=one, base=base)
     row = out["cost_tornado"].set_index("metric").loc["cost_per_useful_gpu_hour_usd"]
     # half the use, twice the cost: 3 419 233.9 ÷ (152 × 8 760 × 0.35 × 0.9) = 8.15212

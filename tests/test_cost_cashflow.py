@@ -89,16 +89,18 @@ def test_cashflow_table_hand_npv():
     # at year 3 the refresh is 1 of 2 years old, worth 125.
     # NPV = 1 000 + 100/1.1 + (250 + 100)/1.21 + (100 − 125)/1.331
     #     = 1 000 + 90.909 + 289.256 − 18.783 = 1 361.382
-    t = cashflow_table({"servers": 1000.0}, {"servers": 2}, {"servers": 0.0},
-                       {"energy": 100.0}, 3, 0.10, 0.5)  # fmt: skip
+    t = cashflow_table(
+        {"servers": 1000.0}, {"servers": 2}, {"servers": 0.0}, {"energy": 100.0}, 3, 0.10, 0.5
+    )
     assert t["present_usd"].sum() == pytest.approx(1361.382, abs=1e-3)
     refresh = t[t["flow"] == "refresh"].iloc[0]
     assert (refresh["year"], refresh["usd"]) == (2, 250.0)
     assert t.loc[t["flow"] == "residual", "usd"].tolist() == [-125.0]
     # a fit-out does not get cheaper: the same with the class named fitout refreshes at
     # 1 000 and is worth 500 at the end → 1 000 + 90.909 + 1 100/1.21 + (100 − 500)/1.331
-    t = cashflow_table({"fitout": 1000.0}, {"fitout": 2}, {"fitout": 0.0},
-                       {"energy": 100.0}, 3, 0.10, 0.5)  # fmt: skip
+    t = cashflow_table(
+        {"fitout": 1000.0}, {"fitout": 2}, {"fitout": 0.0}, {"energy": 100.0}, 3, 0.10, 0.5
+    )
     assert t["present_usd"].sum() == pytest.approx(1000 + 90.909 + 909.091 - 300.526, abs=1e-3)
 
 

@@ -27,8 +27,10 @@ from hubplan.views.overview import headline_figures, headline_text
 # owning a year: capital charge 2 413 034.6 + opex 1 650 862.44 (worked above)
 OWN_USD = 4_063_897.0
 
-HEADER = ("name,provider,accelerator,pricing,region,price_per_gpu_hour,currency,usd_per_unit,"
-          "fx_date,usd_per_gpu_hour,term_months,price_date,source,as_of,confidence,notes\n")  # fmt: skip
+HEADER = (
+    "name,provider,accelerator,pricing,region,price_per_gpu_hour,currency,usd_per_unit,"
+    "fx_date,usd_per_gpu_hour,term_months,price_date,source,as_of,confidence,notes\n"
+)
 
 
 def _csv(tmp_path, *rows: str):
@@ -71,32 +73,54 @@ def test_cloud_offers_join_the_catalogue():
 def test_a_cny_offer_is_converted_at_its_stated_rate(tmp_path):
     # a client's quote of 28.80 CNY per GPU-hour at 0.1389 USD per CNY (the rate written
     # in the row): 28.80 × 0.1389 = 4.00032 USD
-    path = _csv(tmp_path, "Quote H100,Some cloud,H100,reserved,cn-north,28.80,CNY,0.1389,"
-                          "2026-11-30,,36,2026-11,client quote,2026-12,low,")  # fmt: skip
+    path = _csv(
+        tmp_path,
+        "Quote H100,Some cloud,H100,reserved,cn-north,28.80,CNY,0.1389,"
+        "2026-11-30,,36,2026-11,client quote,2026-12,low,",
+    )
     offers = hubplan.load_catalog(cloud=path).cloud_offers.set_index("name")
     assert offers.loc["Quote H100", "usd_per_gpu_hour"] == pytest.approx(4.00032)
     assert offers.loc["Quote H100", "accelerator"] == "H100 SXM5 80GB"  # alias resolved
     assert offers.loc["Quote H100", "term_months"] == 36
 
 
-@pytest.mark.parametrize(("row", "message"), [
-    ("X,P,H999,on_demand,,2,USD,,,,,2026,s,2026,low,",
-     r"line 2, column accelerator: 'H999' is not in the accelerator catalogue"),
-    ("X,P,H100,on_demand,,28.8,CNY,,,,,2026,s,2026,low,",
-     r"line 2, column usd_per_unit: a CNY price needs the exchange rate"),
-    ("X,P,H100,on_demand,,2,USD,,,2.5,,2026,s,2026,low,",
-     r"column usd_per_gpu_hour: 2.5 but price_per_gpu_hour x usd_per_unit = 2 x 1"),
-    ("X,P,H100,on_demand,,2,USD,,,,12,2026,s,2026,low,",
-     r"column term_months: an on_demand offer has no term"),
-    ("X,P,H100,spot,,2,USD,,,,,2026,s,2026,low,",
-     r"column pricing: 'spot' is not one of capacity_block, on_demand, reserved"),
-    ("X,P,H100,on_demand,,2,EUR,,,,,2026,s,2026,low,",
-     r"column currency: 'EUR' is not one of CNY, USD"),
-    ("X,P,H100,on_demand,,2,USD,,,,,last year,s,2026,low,",
-     r"column price_date: 'last year' is not a date"),
-    ("X,P,H100,on_demand,,0,USD,,,,,2026,s,2026,low,",
-     r"column price_per_gpu_hour: 0 must be above 0"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            "X,P,H999,on_demand,,2,USD,,,,,2026,s,2026,low,",
+            r"line 2, column accelerator: 'H999' is not in the accelerator catalogue",
+        ),
+        (
+            "X,P,H100,on_demand,,28.8,CNY,,,,,2026,s,2026,low,",
+            r"line 2, column usd_per_unit: a CNY price needs the exchange rate",
+        ),
+        (
+            "X,P,H100,on_demand,,2,USD,,,2.5,,2026,s,2026,low,",
+            r"column usd_per_gpu_hour: 2.5 but price_per_gpu_hour x usd_per_unit = 2 x 1",
+        ),
+        (
+            "X,P,H100,on_demand,,2,USD,,,,12,2026,s,2026,low,",
+            r"column term_months: an on_demand offer has no term",
+        ),
+        (
+            "X,P,H100,spot,,2,USD,,,,,2026,s,2026,low,",
+            r"column pricing: 'spot' is not one of capacity_block, on_demand, reserved",
+        ),
+        (
+            "X,P,H100,on_demand,,2,EUR,,,,,2026,s,2026,low,",
+            r"column currency: 'EUR' is not one of CNY, USD",
+        ),
+        (
+            "X,P,H100,on_demand,,2,USD,,,,,last year,s,2026,low,",
+            r"column price_date: 'last year' is not a date",
+        ),
+        (
+            "X,P,H100,on_demand,,0,USD,,,,,2026,s,2026,low,",
+            r"column price_per_gpu_hour: 0 must be above 0",
+        ),
+    ],
+)
 def test_a_bad_offer_names_file_line_and_column(tmp_path, row, message):
     path = _csv(tmp_path, row)
     with pytest.raises(CatalogError, match=message) as err:
@@ -107,8 +131,11 @@ def test_a_bad_offer_names_file_line_and_column(tmp_path, row, message):
 def test_the_plan_uses_the_catalogues_offers(tmp_path, default):
     # a user's offer under 3.99 becomes the one compared against: 152 × 8 760 × 0.7
     # × 2.00 = 1 864 128 USD a year
-    path = _csv(tmp_path, "Own quote H100,Broker,H100 SXM5 80GB,on_demand,,2.00,USD,,,,,"
-                          "2026-11,broker quote,2026-12,low,")  # fmt: skip
+    path = _csv(
+        tmp_path,
+        "Own quote H100,Broker,H100 SXM5 80GB,on_demand,,2.00,USD,,,,,"
+        "2026-11,broker quote,2026-12,low,",
+    )
     plan = hubplan.build_plan(default, hubplan.load_catalog(cloud=path))
     s = plan["cost_summary"].iloc[0]
     assert s["cloud_offer"] == "Own quote H100"
@@ -119,8 +146,10 @@ def test_catalog_cloud_listing_and_flag(capsys, tmp_path):
     main(["catalog", "cloud"])
     out = capsys.readouterr().out
     assert "Lambda H100 SXM on-demand" in out and "AWS p5 1-year reserved" in out
-    path = _csv(tmp_path, "Own quote H100,Broker,H100,on_demand,,2.00,USD,,,,,2026-11,"
-                          "broker quote,2026-12,low,")  # fmt: skip
+    path = _csv(
+        tmp_path,
+        "Own quote H100,Broker,H100,on_demand,,2.00,USD,,,,,2026-11,broker quote,2026-12,low,",
+    )
     assert main(["catalog", "cloud", "--cloud-csv", str(path)]) == 0
     assert "Own quote H100" in capsys.readouterr().out
 
@@ -273,9 +302,11 @@ def test_cost_panel_shows_the_range(plan):
 
     p = CostPanel()
     s = plan["cost_summary"].iloc[0]
-    shown = (f"P10 / P50 / P90: {s['cost_per_useful_gpu_hour_p10_usd']:.2f} / "
-             f"{s['cost_per_useful_gpu_hour_p50_usd']:.2f} / "
-             f"{s['cost_per_useful_gpu_hour_p90_usd']:.2f} USD")  # fmt: skip
+    shown = (
+        f"P10 / P50 / P90: {s['cost_per_useful_gpu_hour_p10_usd']:.2f} / "
+        f"{s['cost_per_useful_gpu_hour_p50_usd']:.2f} / "
+        f"{s['cost_per_useful_gpu_hour_p90_usd']:.2f} USD"
+    )
     assert shown in p.summary.value
     assert f"owning beats renting in {s['own_beats_cloud_probability']:.0%}" in p.summary.value
     p.language.value = "zh"
@@ -288,12 +319,20 @@ def test_cli_compare_says_no_offer(capsys, tmp_path):
     # what renting at Hyperstack's $3.20 (152 × 8 760 × 0.7 × 3.20 = 2 982 604.8 a year)
     # saves on the opex 1 650 862.44: 12 × 11 400 226.9 / 1 331 742.36 = 102.7 months
     path = hubplan.default_scenario().save(tmp_path / "client.yaml")
-    sets = [a for pool in ("training", "inference", "development")
-            for a in ("--set", f"pools.{pool}.accelerator=L4 24GB",
-                      "--set", f"pools.{pool}.server=null")]  # fmt: skip
+    sets = [
+        a
+        for pool in ("training", "inference", "development")
+        for a in (
+            "--set",
+            f"pools.{pool}.accelerator=L4 24GB",
+            "--set",
+            f"pools.{pool}.server=null",
+        )
+    ]
     # exit 1: the 70B fine-tune does not fit a 24 GB card (an error finding), but the
     # table is printed
     assert main(["compare", str(path), *sets]) == 1
-    row = next(line for line in capsys.readouterr().out.splitlines()
-               if line.startswith("Break-even month"))  # fmt: skip
+    row = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("Break-even month")
+    )
     assert "102.7" in row and row.endswith("no offer to compare")

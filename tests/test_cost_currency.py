@@ -27,8 +27,11 @@ def test_usd_plan_has_no_cny_columns_and_no_taxes():
     plan = hubplan.build_plan(hubplan.default_scenario())
     for name in plan.tables:
         if name.startswith("cost_"):
-            assert not [c for c in plan[name].columns if "cny" in c and c != "cny_per_usd"
-                        and c != "cny_per_usd_date"], name  # fmt: skip
+            assert not [
+                c
+                for c in plan[name].columns
+                if "cny" in c and c != "cny_per_usd" and c != "cny_per_usd_date"
+            ], name
     # VAT is recovered as input VAT by default and the IT Agreement duty is 0: no line
     assert "taxes" not in set(plan["cost_capex"]["category"])
     s = plan["cost_summary"].iloc[0]

@@ -43,8 +43,17 @@ def test_default_plan_extended_prices_sum_to_the_priced_capex(plan):
     # summary's capex
     total, unpriced = priced_equipment_total(eq)
     assert total == pytest.approx(
-        5_400_000 + 88_400 + 942_730 + 630_000 + 459_310 + 51_000 + 54_465.5 + 757_144
-        + 3_017_177.39, abs=0.01)  # fmt: skip
+        5_400_000
+        + 88_400
+        + 942_730
+        + 630_000
+        + 459_310
+        + 51_000
+        + 54_465.5
+        + 757_144
+        + 3_017_177.39,
+        abs=0.01,
+    )
     assert total == pytest.approx(plan["cost_summary"]["capex_usd"].iloc[0], abs=0.005)
     # no row unpriced (issue 22: 18 were), each with its unit price, date and confidence
     assert unpriced == 0 and eq["priced"].all()
@@ -63,23 +72,41 @@ def test_default_plan_extended_prices_sum_to_the_priced_capex(plan):
     assert (nic["extended_price_usd"] == 0).all()
 
 
-EQ = pd.DataFrame({"type": ["gpu_server", "switch", "switch", "management_server", "nic"],
-                   "model": ["HGX X", "QM9700", "QM9790", "1U mgmt", "NIC 400"],
-                   "quantity": [4, 3, 2, 1, 32]})  # fmt: skip
-CX = pd.DataFrame({
-    "category": ["gpu_servers", "network", "network", "network", "optics", "installation"],
-    "item": ["train: HGX X", "leaf QM9700", "spine QM9700", "leaf QM9790", "DR4 module",
-             "installation"],
-    "line_quantity": [4.0, 2.0, 1.0, 2.0, 10.0, 1_026_000.0],
-    "line_unit": ["server", "unit", "unit", "unit", "module", "share"],
-    "line_unit_usd": [250_000.0, 25_000.0, 25_000.0, math.nan, 800.0, 0.02],
-    "capex_usd": [1_000_000.0, 50_000.0, 25_000.0, math.nan, 8_000.0, 20_520.0],
-    "price_basis": ["catalogue_server", "catalogue_switches", "catalogue_switches", "none",
-                    "section_optics_prices", "section_installation_share"],
-    "price_source": ["vendor", "list", "list", "", "quote", ""],
-    "priced": [True, True, True, False, True, True],
-    "price_as_of": ["2025-01", "2024-06", "2024-06", "", "2025-03", ""],
-})  # fmt: skip
+EQ = pd.DataFrame(
+    {
+        "type": ["gpu_server", "switch", "switch", "management_server", "nic"],
+        "model": ["HGX X", "QM9700", "QM9790", "1U mgmt", "NIC 400"],
+        "quantity": [4, 3, 2, 1, 32],
+    }
+)
+CX = pd.DataFrame(
+    {
+        "category": ["gpu_servers", "network", "network", "network", "optics", "installation"],
+        "item": [
+            "train: HGX X",
+            "leaf QM9700",
+            "spine QM9700",
+            "leaf QM9790",
+            "DR4 module",
+            "installation",
+        ],
+        "line_quantity": [4.0, 2.0, 1.0, 2.0, 10.0, 1_026_000.0],
+        "line_unit": ["server", "unit", "unit", "unit", "module", "share"],
+        "line_unit_usd": [250_000.0, 25_000.0, 25_000.0, math.nan, 800.0, 0.02],
+        "capex_usd": [1_000_000.0, 50_000.0, 25_000.0, math.nan, 8_000.0, 20_520.0],
+        "price_basis": [
+            "catalogue_server",
+            "catalogue_switches",
+            "catalogue_switches",
+            "none",
+            "section_optics_prices",
+            "section_installation_share",
+        ],
+        "price_source": ["vendor", "list", "list", "", "quote", ""],
+        "priced": [True, True, True, False, True, True],
+        "price_as_of": ["2025-01", "2024-06", "2024-06", "", "2025-03", ""],
+    }
+)
 
 
 def test_lines_meet_their_rows_and_the_bill_only_lines_follow():

@@ -54,8 +54,10 @@ def test_cost_breakdown_keeps_colours_across_languages_and_labels_the_legend():
     from hubplan.views.cost import cost_breakdown
 
     plan = hubplan.build_plan(hubplan.default_scenario())
-    specs = {lang: cost_breakdown(plan["cost_capex"], plan["cost_opex"], lang).to_dict()
-             for lang in ("en", "zh")}  # fmt: skip
+    specs = {
+        lang: cost_breakdown(plan["cost_capex"], plan["cost_opex"], lang).to_dict()
+        for lang in ("en", "zh")
+    }
     colours = {lang: s["encoding"]["color"] for lang, s in specs.items()}
     # the same codes in the same order in both languages, so a switch keeps every colour
     assert colours["en"]["scale"]["domain"] == colours["zh"]["scale"]["domain"]
@@ -77,6 +79,14 @@ def test_chinese_cost_tables_show_no_raw_basis_or_confidence_codes():
     # every code the default plan uses has a 中文 label (cost labels.csv): 服务器目录 for
     # catalogue_server, 估算 for estimate, 台 for a server, 维保比例 for the maintenance share
     assert {"服务器目录", "价格目录", "估算", "低", "台", "维保比例", "按岗位人员"} <= shown
-    codes = {"catalogue_server", "catalogue_prices", "estimate", "low", "server",
-             "section_maintenance_share", "section_staff", "facility_power"}  # fmt: skip
+    codes = {
+        "catalogue_server",
+        "catalogue_prices",
+        "estimate",
+        "low",
+        "server",
+        "section_maintenance_share",
+        "section_staff",
+        "facility_power",
+    }
     assert not codes & shown

@@ -47,9 +47,19 @@ def test_shipped_price_table_holds_its_ranges():
 
 
 def _row(**changes):
-    row = {"item_kind": "switch", "name": "X", "unit": "switch", "currency": "USD",
-           "price": 5.0, "price_low": 4.0, "price_high": 7.0, "price_source": "s",
-           "price_as_of": "2024", "confidence": "low", "notes": ""}  # fmt: skip
+    row = {
+        "item_kind": "switch",
+        "name": "X",
+        "unit": "switch",
+        "currency": "USD",
+        "price": 5.0,
+        "price_low": 4.0,
+        "price_high": 7.0,
+        "price_source": "s",
+        "price_as_of": "2024",
+        "confidence": "low",
+        "notes": "",
+    }
     return {**row, **changes}
 
 
@@ -165,8 +175,13 @@ def test_a_line_no_source_prices_withholds_the_point():
 
 
 def test_a_quote_replaces_the_catalogue_price(quoted):
-    quote = {"kind": "switch", "name": "qm9700", "price_usd": 30_000, "source": "reseller",
-             "as_of": "2026-11"}  # fmt: skip
+    quote = {
+        "kind": "switch",
+        "name": "qm9700",
+        "price_usd": 30_000,
+        "source": "reseller",
+        "as_of": "2026-11",
+    }
     s = hubplan.default_scenario().with_changes({"cost.quotes": [quote]})
     capex = hubplan.build_plan(s)["cost_capex"].set_index("item")
     spine = capex.loc["compute spine QM9700"]

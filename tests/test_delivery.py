@@ -34,8 +34,11 @@ def plan():
 
 @pytest.fixture(scope="module")
 def big():
-    return build_plan(hubplan.load_scenario(hubplan.core.paths.templates_dir()
-                                            / "scenarios" / "pretrain-16k.yaml"))  # fmt: skip
+    return build_plan(
+        hubplan.load_scenario(
+            hubplan.core.paths.templates_dir() / "scenarios" / "pretrain-16k.yaml"
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -137,11 +140,17 @@ def test_validation_catches_bad_text(plan):
     nodes = plan["slurm_nodes"]
     conf = slurm_conf(nodes, plan["slurm_partitions"])
     gres = gres_conf(nodes)
-    bad = conf.replace("RealMemory=1855468", "RealMemory=1953125").replace(
-        "gpu:h100:8", "gpu:h100:4").replace("PartitionName=dev ", "#")  # fmt: skip
+    bad = (
+        conf.replace("RealMemory=1855468", "RealMemory=1953125")
+        .replace("gpu:h100:8", "gpu:h100:4")
+        .replace("PartitionName=dev ", "#")
+    )
     codes = {f.code for f in validate_scheduler(bad, gres, nodes)}
-    assert codes == {"realmemory_not_below_physical", "gres_count_mismatch",
-                     "node_without_partition"}  # fmt: skip
+    assert codes == {
+        "realmemory_not_below_physical",
+        "gres_count_mismatch",
+        "node_without_partition",
+    }
     bad_gres = gres.replace("nvidia[0-7]", "nvidia[0-3]")
     assert {f.code for f in validate_scheduler(conf, bad_gres, nodes)} == {"gres_count_mismatch"}
 
@@ -210,8 +219,11 @@ def test_acceptance_states_the_share_each_floor_takes(plan, default):
         assert a.loc[("training", test), "floor_share"] == 1.0, test
     # A stricter client: 98 % of the bandwidth figures, 85 % of the storage ones. RDMA
     # 392 × 0.98 = 384.16 Gb/s; hot-tier read 200 × 0.85 = 170 GB/s.
-    p = hubplan.build_plan(default.with_changes({"delivery.bandwidth_floor_share": 0.98,
-                                                 "delivery.storage_floor_share": 0.85}))  # fmt: skip
+    p = hubplan.build_plan(
+        default.with_changes(
+            {"delivery.bandwidth_floor_share": 0.98, "delivery.storage_floor_share": 0.85}
+        )
+    )
     b = p["acceptance"].set_index(["subject", "test"])
     assert b.loc[("DGX H100", "rdma_write_bw"), "floor_share"].tolist() == [0.98, 0.98]
     assert b.loc[("DGX H100", "rdma_write_bw"), "floor"].tolist() == pytest.approx([384.16] * 2)
@@ -241,8 +253,9 @@ def test_storage_write_acceptance_includes_the_protection_overhead(plan, default
     # An appliance's figures are measured at its clients (MLPerf Storage), protection
     # included: no second division. DDN AI400X2T reads 99.018 GB/s; its write is not
     # published, so the storage stage takes 0.5 × read = 49.509 GB/s per appliance.
-    ddn = hubplan.build_plan(default.with_changes({"storage.hot_model": "DDN AI400X2T",
-                                                   "storage.metadata_model": None}))  # fmt: skip
+    ddn = hubplan.build_plan(
+        default.with_changes({"storage.hot_model": "DDN AI400X2T", "storage.metadata_model": None})
+    )
     h = ddn["acceptance"].query("scope == 'storage' and subject == 'hot'").set_index("test")
     n = int(h.loc["storage_write", "count"])
     assert h.loc["storage_write", "expected"] == pytest.approx(49.509 * n)
@@ -282,9 +295,15 @@ def test_export_writes_the_files_atomically(plan, tmp_path):
     from hubplan.export import write_scheduler_files
 
     paths = write_scheduler_files(plan, tmp_path / "slurm")
-    assert sorted(p.name for p in paths) == ["Dockerfile.training", "gres.conf",
-                                             "k8s-inference.yaml", "prolog.sh", "qos.sh",
-                                             "slurm.conf", "topology.conf"]  # fmt: skip
+    assert sorted(p.name for p in paths) == [
+        "Dockerfile.training",
+        "gres.conf",
+        "k8s-inference.yaml",
+        "prolog.sh",
+        "qos.sh",
+        "slurm.conf",
+        "topology.conf",
+    ]
     assert (tmp_path / "slurm" / "prolog.sh").stat().st_mode & 0o111
     assert (tmp_path / "slurm" / "qos.sh").stat().st_mode & 0o111
     assert not list((tmp_path / "slurm").glob(".*"))  # no temporary file left behind
@@ -393,9 +412,13 @@ def run_slurmctld(folder, node_names: list[str], timeout_s: float = 60.0) -> dic
     (folder / "hosts").write_text(hosts)
     env = {**os.environ, "SLURM_CONF": str(conf), "DIR": str(folder), "SLURMCTLD": SLURMCTLD}
     with (folder / "session.stderr").open("wb") as err:  # unshare, mount or ip refusing
-        proc = subprocess.Popen(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
-                                stdout=subprocess.DEVNULL, stderr=err,
-                                start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(
+            ["unshare", "--mount", "--net", "sh", "-c", SESSION],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
     try:
         proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -407,17 +430,26 @@ def run_slurmctld(folder, node_names: list[str], timeout_s: float = 60.0) -> dic
         return path.read_text(errors="replace") if path.exists() else ""
 
     out = {what: read(f"scontrol-{what}.txt") for what in ("topology", "partition", "config")}
-    return out | {"accounting": text[begin:end], "log": read("slurmctld.log"),
-                  "stderr": read("session.stderr") + read("slurmctld.stderr")}  # fmt: skip
+    return out | {
+        "accounting": text[begin:end],
+        "log": read("slurmctld.log"),
+        "stderr": read("session.stderr") + read("slurmctld.stderr"),
+    }
 
 
 def _slurm_node_names(plan) -> list[str]:
-    return [n for g in plan["slurm_nodes"].to_dict(orient="records")
-            for n in hubplan.delivery.hostnames(g["node_group"])]  # fmt: skip
+    return [
+        n
+        for g in plan["slurm_nodes"].to_dict(orient="records")
+        for n in hubplan.delivery.hostnames(g["node_group"])
+    ]
 
 
-@pytest.mark.skipif(SLURMCTLD is None, reason="slurmctld is not installed (make test "
-                    "installs Debian's slurmctld, see the Makefile's SYSDEPS rule)")  # fmt: skip
+@pytest.mark.skipif(
+    SLURMCTLD is None,
+    reason="slurmctld is not installed (make test "
+    "installs Debian's slurmctld, see the Makefile's SYSDEPS rule)",
+)
 @pytest.mark.parametrize("scenario", ["default", "pretrain-16k", "chinese"])
 def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
     from hubplan.export import write_scheduler_files
@@ -426,19 +458,24 @@ def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
         s = default
     elif scenario == "chinese":
         # and a preemptible development pool: PreemptType=preempt/qos in slurm.conf
-        s = default.with_changes({"name": "智算中心一期 训练集群",
-                                  "pools.development.quota": "preemptible"})  # fmt: skip
+        s = default.with_changes(
+            {"name": "智算中心一期 训练集群", "pools.development.quota": "preemptible"}
+        )
     else:
-        s = hubplan.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
-                                  / f"{scenario}.yaml")  # fmt: skip
+        s = hubplan.load_scenario(
+            hubplan.core.paths.templates_dir() / "scenarios" / f"{scenario}.yaml"
+        )
     plan = build_plan(s)
     write_scheduler_files(plan, tmp_path)
     names = _slurm_node_names(plan)
     got = run_slurmctld(tmp_path, names)
     log = got["log"]
     assert "Running as primary controller" in log, log[-3000:] + got["stderr"][-2000:]
-    bad = [line for line in log.splitlines()
-           if re.search(r"\b(error|fatal):", line) and not FIRST_START.search(line)]  # fmt: skip
+    bad = [
+        line
+        for line in log.splitlines()
+        if re.search(r"\b(error|fatal):", line) and not FIRST_START.search(line)
+    ]
     assert bad == [], "\n".join(bad[:20])
     # Every node on exactly one leaf, none left out, no name Slurm cannot read.
     for warning in ("Multiple leaf switches", "switches lack access", "Invalid hostnames"):
@@ -452,8 +489,14 @@ def test_slurmctld_accepts_the_exported_files(scenario, tmp_path, default):
     leaves = re.findall(r"^SwitchName=(\S+) Level=0 .*Nodes=(\S+)", got["topology"], re.M)
     placed = [n for _, nodes in leaves for n in hubplan.delivery.hostnames(nodes)]
     assert sorted(placed) == sorted(names)
-    parts = dict(re.findall(r"^PartitionName=(\S+)\n(?:.*\n)*?\s+AllocNodes=\S+ Default=\S+ "
-                            r"QoS=(\S+)", got["partition"], re.M))  # fmt: skip
+    parts = dict(
+        re.findall(
+            r"^PartitionName=(\S+)\n(?:.*\n)*?\s+AllocNodes=\S+ Default=\S+ "
+            r"QoS=(\S+)",
+            got["partition"],
+            re.M,
+        )
+    )
     assert parts == {p: p for p in plan["slurm_partitions"]["partition"]}
     train = got["partition"][got["partition"].index("PartitionName=train") :]
     assert "OverSubscribe=EXCLUSIVE" in train.split("\n\n")[0]  # the exclusive pool
@@ -474,8 +517,14 @@ def test_cluster_name_is_valid_for_any_scenario_name(plan):
     # each non-ASCII character to "_": a Chinese name became "______" (and every Chinese
     # name of that length the same cluster), the default name 46 characters.
     valid = re.compile(r"[a-z][a-z0-9_]{0,39}")
-    names = ["智算中心一期", "智算中心二期", "70B industry model — fine-tune, serve, develop",
-             "Café GPU", "2024", "Pilot cluster"]  # fmt: skip
+    names = [
+        "智算中心一期",
+        "智算中心二期",
+        "70B industry model — fine-tune, serve, develop",
+        "Café GPU",
+        "2024",
+        "Pilot cluster",
+    ]
     got = [cluster_name(n) for n in names]
     assert all(valid.fullmatch(g) for g in got), got
     assert len(set(got)) == len(got)
@@ -497,8 +546,10 @@ def test_partitions_carry_the_pools_quota_as_qos(plan):
     assert p.loc["training", "quota"] == "exclusive" and p.loc["training", "qos"] == "train"
     assert p.loc["development", "max_gpus_per_user"] == 2
     conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"], "x", plan["slurm_topology"])
-    assert ("PartitionName=train Nodes=train-[0001-0018] Default=NO MaxTime=10080 State=UP "
-            "QOS=train OverSubscribe=EXCLUSIVE") in conf  # fmt: skip
+    assert (
+        "PartitionName=train Nodes=train-[0001-0018] Default=NO MaxTime=10080 State=UP "
+        "QOS=train OverSubscribe=EXCLUSIVE"
+    ) in conf
     assert "PartitionName=dev Nodes=dev-0001 Default=YES MaxTime=480 State=UP QOS=dev\n" in conf
     assert "PriorityWeightFairshare=10000" in conf and "PreemptType" not in conf
     script = qos_script(plan["slurm_partitions"], "x")
@@ -540,16 +591,27 @@ def test_nvlink_domains_make_blocks():
 
     # 40 GB200 compute trays of 4 GPUs; an NVL72 domain is 72 GPUs = 18 trays: two whole
     # blocks (trays 1-18, 19-36); trays 37-40 fill no domain and are in no block.
-    nodes = pd.DataFrame({"node_group": ["train-[0001-0040]"], "partition": ["train"],
-                          "nodes": [40], "domain_nodes": [18]})  # fmt: skip
+    nodes = pd.DataFrame(
+        {
+            "node_group": ["train-[0001-0040]"],
+            "partition": ["train"],
+            "nodes": [40],
+            "domain_nodes": [18],
+        }
+    )
     topo = slurm_topology(nodes, pd.DataFrame(columns=["plane", "device_a", "device_b"]))
     assert list(topo["child_nodes"]) == ["train-[0001-0018]", "train-[0019-0036]"]
     text = topology_conf(topo)
     assert "BlockName=train-nvl-02 Nodes=train-[0019-0036]\n" in text
     # BlockSizes: the base block, then powers of two times it up to the blocks there are.
     assert text.endswith("BlockSizes=18,36\n")
-    missing = [f for f in validate_scheduler("", "", nodes.assign(
-        physical_memory_mib=1.0, gpus_per_server=4), topo) if f.code == "topology_nodes_missing"]  # fmt: skip
+    missing = [
+        f
+        for f in validate_scheduler(
+            "", "", nodes.assign(physical_memory_mib=1.0, gpus_per_server=4), topo
+        )
+        if f.code == "topology_nodes_missing"
+    ]
     assert [f.params["nodes"] for f in missing] == ["train-[0037-0040]"]
     assert "train-[0037-0040]: 4 nodes are missing from topology.conf" in missing[0].message()
 

@@ -87,13 +87,17 @@ def test_nvl72_topology_conf_is_one_slurm_parses(nvl72_plan):
 
 
 def test_nvl72_slurm_conf_selects_the_block_plugin_and_imex_channels(nvl72_plan, default):
-    conf = slurm_conf(nvl72_plan["slurm_nodes"], nvl72_plan["slurm_partitions"],
-                      topology=nvl72_plan["slurm_topology"])  # fmt: skip
+    conf = slurm_conf(
+        nvl72_plan["slurm_nodes"],
+        nvl72_plan["slurm_partitions"],
+        topology=nvl72_plan["slurm_topology"],
+    )
     assert "TopologyPlugin=topology/block\n" in conf
     assert "SwitchType=switch/nvidia_imex\n" in conf
     plain = hubplan.build_plan(default)
-    tree = slurm_conf(plain["slurm_nodes"], plain["slurm_partitions"],
-                      topology=plain["slurm_topology"])  # fmt: skip
+    tree = slurm_conf(
+        plain["slurm_nodes"], plain["slurm_partitions"], topology=plain["slurm_topology"]
+    )
     assert "TopologyPlugin=topology/tree\n" in tree and "SwitchType" not in tree
 
 
@@ -146,8 +150,11 @@ wait "$pid"
 """
 
 
-@pytest.mark.skipif(_slurm24() is None, reason="no slurmctld >= 24.05: `make test` makes a "
-                    "Debian 13 root with one (the Makefile's SYSDEPS rule)")  # fmt: skip
+@pytest.mark.skipif(
+    _slurm24() is None,
+    reason="no slurmctld >= 24.05: `make test` makes a "
+    "Debian 13 root with one (the Makefile's SYSDEPS rule)",
+)
 def test_slurmctld_24_accepts_the_nvl72_block_files(nvl72_plan, tmp_path):
     from hubplan.delivery import ACCOUNTING_BEGIN, ACCOUNTING_END, hostnames
     from hubplan.export import write_scheduler_files
@@ -160,28 +167,45 @@ def test_slurmctld_24_accepts_the_nvl72_block_files(nvl72_plan, tmp_path):
         write_scheduler_files(nvl72_plan, out)
         text = (out / "slurm.conf").read_text()
         begin, end = text.index(ACCOUNTING_BEGIN), text.index(ACCOUNTING_END)
-        site = (f"SlurmctldHost=localhost\nSlurmUser=root\nAuthType=auth/none\n"
-                f"CredType=cred/none\nStateSaveLocation={inner}/state\n"
-                f"SlurmctldPidFile={inner}/slurmctld.pid\nSlurmctldLogFile={inner}/slurmctld.log\n"
-                f"SlurmdSpoolDir={inner}/spool\nMailProg=/bin/true\n")  # fmt: skip
+        site = (
+            f"SlurmctldHost=localhost\nSlurmUser=root\nAuthType=auth/none\n"
+            f"CredType=cred/none\nStateSaveLocation={inner}/state\n"
+            f"SlurmctldPidFile={inner}/slurmctld.pid\nSlurmctldLogFile={inner}/slurmctld.log\n"
+            f"SlurmdSpoolDir={inner}/spool\nMailProg=/bin/true\n"
+        )
         (out / "slurm.conf").write_text(site + text[:begin] + text[end + len(ACCOUNTING_END) :])
         (out / "state").mkdir()
         names = [n for g in nvl72_plan["slurm_nodes"]["node_group"] for n in hostnames(g)]
-        (out / "hosts").write_text("127.0.0.1 localhost\n"
-                                   + "".join(f"127.0.0.1 {n}\n" for n in names))  # fmt: skip
+        (out / "hosts").write_text(
+            "127.0.0.1 localhost\n" + "".join(f"127.0.0.1 {n}\n" for n in names)
+        )
         (root / "etc/hosts").touch()
-        env = {**os.environ, "ROOT": str(root) if prefix else "", "HOSTS": str(out / "hosts"),
-               "PREFIX": " ".join(prefix), "CONF": f"{inner}/slurm.conf", "OUT": str(out)}  # fmt: skip
-        subprocess.run(["unshare", "--mount", "--net", "sh", "-c", SESSION], env=env,
-                       timeout=120, capture_output=True)  # fmt: skip
+        env = {
+            **os.environ,
+            "ROOT": str(root) if prefix else "",
+            "HOSTS": str(out / "hosts"),
+            "PREFIX": " ".join(prefix),
+            "CONF": f"{inner}/slurm.conf",
+            "OUT": str(out),
+        }
+        subprocess.run(
+            ["unshare", "--mount", "--net", "sh", "-c", SESSION],
+            env=env,
+            timeout=120,
+            capture_output=True,
+        )
         log = (out / "slurmctld.log").read_text(errors="replace")
         topology = (out / "scontrol-topology.txt").read_text()
         config = (out / "scontrol-config.txt").read_text()
     finally:
         shutil.rmtree(out, ignore_errors=True)
     assert "Running as primary controller" in log, log[-3000:]
-    bad = [x for x in log.splitlines() if re.search(r"\b(error|fatal):", x)
-           and not re.search(r"state file|Trying backup state save", x)]  # fmt: skip
+    bad = [
+        x
+        for x in log.splitlines()
+        if re.search(r"\b(error|fatal):", x)
+        and not re.search(r"state file|Trying backup state save", x)
+    ]
     assert bad == []
     # Slurm 24.11.5 (Debian 13) read the two NVL72 blocks, aggregated them into one of
     # 36 nodes (BlockSizes=18,36), and took the block plugin and the IMEX channels.
@@ -236,11 +260,17 @@ def test_an_ascend_supernode_gets_blocks_but_no_nvidia_imex(default):
     # accelerators.csv): Slurm blocks of servers, but IMEX and the NVLink domain bring-up
     # are NVIDIA's. Before: slurm.conf had SwitchType=switch/nvidia_imex and the runbook
     # 'nvidia-smi -q ... nvidia-imex-ctl -N' for any block topology.
-    plan = hubplan.build_plan(default.with_changes({
-        "pools.training.server": "Huawei Atlas 800T A3",
-        "pools.training.accelerator": "Ascend 910C 128GB",
-        "pools.training.gpus_per_server": 8}))  # fmt: skip
-    conf = slurm_conf(plan["slurm_nodes"], plan["slurm_partitions"],
-                      topology=plan["slurm_topology"])  # fmt: skip
+    plan = hubplan.build_plan(
+        default.with_changes(
+            {
+                "pools.training.server": "Huawei Atlas 800T A3",
+                "pools.training.accelerator": "Ascend 910C 128GB",
+                "pools.training.gpus_per_server": 8,
+            }
+        )
+    )
+    conf = slurm_conf(
+        plan["slurm_nodes"], plan["slurm_partitions"], topology=plan["slurm_topology"]
+    )
     assert "TopologyPlugin=topology/block\n" in conf and "SwitchType" not in conf
     assert "nvlink_domain" not in set(plan["deployment_steps"]["step"])

@@ -55,19 +55,33 @@ def _same(cell, want):
 
 
 #: Power-allocation columns the appendix writes as formulas (the rest are the plan's values).
-POWER_FORMULAS = {"devices": "=COUNTIF(", "device_power_kw": "=SUMIF(", "allocated_kw": "=",
-                  "headroom_kw": "=", "headroom_pct": "=IF(", "status": "=IF("}  # fmt: skip
+POWER_FORMULAS = {
+    "devices": "=COUNTIF(",
+    "device_power_kw": "=SUMIF(",
+    "allocated_kw": "=",
+    "headroom_kw": "=",
+    "headroom_pct": "=IF(",
+    "status": "=IF(",
+}
 
 
 #: Cost-sheet columns the appendix writes as formulas (the rest are the plan's values).
-COST_FORMULAS = {"capex_usd", "capex_low_usd", "capex_high_usd", "usd_per_year",
-                 "discount_factor", "present_usd", "extended_price_usd"}  # fmt: skip
+COST_FORMULAS = {
+    "capex_usd",
+    "capex_low_usd",
+    "capex_high_usd",
+    "usd_per_year",
+    "discount_factor",
+    "present_usd",
+    "extended_price_usd",
+}
 
 #: Delivery-sheet columns the appendix writes as formulas where they give the plan's
 #: figure (a task with no predecessor starts at day 0, a value).
-DELIVERY_FORMULAS = {"schedule": {"start_day", "end_day", "slack_days", "critical",
-                                  "start_date", "end_date"},
-                     "acceptance": {"floor"}}  # fmt: skip
+DELIVERY_FORMULAS = {
+    "schedule": {"start_day", "end_day", "slack_days", "critical", "start_date", "end_date"},
+    "acceptance": {"floor"},
+}
 
 #: Rows the default schedule sheet adds below its 20 tasks: one span per phase.
 PHASE_ROWS = 4
@@ -80,9 +94,11 @@ def test_every_sheet_reads_back_as_the_plans_table(plan, tmp_path, lang, write_o
     wb = openpyxl.load_workbook(path)
     tables, _ = xlsx_mod._plan_sheets(plan)
     assert wb.sheetnames == [
-        sheet_name("summary", lang), *[sheet_name(t, lang) for t in tables],
-        sheet_name("findings", lang), sheet_name("assumptions", lang),
-    ]  # fmt: skip
+        sheet_name("summary", lang),
+        *[sheet_name(t, lang) for t in tables],
+        sheet_name("findings", lang),
+        sheet_name("assumptions", lang),
+    ]
     assert "port_map" in tables and "ip_plan" in tables and "training" in tables
     assert "power_allocation" in tables  # the facility stage is in the plan
     assert "cost_capex" in tables and "cost_cashflow" in tables
@@ -203,8 +219,10 @@ def test_user_text_is_never_a_formula(tmp_path):
     ]
     # the only formulas are the appendix's own, on the power-allocation sheet, the cost
     # sheets (the equipment list's extended prices among them) and the delivery sheets
-    own = {power, *(sheet_name(t, "en") for t in (*xlsx_mod.COST_SHEETS,
-                                                  *xlsx_mod.DELIVERY_SHEETS))}  # fmt: skip
+    own = {
+        power,
+        *(sheet_name(t, "en") for t in (*xlsx_mod.COST_SHEETS, *xlsx_mod.DELIVERY_SHEETS)),
+    }
     formulas = [c for title, c in cells if c.data_type == "f"]
     assert formulas and all(title in own for title, c in cells if c.data_type == "f")
     assert {title for title, c in cells if c.data_type == "f"} == own
@@ -276,8 +294,9 @@ def test_print_layout_compacts_long_tables_and_sizes_wrapped_headers(plan, tmp_p
 
 def test_a_consultancy_style_restyles_without_code(plan, tmp_path):
     style = tmp_path / "ours.yaml"
-    style.write_text("company: ACME 咨询\nfont: {zh: SimSun}\nheader: {fill: '#C00000'}\n",
-                     encoding="utf-8")  # fmt: skip
+    style.write_text(
+        "company: ACME 咨询\nfont: {zh: SimSun}\nheader: {fill: '#C00000'}\n", encoding="utf-8"
+    )
     wb = build_appendix(plan, "zh", style=style)
     ws = wb["端口连接表"]
     assert ws["A1"].fill.fgColor.rgb == "00C00000"
@@ -306,22 +325,34 @@ def test_a_logo_without_pillow_is_a_clear_error(plan, tmp_path):
 # 10.2 kW nameplate (NVIDIA DGX H100 user guide) = 30.6 kW of a 40 kW supply: 9.4 kW and
 # 23.5 % headroom, above the planning guide's 15 %; rack A02 holds one DGX (10.2) and one
 # QM9700 switch (1.72 kW) = 11.92 kW of 12 kW: 0.08 kW, 0.67 % headroom -> low_headroom.
-LAYOUT = pd.DataFrame({
-    "device": ["train-0001", "train-0002", "train-0003", "compute-leaf-01", "train-0004"],
-    "device_type": ["gpu_server"] * 3 + ["switch", "gpu_server"],
-    "model": ["DGX H100"] * 3 + ["QM9700", "DGX H100"],
-    "rack": ["A01", "A01", "A01", "A02", "A02"],
-    "u_position": [2, 12, 22, 40, 2], "u_height": [8, 8, 8, 1, 8],
-    "max_power_kw": [10.2, 10.2, 10.2, 1.72, 10.2],
-})  # fmt: skip
-ALLOC = pd.DataFrame({
-    "rack": ["A01", "A02"], "devices": [3, 2], "device_power_kw": [30.6, 11.92],
-    "allocated_kw": [30.6, 11.92], "supply_kw": [40.0, 12.0], "headroom_kw": [9.4, 0.08],
-    "headroom_pct": [0.235, 0.08 / 12], "required_headroom_pct": [0.15, 0.15],
-    "status": ["ok", "low_headroom"],
-})  # fmt: skip
-HAND = {"A01": (3, 30.6, 30.6, 9.4, 0.235, "ok"),
-        "A02": (2, 11.92, 11.92, 0.08, 0.0066666667, "low_headroom")}  # fmt: skip
+LAYOUT = pd.DataFrame(
+    {
+        "device": ["train-0001", "train-0002", "train-0003", "compute-leaf-01", "train-0004"],
+        "device_type": ["gpu_server"] * 3 + ["switch", "gpu_server"],
+        "model": ["DGX H100"] * 3 + ["QM9700", "DGX H100"],
+        "rack": ["A01", "A01", "A01", "A02", "A02"],
+        "u_position": [2, 12, 22, 40, 2],
+        "u_height": [8, 8, 8, 1, 8],
+        "max_power_kw": [10.2, 10.2, 10.2, 1.72, 10.2],
+    }
+)
+ALLOC = pd.DataFrame(
+    {
+        "rack": ["A01", "A02"],
+        "devices": [3, 2],
+        "device_power_kw": [30.6, 11.92],
+        "allocated_kw": [30.6, 11.92],
+        "supply_kw": [40.0, 12.0],
+        "headroom_kw": [9.4, 0.08],
+        "headroom_pct": [0.235, 0.08 / 12],
+        "required_headroom_pct": [0.15, 0.15],
+        "status": ["ok", "low_headroom"],
+    }
+)
+HAND = {
+    "A01": (3, 30.6, 30.6, 9.4, 0.235, "ok"),
+    "A02": (2, 11.92, 11.92, 0.08, 0.0066666667, "low_headroom"),
+}
 
 
 def _with(plan, **tables):
@@ -361,12 +392,23 @@ def _soffice(src: Path, fmt: str, out: Path, profile: Path) -> Path:
         pytest.skip("LibreOffice (soffice) is not installed; `make test` installs it")
     # its own profile per run: two runs sharing one hand their work to the first instance
     subprocess.run(
-        [exe, "--headless", "--norestore", "--nolockcheck",
-         f"-env:UserInstallation={profile.as_uri()}", "--convert-to", fmt,
-         "--outdir", str(out), str(src)],
-        check=False, capture_output=True, timeout=180,
+        [
+            exe,
+            "--headless",
+            "--norestore",
+            "--nolockcheck",
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--convert-to",
+            fmt,
+            "--outdir",
+            str(out),
+            str(src),
+        ],
+        check=False,
+        capture_output=True,
+        timeout=180,
         env={**os.environ, "HOME": str(profile.parent)},
-    )  # fmt: skip
+    )
     result = out / f"{src.stem}.{fmt}"
     # soffice exits 0 even when it fails: the file is the only proof
     assert result.is_file(), f"LibreOffice did not write {result}"
@@ -377,8 +419,11 @@ def _soffice(src: Path, fmt: str, out: Path, profile: Path) -> Path:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_libreoffice_recalculates_to_the_plans_numbers_and_prints(plan, tmp_path, lang):
     evil = plan.scenario.with_changes({"description": '=HYPERLINK("http://x","click")'})
-    p = dataclasses.replace(plan, scenario=evil, tables={
-        **plan.tables, "rack_layout": LAYOUT, "power_allocation": ALLOC})  # fmt: skip
+    p = dataclasses.replace(
+        plan,
+        scenario=evil,
+        tables={**plan.tables, "rack_layout": LAYOUT, "power_allocation": ALLOC},
+    )
     src = write_appendix(p, tmp_path / "appendix.xlsx", lang)
     recalced = _soffice(src, "xlsx", tmp_path / "lo", tmp_path / "profile")
     wb = openpyxl.load_workbook(recalced, data_only=True)
@@ -415,13 +460,16 @@ def _pdf_words(pdf: Path) -> list[list[tuple[str, float, float, float, float]]]:
     exe = shutil.which("pdftotext")
     if exe is None:
         pytest.skip("pdftotext (Debian poppler-utils) is not installed; `make test` installs it")
-    out = subprocess.run([exe, "-bbox", str(pdf), "-"], capture_output=True, text=True,
-                         check=True, timeout=120).stdout  # fmt: skip
+    out = subprocess.run(
+        [exe, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     return [
-        [(html.unescape(m[5]), float(m[1]), float(m[2]), float(m[3]), float(m[4]))
-         for m in _WORD.finditer(page)]
+        [
+            (html.unescape(m[5]), float(m[1]), float(m[2]), float(m[3]), float(m[4]))
+            for m in _WORD.finditer(page)
+        ]
         for page in out.split("<page ")[1:]
-    ]  # fmt: skip
+    ]
 
 
 def _header_label(words, label: str, taken=(), *, top_by=math.inf, left_by=math.inf):
@@ -430,18 +478,27 @@ def _header_label(words, label: str, taken=(), *, top_by=math.inf, left_by=math.
     ``top_by`` and left of ``left_by``; None if it is not whole."""
     target = "".join(label.split())
     words = [w for w in words if w not in taken]  # words another label printed
-    starts = [w for w in words if w[0] and target.startswith(w[0])
-              and w[2] <= top_by and w[1] <= left_by]  # fmt: skip
+    starts = [
+        w for w in words if w[0] and target.startswith(w[0]) and w[2] <= top_by and w[1] <= left_by
+    ]
     for start in sorted(starts, key=lambda w: (w[2], w[1])):
         chosen, rest, cur = [start], target[len(start[0]) :], start
         while rest:
             line_h = cur[4] - cur[2]
-            nxt = [w for w in words if w[0] and rest.startswith(w[0]) and w not in chosen
-                   and w[2] <= start[2] + 6 * line_h
-                   # the next word on the line, one space on, or the next line's first
-                   # word at the cell's left edge
-                   and ((abs(w[2] - cur[2]) < 0.3 * line_h and -0.5 < w[1] - cur[3] < line_h)
-                        or (w[2] > cur[2] + 0.5 * line_h and abs(w[1] - start[1]) < 1))]  # fmt: skip
+            nxt = [
+                w
+                for w in words
+                if w[0]
+                and rest.startswith(w[0])
+                and w not in chosen
+                and w[2] <= start[2] + 6 * line_h
+                # the next word on the line, one space on, or the next line's first
+                # word at the cell's left edge
+                and (
+                    (abs(w[2] - cur[2]) < 0.3 * line_h and -0.5 < w[1] - cur[3] < line_h)
+                    or (w[2] > cur[2] + 0.5 * line_h and abs(w[1] - start[1]) < 1)
+                )
+            ]
             if not nxt:
                 break
             cur = min(nxt, key=lambda w: (w[2], w[1]))
@@ -454,8 +511,7 @@ def _header_label(words, label: str, taken=(), *, top_by=math.inf, left_by=math.
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(plan, tmp_path,
-                                                                             lang):  # fmt: skip
+def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(plan, tmp_path, lang):
     src = write_appendix(plan, tmp_path / "appendix.xlsx", lang)
     wb = openpyxl.load_workbook(src)
     pages = _pdf_words(_soffice(src, "pdf", tmp_path / "pdf", tmp_path / "profile"))
@@ -500,8 +556,12 @@ def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(pla
             # first cell's text ends (a header cell's text is centred in the row)
             boxes: dict[str, list] = {labels[0]: first}
             for lab in sorted(labels[1:], key=len, reverse=True):  # 'Unit price' before 'Unit'
-                got = _header_label(words, lab, [w for v in boxes.values() for w in v],
-                                    top_by=max(w[4] for w in first))  # fmt: skip
+                got = _header_label(
+                    words,
+                    lab,
+                    [w for v in boxes.values() for w in v],
+                    top_by=max(w[4] for w in first),
+                )
                 if got:
                     boxes[lab] = got
             found |= set(boxes)
@@ -532,14 +592,18 @@ def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path,
     p = hubplan.build_plan(hubplan.default_scenario().with_changes({"cost.currency": currency}))
     src = write_appendix(p, tmp_path / "appendix.xlsx", lang)
     formulas = openpyxl.load_workbook(src)
-    wb = openpyxl.load_workbook(_soffice(src, "xlsx", tmp_path / "lo", tmp_path / "prof"),
-                                data_only=True)  # fmt: skip
+    wb = openpyxl.load_workbook(
+        _soffice(src, "xlsx", tmp_path / "lo", tmp_path / "prof"), data_only=True
+    )
     unpriced = "未定价" if lang == "zh" else "unpriced"
     summary = p["cost_summary"].iloc[0]
     checked = 0
-    for table, source in (("cost_capex", "cost_capex"), ("cost_opex", "cost_opex"),
-                          ("cost_cashflow", "cost_cashflow"),
-                          ("equipment_list", "cost_equipment")):  # fmt: skip
+    for table, source in (
+        ("cost_capex", "cost_capex"),
+        ("cost_opex", "cost_opex"),
+        ("cost_cashflow", "cost_cashflow"),
+        ("equipment_list", "cost_equipment"),
+    ):
         df = p[source]
         keys = list(df.columns)
         written = _rows(formulas[sheet_name(table, lang)], 2)
@@ -558,11 +622,20 @@ def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path,
                 # every formula cell is the pandas value to the cent (discount factors,
                 # which are not money, to 1e-9)
                 assert v == pytest.approx(want, abs=1e-9 if "factor" in keys[j] else 0.005), (
-                    table, i, keys[j], f, v, want)  # fmt: skip
+                    table,
+                    i,
+                    keys[j],
+                    f,
+                    v,
+                    want,
+                )
         # an unpriced line reads "unpriced", never 0
         if "priced" in df:
-            amount = {"cost_capex": "capex_usd", "cost_opex": "usd_per_year",
-                      "equipment_list": "extended_price_usd"}[table]  # fmt: skip
+            amount = {
+                "cost_capex": "capex_usd",
+                "cost_opex": "usd_per_year",
+                "equipment_list": "extended_price_usd",
+            }[table]
             col = keys.index(amount)
             for row, ok in zip(values, [*df["priced"].tolist(), True], strict=True):
                 if not ok:
@@ -630,14 +703,18 @@ def test_schedule_and_acceptance_sheets_follow_the_cost_sheets(plan, lang):
     names = wb.sheetnames
     cash = names.index(sheet_name("cost_cashflow", lang))
     assert names[cash + 1 : cash + 4] == [
-        sheet_name(t, lang) for t in ("schedule", "phase_acceptance", "acceptance")]  # fmt: skip
+        sheet_name(t, lang) for t in ("schedule", "phase_acceptance", "acceptance")
+    ]
     assert names[cash + 1 : cash + 4] == (
-        ["Schedule", "Phase acceptance", "Acceptance tests"] if lang == "en"
-        else ["实施进度计划", "阶段验收标准", "验收测试"])  # fmt: skip
+        ["Schedule", "Phase acceptance", "Acceptance tests"]
+        if lang == "en"
+        else ["实施进度计划", "阶段验收标准", "验收测试"]
+    )
     ws = wb[sheet_name("schedule", lang)]
     head = [c.value for c in ws[1]]
-    col = {k: openpyxl.utils.get_column_letter(i + 1)
-           for i, k in enumerate(plan["schedule"].columns)}  # fmt: skip
+    col = {
+        k: openpyxl.utils.get_column_letter(i + 1) for i, k in enumerate(plan["schedule"].columns)
+    }
     # rack_1 (row 9) waits for its servers (row 8), the room (row 5), the network and the
     # storage (rows 6, 7): its start is the latest of their ends
     assert ws["A9"].value == ("Racking (batch 1)" if lang == "en" else "上架（第 1 批）")
@@ -670,8 +747,9 @@ def test_libreoffice_recalculates_the_schedule_and_acceptance_to_the_plans_figur
 ):
     src = write_appendix(plan, tmp_path / "appendix.xlsx", lang)
     formulas = openpyxl.load_workbook(src)
-    wb = openpyxl.load_workbook(_soffice(src, "xlsx", tmp_path / "lo", tmp_path / "prof"),
-                                data_only=True)  # fmt: skip
+    wb = openpyxl.load_workbook(
+        _soffice(src, "xlsx", tmp_path / "lo", tmp_path / "prof"), data_only=True
+    )
     checked = 0
     for table in ("schedule", "acceptance"):
         df = plan[table]
@@ -694,8 +772,9 @@ def test_libreoffice_recalculates_the_schedule_and_acceptance_to_the_plans_figur
     # predecessor) = 119; acceptance: 27 floors. 146 formula cells.
     assert checked == 20 * 5 + 19 + 27
     # the task column shows labels ("Racking (batch 1)"): key the rows by the plan's codes
-    sched = dict(zip(plan["schedule"]["task"], _rows(wb[sheet_name("schedule", lang)], 2),
-                     strict=False))  # fmt: skip
+    sched = dict(
+        zip(plan["schedule"]["task"], _rows(wb[sheet_name("schedule", lang)], 2), strict=False)
+    )
     col = {k: i for i, k in enumerate(plan["schedule"].columns)}
     # Worked by hand from the delivery defaults (buffer 20 %, rounded up to whole days;
     # 21 servers in batches of 11 and 10; 484 links: 144 compute endpoints over two tiers,
@@ -742,13 +821,11 @@ def _parts_of(wb, title):
 
 
 @pytest.mark.parametrize("write_only", [False, True])
-def test_a_table_that_fills_a_sheet_exactly_stays_on_one(plan, tmp_path, monkeypatch,
-                                                          write_only):  # fmt: skip
+def test_a_table_that_fills_a_sheet_exactly_stays_on_one(plan, tmp_path, monkeypatch, write_only):
     # the default port map: 582 links + the header = 583 rows, exactly the (lowered) limit
     assert len(plan["port_map"]) == 582
     monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 583)
-    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx",
-                                               write_only=write_only))  # fmt: skip
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", write_only=write_only))
     (ws,) = _parts_of(wb, "Port map")
     assert ws.max_row == 583 and "Port map (2)" not in wb.sheetnames
     assert list(ws.tables) == ["tbl_port_map"]
@@ -757,14 +834,16 @@ def test_a_table_that_fills_a_sheet_exactly_stays_on_one(plan, tmp_path, monkeyp
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("write_only", [False, True])
-def test_a_table_one_row_longer_than_a_sheet_runs_over_two(plan, tmp_path, monkeypatch,
-                                                            write_only, lang):  # fmt: skip
+def test_a_table_one_row_longer_than_a_sheet_runs_over_two(
+    plan, tmp_path, monkeypatch, write_only, lang
+):
     # 582 links + the header = 583 rows, one more than the (lowered) limit of 582: the
     # first sheet holds the header, 580 links and the note (582 rows), the second the
     # header and the last 2 links
     monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 582)
-    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", lang,
-                                               write_only=write_only))  # fmt: skip
+    wb = openpyxl.load_workbook(
+        write_appendix(plan, tmp_path / "a.xlsx", lang, write_only=write_only)
+    )
     title = sheet_name("port_map", lang)
     first, second = _parts_of(wb, title)
     assert second.title == ("Port map (2)" if lang == "en" else "端口连接表 (2)")
@@ -774,8 +853,11 @@ def test_a_table_one_row_longer_than_a_sheet_runs_over_two(plan, tmp_path, monke
     header = list(want.columns)
     assert _rows(first)[0] == header and _rows(second)[0] == header  # the header repeated
     note = _rows(first)[-1]
-    assert note[0] == ("Rows 1–580 of 582: continued on sheet “Port map (2)”." if lang == "en"
-                       else "第 1–580 行，共 582 行：续见工作表“端口连接表 (2)”。")  # fmt: skip
+    assert note[0] == (
+        "Rows 1–580 of 582: continued on sheet “Port map (2)”."
+        if lang == "en"
+        else "第 1–580 行，共 582 行：续见工作表“端口连接表 (2)”。"
+    )
     assert all(v is None for v in note[1:])
     # every link once, in order
     got = _rows(first, 2)[:-1] + _rows(second, 2)
@@ -802,8 +884,7 @@ def test_every_row_of_every_table_is_in_the_appendix_at_any_sheet_size(
     # allocation (12 racks), whose SUMIFs would read a split rack layout. The schedule (20
     # tasks, 4 phase spans and the header: 25 rows) keeps its formulas.
     monkeypatch.setattr(xlsx_mod, "MAX_SHEET_ROWS", 30)
-    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx",
-                                               write_only=write_only))  # fmt: skip
+    wb = openpyxl.load_workbook(write_appendix(plan, tmp_path / "a.xlsx", write_only=write_only))
     # (the Summary, Findings and Assumptions grow with the scenario, not with the GPUs:
     # they are not split)
     fixed = {"Summary", "Findings", "Assumptions"}
@@ -825,8 +906,14 @@ def test_every_row_of_every_table_is_in_the_appendix_at_any_sheet_size(
         assert len(got) == len(want), t
         for g_row, (_, e_row) in zip(got, want.iterrows(), strict=True):
             assert all(_same(g, e) for g, e in zip(g_row, e_row.tolist(), strict=True)), t
-    assert {"port_map", "ip_plan", "rack_layout", "equipment_list", "cost_capex",
-            "cost_cashflow"} <= split  # fmt: skip
+    assert {
+        "port_map",
+        "ip_plan",
+        "rack_layout",
+        "equipment_list",
+        "cost_capex",
+        "cost_cashflow",
+    } <= split
     assert "schedule" not in split and wb["Schedule"]["H3"].value == "=G3+E3+F3"
     power = _rows(wb[sheet_name("power_allocation", "en")], 2)
     assert not any(isinstance(v, str) and v.startswith("=") for r in power for v in r)
@@ -847,8 +934,7 @@ def test_a_sheet_too_small_to_hold_a_row_is_refused(monkeypatch):
 @pytest.mark.slow
 def test_cli_plan_writes_the_appendix_and_netbox(tmp_path, capsys):
     out = tmp_path / "appendix.xlsx"
-    rc = cli_main(["plan", "--xlsx", str(out), "--netbox", str(tmp_path / "nb"),
-                   "--lang", "zh"])  # fmt: skip
+    rc = cli_main(["plan", "--xlsx", str(out), "--netbox", str(tmp_path / "nb"), "--lang", "zh"])
     text = capsys.readouterr().out
     assert rc == 0 and out.is_file()
     assert f"附表已写入 {out}" in text and "GPU 合计 (H100 SXM5 80GB / DGX H100): 160" in text

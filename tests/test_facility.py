@@ -26,11 +26,23 @@ from hubplan.facility import (
 from hubplan.facility.stage import facility_findings, facility_tables
 from hubplan.views.render import findings_table
 
-DGX = {"pool": "training", "partition": "train", "model": "DGX H100", "accelerator":
-       "H100 SXM5 80GB", "gpus_per_server": 8, "rack_scale": False, "u_height": 8.0,
-       "max_power_kw": 10.2, "typical_power_kw": 8.16, "weight_kg": 130.45,
-       "price_usd": 270000.0, "power_source": "catalog", "size_source": "catalog",
-       "compute_nics": 8.0, "compute_nic_gbps": 400.0}  # fmt: skip
+DGX = {
+    "pool": "training",
+    "partition": "train",
+    "model": "DGX H100",
+    "accelerator": "H100 SXM5 80GB",
+    "gpus_per_server": 8,
+    "rack_scale": False,
+    "u_height": 8.0,
+    "max_power_kw": 10.2,
+    "typical_power_kw": 8.16,
+    "weight_kg": 130.45,
+    "price_usd": 270000.0,
+    "power_source": "catalog",
+    "size_source": "catalog",
+    "compute_nics": 8.0,
+    "compute_nic_gbps": 400.0,
+}
 
 
 def servers(n, **kw):
@@ -45,8 +57,9 @@ def codes(plan, stage="facility"):
 def test_four_dgx_in_a_40_kw_rack_leave_no_headroom_three_do():
     # 4 × 10.2 = 40.8 kW on 40 kW: −0.8 kW (−2 %), over; 3 × 10.2 = 30.6 kW: 9.4 kW = 23.5 %.
     f = Facility(management_servers=0, max_servers_per_rack=4, power_headroom=0.0)
-    racks, layout = place_devices(device_table(servers(4), empty_storage_nodes(),
-                                               empty_switches(), f), f)  # fmt: skip
+    racks, layout = place_devices(
+        device_table(servers(4), empty_storage_nodes(), empty_switches(), f), f
+    )
     # with no headroom rule the cap is the 40 kW supply: three fit, the fourth gets a rack
     assert racks["devices"].tolist() == [3, 1]
     # force four into one rack and read the allocation
@@ -130,8 +143,11 @@ def test_unsourced_storage_nodes_and_switches_are_planned_on_stand_ins(default):
     }
     assert est["SN4600C"]["kw"] == 0.58 and est["SN2201"]["kw"] == 0.12  # 0.098 ÷ 0.8
     assert est["UFM Enterprise Appliance 3.1"] == {
-        "model": "UFM Enterprise Appliance 3.1", "count": 4, "kw": 0.8, "units": 1,
-    }  # fmt: skip
+        "model": "UFM Enterprise Appliance 3.1",
+        "count": 4,
+        "kw": 0.8,
+        "units": 1,
+    }
     assert len(est) == 6 and "QM9700" not in est
     # the stand-in is a setting: 1.5 kW storage nodes make one 10 × 1.5 = 15 kW storage rack
     s = default.with_changes({"facility.unknown_storage_kw": 1.5})
@@ -155,14 +171,28 @@ def test_devices_are_named_as_the_network_names_them():
             "nic_gbps": [100.0, 400.0],
         }
     )
-    sw = pd.DataFrame({"plane": ["compute", "compute", "bmc"], "role": ["leaf"] * 3,
-                       "model": ["QM9700"] * 2 + ["SN2201"], "count": [60, 45, 2],
-                       "rack_units": [1.0] * 3, "max_power_kw": [1.72] * 3,
-                       "typical_power_kw": [0.747] * 3, "price_usd": [np.nan] * 3,
-                       "unit": ["1", "2", ""]})  # fmt: skip
+    sw = pd.DataFrame(
+        {
+            "plane": ["compute", "compute", "bmc"],
+            "role": ["leaf"] * 3,
+            "model": ["QM9700"] * 2 + ["SN2201"],
+            "count": [60, 45, 2],
+            "rack_units": [1.0] * 3,
+            "max_power_kw": [1.72] * 3,
+            "typical_power_kw": [0.747] * 3,
+            "price_usd": [np.nan] * 3,
+            "unit": ["1", "2", ""],
+        }
+    )
     f = Facility(management_servers=2)
-    d = device_table(servers(10_000), stor.assign(model="node", rack_units=2.0,
-                     max_power_kw=2.0, typical_power_kw=1.6, price_usd=np.nan), sw, f)  # fmt: skip
+    d = device_table(
+        servers(10_000),
+        stor.assign(
+            model="node", rack_units=2.0, max_power_kw=2.0, typical_power_kw=1.6, price_usd=np.nan
+        ),
+        sw,
+        f,
+    )
     dev = d["device"].tolist()
     assert dev[:10_000] == server_names("train", 10_000).tolist()
     assert dev[9_999] == "train-10000" and dev[0] == "train-00001"
@@ -185,11 +215,21 @@ def test_l40s_server_power_is_estimated_and_flagged(default):
     assert plan["rack_layout"].set_index("device").loc["mgmt-01", "size_source"] == "scenario"
     assert {"server_power_estimated", "server_size_estimated"} <= codes(plan)
     # a custom server with its maximum given is not estimated
-    custom = {"name": "8×L40S quoted", "accelerator": "L40S 48GB", "gpus": 8, "ram_gb": 768,
-              "cpu_cores_total": 64, "cpu_base_ghz": 2.4, "storage_nics": 1, "inband_nics": 1,
-              "bmc_nics": 1, "max_power_kw": 4.4}  # fmt: skip
-    s = default.with_changes({"pools.development.server": None,
-                              "pools.development.custom_server": custom})  # fmt: skip
+    custom = {
+        "name": "8×L40S quoted",
+        "accelerator": "L40S 48GB",
+        "gpus": 8,
+        "ram_gb": 768,
+        "cpu_cores_total": 64,
+        "cpu_base_ghz": 2.4,
+        "storage_nics": 1,
+        "inband_nics": 1,
+        "bmc_nics": 1,
+        "max_power_kw": 4.4,
+    }
+    s = default.with_changes(
+        {"pools.development.server": None, "pools.development.custom_server": custom}
+    )
     plan = hubplan.build_plan(s)
     assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "scenario"
     assert "server_power_estimated" not in codes(plan)
@@ -201,8 +241,13 @@ def test_power_on_sequence_keeps_inrush_under_the_feed():
     rack = np.array([0, 0, 0, 1, 1])
     steps = power_on_steps(rack, np.full(5, 10.2), np.full(5, 40.0), 1.5)
     assert steps.tolist() == [1, 1, 2, 1, 1]
-    t = facility_tables(servers(3), empty_storage_nodes(), empty_switches(),
-                        hubplan.load_catalog(), Facility(management_servers=0))  # fmt: skip
+    t = facility_tables(
+        servers(3),
+        empty_storage_nodes(),
+        empty_switches(),
+        hubplan.load_catalog(),
+        Facility(management_servers=0),
+    )
     seq = t["power_on_sequence"]
     assert seq["peak_kw"].round(2).tolist() == [30.6, 35.7]
     assert (seq["status"] == "ok").all()
@@ -221,8 +266,9 @@ def test_inrush_over_the_feed_is_an_error(default):
 def test_sized_distribution_allocates_inrush():
     # sized: 40 × 0.85 ÷ 1.5 = 22.67 kW → two DGX (20.4) a rack, allocated 1.5 × 20.4 = 30.6
     f = Facility(management_servers=0, inrush_policy="sized")
-    t = facility_tables(servers(18), empty_storage_nodes(), empty_switches(),
-                        hubplan.load_catalog(), f)  # fmt: skip
+    t = facility_tables(
+        servers(18), empty_storage_nodes(), empty_switches(), hubplan.load_catalog(), f
+    )
     assert len(t["racks"]) == 9
     assert t["power_allocation"]["allocated_kw"].iloc[0] == pytest.approx(30.6)
     assert (t["power_on_sequence"]["step"] == 1).all()
@@ -231,8 +277,9 @@ def test_sized_distribution_allocates_inrush():
 def test_low_headroom_is_a_warning(default):
     # One 10.2 kW DGX on an 11 kW rack leaves (11 − 10.2) ÷ 11 = 7.3 %, below 15 %; with
     # an inrush factor of 1 its power-on stays under the feed.
-    plan = hubplan.build_plan(default.with_changes({"facility.rack_budget_kw": 11,
-                                                    "facility.inrush_factor": 1.0}))  # fmt: skip
+    plan = hubplan.build_plan(
+        default.with_changes({"facility.rack_budget_kw": 11, "facility.inrush_factor": 1.0})
+    )
     alloc = plan["power_allocation"]
     dgx = alloc[alloc["device_power_kw"] == 10.2]
     assert dgx["headroom_pct"].round(3).unique().tolist() == [0.073]
@@ -248,8 +295,16 @@ def test_cooling_modes_and_btu():
     # 150 kW nothing does.
     heat = [12.75, 12.76, 34.0, 34.1, 127.5, 128, 150, 150.1]
     modes = cooling_mode(pd.Series(heat), Facility())
-    assert modes.tolist() == ["air", "rear_door", "rear_door", "liquid", "liquid", "liquid",
-                              "liquid", "beyond"]  # fmt: skip
+    assert modes.tolist() == [
+        "air",
+        "rear_door",
+        "rear_door",
+        "liquid",
+        "liquid",
+        "liquid",
+        "liquid",
+        "beyond",
+    ]
 
 
 def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
@@ -270,11 +325,15 @@ def test_rack_needing_cooling_the_plan_lacks_is_an_error(default):
 
 
 def test_rack_scale_systems_get_their_own_racks(default):
-    s = default.with_changes({
-        "pools.training.accelerator": "GB200 186GB", "pools.training.gpus_per_server": 72,
-        "pools.training.server": "GB200 NVL72 rack", "pools.training.spare_ratio": 0,
-        "facility.cooling_modes": ["air", "rear_door", "liquid"],
-    })  # fmt: skip
+    s = default.with_changes(
+        {
+            "pools.training.accelerator": "GB200 186GB",
+            "pools.training.gpus_per_server": 72,
+            "pools.training.server": "GB200 NVL72 rack",
+            "pools.training.spare_ratio": 0,
+            "facility.cooling_modes": ["air", "rear_door", "liquid"],
+        }
+    )
     plan = hubplan.build_plan(s)
     lay = plan["rack_layout"]
     nvl = lay[lay["model"] == "GB200 NVL72 rack"]
@@ -292,25 +351,77 @@ def test_rack_scale_systems_get_their_own_racks(default):
 
 
 def test_storage_nodes_and_switches_take_their_own_racks():
-    stor = pd.DataFrame([
-        {"tier": "cold", "role": "data", "model": "obj-4u", "nodes": 4, "rack_units": 4,
-         "max_power_kw": 1.0, "typical_power_kw": 0.6, "price_usd": 20000, "nic_ports": 2,
-         "nic_gbps": 100},
-        {"tier": "hot", "role": "data", "model": "nvme-2u", "nodes": 12, "rack_units": 2,
-         "max_power_kw": 2.0, "typical_power_kw": 1.5, "price_usd": 60000, "nic_ports": 2,
-         "nic_gbps": 400},
-    ])  # fmt: skip
-    sw = pd.DataFrame([
-        {"plane": "compute", "role": "leaf", "model": "QM9700", "count": 4, "ports": 64,
-         "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7, "typical_power_kw": 1.0,
-         "price_usd": 30000, "unit": 1},
-        {"plane": "compute", "role": "leaf", "model": "QM9700", "count": 4, "ports": 64,
-         "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7, "typical_power_kw": 1.0,
-         "price_usd": 30000, "unit": 2},
-        {"plane": "compute", "role": "spine", "model": "QM9700", "count": 4, "ports": 64,
-         "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7, "typical_power_kw": 1.0,
-         "price_usd": 30000, "unit": ""},
-    ])  # fmt: skip
+    stor = pd.DataFrame(
+        [
+            {
+                "tier": "cold",
+                "role": "data",
+                "model": "obj-4u",
+                "nodes": 4,
+                "rack_units": 4,
+                "max_power_kw": 1.0,
+                "typical_power_kw": 0.6,
+                "price_usd": 20000,
+                "nic_ports": 2,
+                "nic_gbps": 100,
+            },
+            {
+                "tier": "hot",
+                "role": "data",
+                "model": "nvme-2u",
+                "nodes": 12,
+                "rack_units": 2,
+                "max_power_kw": 2.0,
+                "typical_power_kw": 1.5,
+                "price_usd": 60000,
+                "nic_ports": 2,
+                "nic_gbps": 400,
+            },
+        ]
+    )
+    sw = pd.DataFrame(
+        [
+            {
+                "plane": "compute",
+                "role": "leaf",
+                "model": "QM9700",
+                "count": 4,
+                "ports": 64,
+                "port_gbps": 400,
+                "rack_units": 1,
+                "max_power_kw": 1.7,
+                "typical_power_kw": 1.0,
+                "price_usd": 30000,
+                "unit": 1,
+            },
+            {
+                "plane": "compute",
+                "role": "leaf",
+                "model": "QM9700",
+                "count": 4,
+                "ports": 64,
+                "port_gbps": 400,
+                "rack_units": 1,
+                "max_power_kw": 1.7,
+                "typical_power_kw": 1.0,
+                "price_usd": 30000,
+                "unit": 2,
+            },
+            {
+                "plane": "compute",
+                "role": "spine",
+                "model": "QM9700",
+                "count": 4,
+                "ports": 64,
+                "port_gbps": 400,
+                "rack_units": 1,
+                "max_power_kw": 1.7,
+                "typical_power_kw": 1.0,
+                "price_usd": 30000,
+                "unit": "",
+            },
+        ]
+    )
     f = Facility(management_servers=0, racks_per_row=4)
     t = facility_tables(servers(18), stor, sw, hubplan.load_catalog(), f)
     lay = t["rack_layout"].set_index("device")
@@ -339,9 +450,23 @@ def test_storage_nodes_and_switches_take_their_own_racks():
 
 
 def test_middle_of_row_network_racks():
-    sw = pd.DataFrame([{"plane": "compute", "role": "leaf", "model": "QM9700", "count": 2,
-                        "ports": 64, "port_gbps": 400, "rack_units": 1, "max_power_kw": 1.7,
-                        "typical_power_kw": 1.0, "price_usd": 30000, "unit": 1}])  # fmt: skip
+    sw = pd.DataFrame(
+        [
+            {
+                "plane": "compute",
+                "role": "leaf",
+                "model": "QM9700",
+                "count": 2,
+                "ports": 64,
+                "port_gbps": 400,
+                "rack_units": 1,
+                "max_power_kw": 1.7,
+                "typical_power_kw": 1.0,
+                "price_usd": 30000,
+                "unit": 1,
+            }
+        ]
+    )
     f = Facility(management_servers=0, network_rack_position="middle_of_row")
     t = facility_tables(servers(12), empty_storage_nodes(), sw, hubplan.load_catalog(), f)
     # 4 compute racks; the network rack stands third: A01, A02 compute, A03 network
@@ -351,24 +476,38 @@ def test_middle_of_row_network_racks():
 
 
 def test_rack_over_height_and_next_fit_caps(default):
-    plan = hubplan.build_plan(default.with_changes({"facility.rack_units": 10,
-                                                    "facility.reserved_units": 3}))  # fmt: skip
+    plan = hubplan.build_plan(
+        default.with_changes({"facility.rack_units": 10, "facility.reserved_units": 3})
+    )
     assert "rack_over_height" in codes(plan)  # an 8U DGX in 7 usable units
     # weight: three 130.45 kg DGX = 391.35 kg; a 300 kg limit leaves two a rack
-    assert next_fit(np.full(3, 10.2), np.full(3, 8.0), np.full(3, 130.45), 34, 40,
-                    300).tolist() == [0, 0, 1]  # fmt: skip
+    assert next_fit(
+        np.full(3, 10.2), np.full(3, 8.0), np.full(3, 130.45), 34, 40, 300
+    ).tolist() == [0, 0, 1]
 
 
 def test_versions_pinned_or_flagged(default):
     default = default.with_changes({"facility.versions": []})  # the default pins a stack
     assert "versions_unpinned" in codes(hubplan.build_plan(default))
-    servers_only = ("DGX H100", "Supermicro SYS-521GE-TNRT L40S", "1U management server",
-                    "compute NIC 400 Gb/s", "storage NIC 400 Gb/s", "in-band NIC 100 Gb/s",
-                    "in-band NIC, speed unknown")  # fmt: skip
+    servers_only = (
+        "DGX H100",
+        "Supermicro SYS-521GE-TNRT L40S",
+        "1U management server",
+        "compute NIC 400 Gb/s",
+        "storage NIC 400 Gb/s",
+        "in-band NIC 100 Gb/s",
+        "in-band NIC, speed unknown",
+    )
     # the storage nodes (storage stage) and switches (network stage) are equipment too
-    storage_and_network = ("Lustre OSS NVMe 24x30.72TB 2x400G", "Lustre MDS NVMe mirrored "
-                           "2x400G", "HDD capacity node 60x24TB 2x100G", "QM9700",
-                           "UFM Enterprise Appliance 3.1", "SN4600C", "SN2201")  # fmt: skip
+    storage_and_network = (
+        "Lustre OSS NVMe 24x30.72TB 2x400G",
+        "Lustre MDS NVMe mirrored 2x400G",
+        "HDD capacity node 60x24TB 2x100G",
+        "QM9700",
+        "UFM Enterprise Appliance 3.1",
+        "SN4600C",
+        "SN2201",
+    )
 
     def pinned(models):
         pins = [{"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in models]
@@ -380,14 +519,28 @@ def test_versions_pinned_or_flagged(default):
     # a switch runs its own network OS: its firmware is the whole pin (no host driver);
     # a GPU server with firmware but no driver is still unpinned
     switch_os = [{"model": m, "firmware": "os-1"} for m in ("QM9700", "SN4600C", "SN2201")]
-    half = hubplan.build_plan(default.with_changes({"facility.versions": [
-        *({"model": m, "firmware": "fw-1", "driver": "drv-1"} for m in servers_only[1:]),
-        {"model": "DGX H100", "firmware": "fw-1"}, *switch_os]}))  # fmt: skip
+    half = hubplan.build_plan(
+        default.with_changes(
+            {
+                "facility.versions": [
+                    *(
+                        {"model": m, "firmware": "fw-1", "driver": "drv-1"}
+                        for m in servers_only[1:]
+                    ),
+                    {"model": "DGX H100", "firmware": "fw-1"},
+                    *switch_os,
+                ]
+            }
+        )
+    )
     left = half.findings.set_index("code").loc["versions_unpinned", "data"]
-    assert left["models"].split(", ") == ["DGX H100", "Lustre OSS NVMe 24x30.72TB 2x400G",
-                                         "Lustre MDS NVMe mirrored 2x400G",
-                                         "HDD capacity node 60x24TB 2x100G",
-                                         "UFM Enterprise Appliance 3.1"]  # fmt: skip
+    assert left["models"].split(", ") == [
+        "DGX H100",
+        "Lustre OSS NVMe 24x30.72TB 2x400G",
+        "Lustre MDS NVMe mirrored 2x400G",
+        "HDD capacity node 60x24TB 2x100G",
+        "UFM Enterprise Appliance 3.1",
+    ]
     plan = pinned(servers_only + storage_and_network)
     assert "versions_unpinned" not in codes(plan)
     eq = plan["equipment_list"].set_index("model")
@@ -422,8 +575,9 @@ def test_compute_inventory_and_facility_power(default):
 
 
 def test_16k_gpu_plan_closes():
-    s = hubplan.scenario.load_scenario(hubplan.core.paths.templates_dir() / "scenarios"
-                                       / "pretrain-16k.yaml")  # fmt: skip
+    s = hubplan.scenario.load_scenario(
+        hubplan.core.paths.templates_dir() / "scenarios" / "pretrain-16k.yaml"
+    )
     plan = hubplan.build_plan(s)
     # 2 048 working DGX H100 (16 384 GPUs) + 5 % spares: ⌈102.4⌉ = 103 → 2 151 servers,
     # 17 208 GPUs, all racked.
@@ -449,7 +603,10 @@ def test_16k_gpu_plan_closes():
     # 64 + 126 = 190.
     racks = plan["racks"]
     assert racks["kind"].value_counts()[["compute", "storage", "network"]].tolist() == [
-        717, 9, 190]  # fmt: skip  # compute: 2 151 ÷ 3 a rack = 717 exactly
+        717,
+        9,
+        190,
+    ]  # compute: 2 151 ÷ 3 a rack = 717 exactly
     # 717 compute + 9 storage racks fill ⌈726 ÷ 10⌉ = 73 rows, each unit's leaf rack joins
     # its row; the 126 shared network racks (spines, cores, storage, in-band, BMC) are more
     # than half a row, so they fill ⌈126 ÷ 10⌉ = 13 rows of their own: 86 rows, none longer
@@ -508,8 +665,10 @@ def test_facility_panel_recomputes_racks_headless():
     assert spec["encoding"]["y2"]["field"] == "u_top"
     assert spec["title"] == "机柜布置图"
     power = charts.rack_power(p.result["power_allocation"]).to_dict()
-    assert [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
-            for layer in power["layer"]] == ["bar", "tick", "tick"]  # fmt: skip
+    assert [
+        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        for layer in power["layer"]
+    ] == ["bar", "tick", "tick"]
     cool = charts.cooling_map(p.result["cooling"], p.result["racks"]).to_dict()
     assert cool["encoding"]["color"]["field"] == "cooling_mode"  # the code; labels in the legend
 
@@ -522,8 +681,9 @@ def test_server_with_no_power_figure_is_an_error(default, tmp_path):
         "WS-48,Example,workstation,48,200,example sheet,2026,low\n"
     )
     catalog = hubplan.load_catalog(accelerators=csv)
-    s = default.with_changes({"pools.development.accelerator": "WS-48",
-                              "pools.development.server": None})  # fmt: skip
+    s = default.with_changes(
+        {"pools.development.accelerator": "WS-48", "pools.development.server": None}
+    )
     plan = hubplan.build_plan(s, catalog)
     assert "server_power_unknown" in codes(plan)
     assert plan["rack_layout"].set_index("device").loc["dev-0001", "power_source"] == "unknown"

@@ -73,9 +73,15 @@ def test_a_weaker_floor_spreads_servers_over_more_racks(default):
 
 
 def test_nvl72_rack_over_a_12_kpa_floor_is_a_finding(default):
-    plan = hubplan.build_plan(default.with_changes({
-        "pools.training.accelerator": "GB200 186GB", "pools.training.gpus_per_server": 72,
-        "pools.training.server": "GB200 NVL72 rack"}))  # fmt: skip
+    plan = hubplan.build_plan(
+        default.with_changes(
+            {
+                "pools.training.accelerator": "GB200 186GB",
+                "pools.training.gpus_per_server": 72,
+                "pools.training.server": "GB200 NVL72 rack",
+            }
+        )
+    )
     racks = plan["racks"]
     nvl = racks[racks["kind"] == "compute"].iloc[0]
     # its 1 360 kg include its rack: no cabinet added; 18.52 kPa on a 12 kPa floor

@@ -25,8 +25,11 @@ def test_cooling_defaults_lie_inside_their_sourced_ranges():
     assert by_mode.loc["air"].tolist() == [10, 20]
     assert by_mode.loc["rear_door"].tolist() == [14, 75]
     assert by_mode.loc["liquid"].tolist() == [80, 150]
-    for mode, value in (("air", f.air_max_kw), ("rear_door", f.rear_door_max_kw),
-                        ("liquid", f.liquid_max_kw)):  # fmt: skip
+    for mode, value in (
+        ("air", f.air_max_kw),
+        ("rear_door", f.rear_door_max_kw),
+        ("liquid", f.liquid_max_kw),
+    ):
         assert by_mode.loc[mode, "low"] <= value <= by_mode.loc[mode, "high"], mode
     # The default door is a fan-assisted one: above every passive door's 35 kW (HPE's
     # 14-35 kW family; IBM's passive door removes only 55-85 % of a 20-32 kW cabinet).
@@ -119,9 +122,15 @@ def test_nvl72_slurm_nodes_are_its_trays(nvl72_plan):
 
 
 def test_nvl72_inference_pool_plans_and_schedules_on_trays(default):
-    plan = hubplan.build_plan(default.with_changes({
-        "pools.inference.accelerator": "GB200 186GB", "pools.inference.gpus_per_server": 72,
-        "pools.inference.server": "GB200 NVL72 rack"}))  # fmt: skip
+    plan = hubplan.build_plan(
+        default.with_changes(
+            {
+                "pools.inference.accelerator": "GB200 186GB",
+                "pools.inference.gpus_per_server": 72,
+                "pools.inference.server": "GB200 NVL72 rack",
+            }
+        )
+    )
     f = plan.findings
     assert f.loc[f["severity"] == "error", "code"].tolist() == []
     # A pod's share is of one 4-GPU tray (GKE's reservation rule, kubernetes.node_allocatable):

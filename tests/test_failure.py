@@ -71,8 +71,14 @@ def test_shipped_rates_are_llama3_table5():
     r = RATES.set_index("name")
     # 148 + 19 + 17 + 6 + 6 = 196 GPU; 72 HBM; 7 NIC; 35 switch/cable;
     # 32 + 3 + 3 + 2 + 2 + 2 + 2 = 46 host; 54 + 2 + 7 = 63 software: 419 in all
-    assert r["events"].to_dict() == {"gpu": 196, "hbm": 72, "nic": 7, "switch": 35,
-                                     "host": 46, "software": 63}  # fmt: skip
+    assert r["events"].to_dict() == {
+        "gpu": 196,
+        "hbm": 72,
+        "nic": 7,
+        "switch": 35,
+        "host": 46,
+        "software": 63,
+    }
     assert r["events"].sum() == 419
     # 72 / (16 384 × 1 296 GPU-hours) × 10⁶ = 3.3908
     assert r.loc["hbm", "per_million_hours"] == pytest.approx(3.3908, abs=1e-4)
@@ -200,8 +206,10 @@ def test_bad_multiplier_and_all_zero_are_refused():
     s = hubplan.default_scenario()
     with pytest.raises(ScenarioError, match="failure_scale_gpu"):
         s.with_changes({"storage.failure_scale_gpu": -1})
-    zero = {f"storage.failure_scale_{c}": 0.0
-            for c in ("gpu", "hbm", "nic", "switch", "host", "software")}  # fmt: skip
+    zero = {
+        f"storage.failure_scale_{c}": 0.0
+        for c in ("gpu", "hbm", "nic", "switch", "host", "software")
+    }
     with pytest.raises(HubplanError, match=r"storage\.failure_scale_\*: every"):
         hubplan.build_plan(s.with_changes(zero))
 

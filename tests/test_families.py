@@ -32,8 +32,19 @@ from hubplan.scenario import default_scenario
 #: NVIDIA's management and diagnostic tools (nvidia-smi, DCGM), its management library
 #: (NVML, nvidia-ml-py), its device files, its container registry, NCCL and its test
 #: suite, CUDA-only perftest flags, and the ConnectX host QoS tool.
-NVIDIA_TOOLING = ("nvidia-smi", "dcgm", "nvml", "nvidia-ml-py", "/dev/nvidia", "nvcr.io",
-                  "NCCL_", "nccl-tests", "--use_cuda", "mlnx_qos", "nvidia.com/gpu")  # fmt: skip
+NVIDIA_TOOLING = (
+    "nvidia-smi",
+    "dcgm",
+    "nvml",
+    "nvidia-ml-py",
+    "/dev/nvidia",
+    "nvcr.io",
+    "NCCL_",
+    "nccl-tests",
+    "--use_cuda",
+    "mlnx_qos",
+    "nvidia.com/gpu",
+)
 
 #: RCCL keeps NCCL's environment variable names (ROCm documentation, "RCCL environment
 #: variables": NCCL_SOCKET_IFNAME, NCCL_IB_HCA, NCCL_IB_GID_INDEX ...): for AMD they are
@@ -83,8 +94,9 @@ def _family_plan(catalog, family, switch=None):
     fabric), else its first accelerator. A card with no sourced memory bandwidth (MetaX
     C500) cannot size online services, so that plan carries none."""
     server, acc = None, None
-    for name, accelerator in zip(catalog.servers["name"], catalog.servers["accelerator"],
-                                 strict=True):  # fmt: skip
+    for name, accelerator in zip(
+        catalog.servers["name"], catalog.servers["accelerator"], strict=True
+    ):
         if catalog.accelerator(accelerator)["vendor"] == family:
             server, acc = name, catalog.accelerator(accelerator)
             break
@@ -106,12 +118,16 @@ def _texts(plan):
     tests, Slurm tables and files, Kubernetes tables and manifests, the training image."""
     nodes = plan["slurm_nodes"]
     tables = ("rdma_settings", "deployment_steps", "acceptance", "slurm_nodes", "k8s_pools")
-    return "\n".join([
-        *(plan[t].to_csv(index=False) for t in tables),
-        slurm_conf(nodes, plan["slurm_partitions"]), gres_conf(nodes), prolog_script(nodes),
-        container_spec(plan.scenario.delivery, plan["rdma_settings"], nodes),
-        k8s_manifests(plan["k8s_pools"]),
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            *(plan[t].to_csv(index=False) for t in tables),
+            slurm_conf(nodes, plan["slurm_partitions"]),
+            gres_conf(nodes),
+            prolog_script(nodes),
+            container_spec(plan.scenario.delivery, plan["rdma_settings"], nodes),
+            k8s_manifests(plan["k8s_pools"]),
+        ]
+    )
 
 
 def _own_switch(catalog, family):
@@ -136,8 +152,16 @@ def test_every_family_carries_its_own_tooling_and_no_nvidia(catalog, family):
 def test_every_catalogue_vendor_is_a_family(catalog):
     vendors = set(catalog.accelerators["vendor"])
     assert vendors <= set(catalog.families["name"])
-    assert {"NVIDIA", "AMD", "Intel", "Huawei", "Cambricon", "Moore Threads", "Biren",
-            "MetaX"} <= vendors  # fmt: skip
+    assert {
+        "NVIDIA",
+        "AMD",
+        "Intel",
+        "Huawei",
+        "Cambricon",
+        "Moore Threads",
+        "Biren",
+        "MetaX",
+    } <= vendors
 
 
 def test_unknown_family_is_unknown_not_nvidia(catalog):
@@ -190,7 +214,9 @@ def test_gres_validation_reads_every_family(catalog):
     assert {f.code for f in validate_scheduler(conf, gres, nodes)} == {"slurm_memory_unknown"}
     bad = gres.replace("davinci[0-7]", "davinci[0-3]")
     assert {f.code for f in validate_scheduler(conf, bad, nodes)} == {
-        "slurm_memory_unknown", "gres_count_mismatch"}  # fmt: skip
+        "slurm_memory_unknown",
+        "gres_count_mismatch",
+    }
     # A family with unknown device files is counted by Count=.
     biren = _family_plan(catalog, "Biren")
     nodes = biren["slurm_nodes"]
@@ -229,17 +255,21 @@ def test_deployment_steps_name_each_family_of_a_mixed_plan(catalog):
 
 def test_families_csv_errors_name_file_line_and_column(tmp_path):
     bad = tmp_path / "families.csv"
-    bad.write_text("name,scaleout_fabric,source,as_of,confidence\n"
-                   "Acme,omnipath,vendor sheet,2026-12-03,low\n")  # fmt: skip
+    bad.write_text(
+        "name,scaleout_fabric,source,as_of,confidence\nAcme,omnipath,vendor sheet,2026-12-03,low\n"
+    )
     with pytest.raises(CatalogError, match=r"families.csv, line 2, column scaleout_fabric"):
         load_catalog(families=bad)
-    bad.write_text("name,device_file,source,as_of,confidence\n"
-                   "Acme,/dev/acme0,vendor sheet,2026-12-03,low\n")  # fmt: skip
+    bad.write_text(
+        "name,device_file,source,as_of,confidence\nAcme,/dev/acme0,vendor sheet,2026-12-03,low\n"
+    )
     with pytest.raises(CatalogError, match=r"line 2, column device_file"):
         load_catalog(families=bad)
     ok = tmp_path / "ok.csv"
-    ok.write_text("name,collective_library,device_file,device_file_first,source,as_of,confidence\n"
-                  "Acme,ACCL,/dev/acme{i},0,vendor sheet,2026-12-03,low\n")  # fmt: skip
+    ok.write_text(
+        "name,collective_library,device_file,device_file_first,source,as_of,confidence\n"
+        "Acme,ACCL,/dev/acme{i},0,vendor sheet,2026-12-03,low\n"
+    )
     cat = load_catalog(families=ok)
     assert cat.family("acme")["collective_library"] == "ACCL"
     assert cat.family("NVIDIA")["collective_library"] == "NCCL"  # shipped rows kept
@@ -248,8 +278,9 @@ def test_families_csv_errors_name_file_line_and_column(tmp_path):
 def test_catalogue_without_a_vendor_row_is_refused(tmp_path, monkeypatch):
     from hubplan.core import catalog as cat_mod
 
-    accs = cat_mod.read_table(hubplan.core.paths.data_dir() / "accelerators.csv",
-                              cat_mod.ACCELERATOR_SCHEMA)  # fmt: skip
+    accs = cat_mod.read_table(
+        hubplan.core.paths.data_dir() / "accelerators.csv", cat_mod.ACCELERATOR_SCHEMA
+    )
     fams = pd.DataFrame(cat_mod._shipped_families())
     fams = fams[fams["name"] != "Biren"]
     with pytest.raises(CatalogError, match=r"\['Biren'\] have no row"):
@@ -262,14 +293,23 @@ def _server_plan(catalog, server):
     800G NICs, QM9700 / SN5400 for 400G)."""
     row = catalog.server(server)
     acc = catalog.accelerator(row["accelerator"])
-    changes = {f"pools.{p}.{k}": v for p in ("training", "inference", "development")
-               for k, v in (("accelerator", acc["name"]), ("server", server),
-                            ("gpus_per_server", int(row["gpus"])))}  # fmt: skip
+    changes = {
+        f"pools.{p}.{k}": v
+        for p in ("training", "inference", "development")
+        for k, v in (
+            ("accelerator", acc["name"]),
+            ("server", server),
+            ("gpus_per_server", int(row["gpus"])),
+        )
+    }
     fast = float(row["compute_nic_gbps"]) > 400
     ethernet = "infiniband" not in str(catalog.family(acc["vendor"])["scaleout_fabric"])
-    changes["network.compute_switch"] = {(False, False): "QM9700", (False, True): "SN5400",
-                                         (True, False): "Q3400", (True, True): "SN5600"}[
-        (fast, ethernet)]  # fmt: skip
+    changes["network.compute_switch"] = {
+        (False, False): "QM9700",
+        (False, True): "SN5400",
+        (True, False): "Q3400",
+        (True, True): "SN5600",
+    }[(fast, ethernet)]
     if acc["mem_bw_tb_s"] != acc["mem_bw_tb_s"]:
         changes["workload.inference"] = []
     return build_plan(default_scenario().with_changes(changes)), str(acc["vendor"])
@@ -277,8 +317,11 @@ def _server_plan(catalog, server):
 
 #: Rack-scale rows (GB200 NVL72, CloudMatrix 384) are planned through their trays and
 #: servers (DGX GB200 compute tray, Atlas 800T A3), which are in the list.
-SERVERS = [n for n, k in zip(load_catalog().servers["name"], load_catalog().servers["kind"],
-                             strict=True) if k != "rack"]  # fmt: skip
+SERVERS = [
+    n
+    for n, k in zip(load_catalog().servers["name"], load_catalog().servers["kind"], strict=True)
+    if k != "rack"
+]
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -302,8 +345,11 @@ def test_nvidia_rdma_measurement_is_not_carried_to_other_families(tmp_path):
     path = tmp_path / "servers.csv"
     row.to_csv(path, index=False)
     cat = load_catalog(servers=path)
-    ascend = {f"pools.{p}.{k}": v for p in ("training", "inference", "development")
-              for k, v in (("accelerator", "Ascend 910B 64GB"), ("server", "Huawei Atlas 800T A2"))}  # fmt: skip
+    ascend = {
+        f"pools.{p}.{k}": v
+        for p in ("training", "inference", "development")
+        for k, v in (("accelerator", "Ascend 910B 64GB"), ("server", "Huawei Atlas 800T A2"))
+    }
     ascend["network.compute_switch"] = "SN5400"
     plan = build_plan(default_scenario().with_changes(ascend), cat)
     a = plan["acceptance"].set_index(["pool", "test"])
@@ -317,9 +363,13 @@ def test_nvidia_rdma_measurement_is_not_carried_to_other_families(tmp_path):
 def test_mixed_families_get_per_node_autodetect(catalog):
     # gres.conf(5): "AutoDetect can be combined with NodeName to only apply to certain
     # nodes ... E.g.: NodeName=tux3 AutoDetect=off Name=gpu File=/dev/nvidia[0-3]".
-    s = default_scenario().with_changes({"pools.training.accelerator": "Ascend 910B 64GB",
-                                         "pools.training.server": "Huawei Atlas 800T A2",
-                                         "network.compute_switch": "SN5400"})  # fmt: skip
+    s = default_scenario().with_changes(
+        {
+            "pools.training.accelerator": "Ascend 910B 64GB",
+            "pools.training.server": "Huawei Atlas 800T A2",
+            "network.compute_switch": "SN5400",
+        }
+    )
     plan = build_plan(s)
     nodes = plan["slurm_nodes"]
     gres = gres_conf(nodes)

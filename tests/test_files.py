@@ -57,8 +57,9 @@ def network_plan():
 
 def _listing(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (hidden ones too) with its bytes."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}  # fmt: skip
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def _fail_on_call(monkeypatch, module, name: str, n: int, code: int) -> list[int]:
@@ -131,8 +132,9 @@ def test_dev_zero_is_refused_not_read_until_the_memory_is_gone():
         "print(main(['catalog', 'accelerators', '--accelerators-csv', '/dev/zero']))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env=env, cwd=REPO)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=REPO
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["2", "2"]
     assert run.stderr.splitlines() == [
@@ -161,9 +163,11 @@ def test_a_scenario_over_1_mib_is_refused_and_one_of_1_mib_is_read(tmp_path):
     assert hubplan.load_scenario(exact).name == "big"
     over = tmp_path / "over.yaml"
     over.write_bytes(head + b"#" * (1_048_576 - len(head)) + b"\n")  # 1,048,577 bytes
-    with pytest.raises(hubplan.ScenarioError,
-                       match=r"is too large \(1,048,577 bytes; such a file holds at most "
-                             r"1,048,576 bytes\)"):  # fmt: skip
+    with pytest.raises(
+        hubplan.ScenarioError,
+        match=r"is too large \(1,048,577 bytes; such a file holds at most "
+        r"1,048,576 bytes\)",
+    ):
         hubplan.load_scenario(over)
 
 
@@ -238,10 +242,12 @@ def test_xlsx_over_a_folder_is_refused(plan, tmp_path):
 
 @pytest.mark.parametrize(
     ("code", "reason", "words"),
-    [(errno.EROFS, "read_only", "the disk is mounted read-only"),
-     (errno.ENOSPC, "no_space", "the disk is full"),
-     (errno.EACCES, "not_writable", "no permission")],
-)  # fmt: skip
+    [
+        (errno.EROFS, "read_only", "the disk is mounted read-only"),
+        (errno.ENOSPC, "no_space", "the disk is full"),
+        (errno.EACCES, "not_writable", "no permission"),
+    ],
+)
 def test_xlsx_read_only_full_or_forbidden_keeps_the_earlier_file(
     plan, tmp_path, monkeypatch, code, reason, words
 ):
@@ -319,26 +325,50 @@ print(json.dumps(result))
 def test_a_really_full_and_a_really_read_only_disk(tmp_path):
     disk = tmp_path / "disk"
     disk.mkdir()
-    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"],
-                           capture_output=True, timeout=30) if shutil.which("unshare") else None  # fmt: skip
+    probe = (
+        subprocess.run(
+            ["unshare", "--user", "--map-root-user", "--mount", "true"],
+            capture_output=True,
+            timeout=30,
+        )
+        if shutil.which("unshare")
+        else None
+    )
     if probe is None or probe.returncode != 0:
         pytest.skip("unprivileged user and mount namespaces are not available")
     run = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
-         'mount -t tmpfs -o size=4m none "$1" && exec "$2" -c "$3" "$1"', "sh",
-         str(disk), sys.executable, _ON_A_SMALL_DISK],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
+        [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            'mount -t tmpfs -o size=4m none "$1" && exec "$2" -c "$3" "$1"',
+            "sh",
+            str(disk),
+            sys.executable,
+            _ON_A_SMALL_DISK,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
-    )  # fmt: skip
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.splitlines()[-1])
     assert result == {
         "filler": errno.ENOSPC,
-        "xlsx.full": "no_space", "slurm.full": "no_space", "netbox.full": "no_space",
+        "xlsx.full": "no_space",
+        "slurm.full": "no_space",
+        "netbox.full": "no_space",
         "full.same": True,  # every earlier file byte for byte, no temporary file left
-        "xlsx.ro": "read_only", "slurm.ro": "read_only", "netbox.ro": "read_only",
+        "xlsx.ro": "read_only",
+        "slurm.ro": "read_only",
+        "netbox.ro": "read_only",
         "ro.same": True,
-    }  # fmt: skip
+    }
     assert list(disk.iterdir()) == []  # the tmpfs was the child's alone
 
 
@@ -443,17 +473,31 @@ def test_write_folder_atomic_refuses_a_folder_where_a_file_goes(tmp_path):
 @pytest.mark.skipif(not LINUX, reason="/proc and /sys are Linux's")
 @pytest.mark.parametrize(
     ("flag", "path", "lang", "line"),
-    [("--xlsx", "/proc/self/a.xlsx", "en",
-      "hubplan: error: xlsx = '/proc/self/a.xlsx': cannot write there: /proc (proc) is a "
-      "virtual file system of the operating system, which holds no files; choose a folder "
-      "on a disk"),
-     ("--netbox", "/sys/hubplan-nb", "zh",
-      "hubplan: 错误: netbox = '/sys/hubplan-nb'：无法写入：/sys (sysfs) 是操作系统的虚拟文件"
-      "系统，不能存放文件；请选择磁盘上的文件夹"),
-     ("--slurm", "/etc/hostname/slurm", "en",
-      "hubplan: error: slurm = '/etc/hostname/slurm': cannot write there: /etc/hostname is a "
-      "file, not a folder; choose a folder")],
-)  # fmt: skip
+    [
+        (
+            "--xlsx",
+            "/proc/self/a.xlsx",
+            "en",
+            "hubplan: error: xlsx = '/proc/self/a.xlsx': cannot write there: /proc (proc) is a "
+            "virtual file system of the operating system, which holds no files; choose a folder "
+            "on a disk",
+        ),
+        (
+            "--netbox",
+            "/sys/hubplan-nb",
+            "zh",
+            "hubplan: 错误: netbox = '/sys/hubplan-nb'：无法写入：/sys (sysfs) 是操作系统的虚拟文件"
+            "系统，不能存放文件；请选择磁盘上的文件夹",
+        ),
+        (
+            "--slurm",
+            "/etc/hostname/slurm",
+            "en",
+            "hubplan: error: slurm = '/etc/hostname/slurm': cannot write there: /etc/hostname is a "
+            "file, not a folder; choose a folder",
+        ),
+    ],
+)
 def test_cli_export_failures_are_one_line_and_exit_2(capsys, flag, path, lang, line):
     # Before: a traceback (FileNotFoundError, PermissionError, NotADirectoryError).
     if not Path("/etc/hostname").is_file():
@@ -470,8 +514,9 @@ def test_every_reason_has_a_message_in_both_languages():
         assert en == str(err) and en.startswith("xlsx = '/x/a.xlsx': cannot write there")
         assert zh.startswith("xlsx = '/x/a.xlsx'：无法写入") and en != zh
         assert error_text(err, "zh") == zh
-    assert label("export_error.no_space", "zh", what="netbox", path="'nb'", where="",
-                 detail="") == (
+    assert label(
+        "export_error.no_space", "zh", what="netbox", path="'nb'", where="", detail=""
+    ) == (
         "netbox = 'nb'：无法写入：磁盘已满（或配额已用完）；原有文件未改动；请释放空间或换一块"
         "磁盘，然后重新导出"
-    )  # fmt: skip
+    )

@@ -28,15 +28,22 @@ DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 # A partition is a hostname prefix (ASCII, tests/test_servers.py): the Chinese names a
 # client types are the scenario's and the services'.
 CHINESE = {"name": "智算中心推理平台", "workload.inference.0.name": "行业大模型在线服务"}
-AMD = {"pools.inference.accelerator": "MI300X 192GB",
-       "pools.inference.server": "Supermicro AS-8125GS-TNMR2 MI300X"}  # fmt: skip
+AMD = {
+    "pools.inference.accelerator": "MI300X 192GB",
+    "pools.inference.server": "Supermicro AS-8125GS-TNMR2 MI300X",
+}
 # The 16K pre-training scenario serves nothing; add a 405B FP8 chat service (TP 8, one
 # DGX H100 per replica) so its inference pool gets manifests too.
-SERVE_405B = {"workload.inference": [{"name": "405B chat", "model": "Llama-3.1-405B",
-                                      "peak_qps": 20, "weight_precision": "fp8"}],
-              "pools.inference.server": "DGX H100"}  # fmt: skip
-ASCEND = {"pools.inference.accelerator": "Ascend 910B 64GB",
-          "pools.inference.server": "Huawei Atlas 800T A2"}  # fmt: skip
+SERVE_405B = {
+    "workload.inference": [
+        {"name": "405B chat", "model": "Llama-3.1-405B", "peak_qps": 20, "weight_precision": "fp8"}
+    ],
+    "pools.inference.server": "DGX H100",
+}
+ASCEND = {
+    "pools.inference.accelerator": "Ascend 910B 64GB",
+    "pools.inference.server": "Huawei Atlas 800T A2",
+}
 
 
 def _plan(changes=None, template=None):
@@ -105,7 +112,8 @@ def test_a_broken_manifest_is_rejected(plan):
     kubernetes_validate.validate(deployment, K8S_VERSIONS[0], strict=True)
     typo = copy.deepcopy(deployment)
     typo["spec"]["template"]["spec"]["containers"][0]["resource"] = typo["spec"]["template"][
-        "spec"]["containers"][0].pop("resources")  # fmt: skip
+        "spec"
+    ]["containers"][0].pop("resources")
     count = copy.deepcopy(deployment)
     count["spec"]["replicas"] = "two"
     nameless = copy.deepcopy(deployment)
@@ -146,11 +154,15 @@ def test_default_plan_quota_surge_and_pod_share(plan):
 def test_chinese_names_become_distinct_valid_labels(default):
     # Before: every character outside [a-z0-9-] became "-", so a Chinese name gave
     # "---------", an invalid name, the same for every Chinese service.
-    second = {**default.workload.inference[0].model_dump(mode="json"),
-              "name": "行业大模型离线服务", "peak_qps": 1}  # fmt: skip
+    second = {
+        **default.workload.inference[0].model_dump(mode="json"),
+        "name": "行业大模型离线服务",
+        "peak_qps": 1,
+    }
     s = default.with_changes(CHINESE)
-    s = s.with_changes({"workload.inference": [s.workload.inference[0].model_dump(mode="json"),
-                                               second]})  # fmt: skip
+    s = s.with_changes(
+        {"workload.inference": [s.workload.inference[0].model_dump(mode="json"), second]}
+    )
     k = hubplan.build_plan(s)["k8s_pools"]
     names = list(k["k8s_name"])
     assert len(names) == 2 and len(set(names)) == 2
@@ -194,8 +206,12 @@ def test_device_resource_and_shm_per_accelerator_family():
 def test_pcie_cards_get_the_large_shm(default):
     # L40S: no NVLink. A TP > 1 pod's NCCL traffic goes through host memory: NVIDIA NIM
     # requires 16 GB of shared memory in multi-GPU, non-NVLink cases.
-    s = default.with_changes({"pools.inference.accelerator": "L40S 48GB",
-                              "pools.inference.server": "Supermicro SYS-521GE-TNRT L40S"})  # fmt: skip
+    s = default.with_changes(
+        {
+            "pools.inference.accelerator": "L40S 48GB",
+            "pools.inference.server": "Supermicro SYS-521GE-TNRT L40S",
+        }
+    )
     k = hubplan.build_plan(s)["k8s_pools"].iloc[0]
     assert k["gpus_per_pod"] > 1 and k["shm_gib"] == 16
 
@@ -247,8 +263,9 @@ def test_a_pod_wider_than_a_node_is_an_error(plan):
 def test_names_with_line_breaks_cannot_inject_yaml(default):
     # A scenario or service name is free text; in a YAML comment a line break would start
     # a new key. The file must still hold exactly the four objects, all valid.
-    s = default.with_changes({"name": "demo\nkind: Secret", "workload.inference.0.name":
-                              "chat\n---\napiVersion: v1"})  # fmt: skip
+    s = default.with_changes(
+        {"name": "demo\nkind: Secret", "workload.inference.0.name": "chat\n---\napiVersion: v1"}
+    )
     plan = hubplan.build_plan(s)
     docs = [d for d in yaml.safe_load_all(k8s_manifests(plan["k8s_pools"], s.name)) if d]
     assert [d["kind"] for d in docs] == ["Namespace", "ResourceQuota", "Deployment", "Service"]

@@ -37,38 +37,66 @@ _SOURCE = "a source citation, quoted as published"
 
 #: (table, column) -> why its text is not translated.
 PROPER = {
-    ("training", "job"): _NAMES, ("training_memory", "job"): _NAMES,
-    ("training_curve", "job"): _NAMES, ("inference", "service"): _NAMES,
-    ("candidates", "workload"): _NAMES, ("checkpoint_plan", "job"): _NAMES,
-    ("failure_breakdown", "job"): _NAMES, ("k8s_pools", "service"): _NAMES,
+    ("training", "job"): _NAMES,
+    ("training_memory", "job"): _NAMES,
+    ("training_curve", "job"): _NAMES,
+    ("inference", "service"): _NAMES,
+    ("candidates", "workload"): _NAMES,
+    ("checkpoint_plan", "job"): _NAMES,
+    ("failure_breakdown", "job"): _NAMES,
+    ("k8s_pools", "service"): _NAMES,
     ("k8s_pools", "k8s_name"): _CONFIG,
-    ("storage_tiers", "model"): _MODEL, ("storage_nodes", "model"): _MODEL,
-    ("switches", "model"): _MODEL, ("fabric", "model"): _MODEL,
-    ("rack_layout", "model"): _MODEL, ("equipment_list", "model"): _MODEL,
-    ("cost_equipment", "model"): _MODEL, ("cost_summary", "cloud_offer"): _MODEL,
+    ("storage_tiers", "model"): _MODEL,
+    ("storage_nodes", "model"): _MODEL,
+    ("switches", "model"): _MODEL,
+    ("fabric", "model"): _MODEL,
+    ("rack_layout", "model"): _MODEL,
+    ("equipment_list", "model"): _MODEL,
+    ("cost_equipment", "model"): _MODEL,
+    ("cost_summary", "cloud_offer"): _MODEL,
     ("acceptance", "subject"): _MODEL + " (a plane or a tier is labelled)",
     ("pools", "partition"): "the Slurm partition name written to slurm.conf",
-    ("port_map", "device_a"): _DEVICE, ("port_map", "device_b"): _DEVICE,
-    ("port_map", "port_a"): _DEVICE, ("port_map", "port_b"): _DEVICE,
-    ("ip_plan", "device"): _DEVICE, ("ip_plan", "interface"): _DEVICE,
-    ("port_use", "device"): _DEVICE, ("rack_layout", "device"): _DEVICE,
+    ("port_map", "device_a"): _DEVICE,
+    ("port_map", "device_b"): _DEVICE,
+    ("port_map", "port_a"): _DEVICE,
+    ("port_map", "port_b"): _DEVICE,
+    ("ip_plan", "device"): _DEVICE,
+    ("ip_plan", "interface"): _DEVICE,
+    ("port_use", "device"): _DEVICE,
+    ("rack_layout", "device"): _DEVICE,
     ("rdma_settings", "setting"): _CONFIG + " (an environment variable or switch setting)",
     ("rdma_settings", "value"): _CONFIG,
-    ("deployment_steps", "tool"): _CONFIG, ("acceptance", "tool"): _CONFIG,
+    ("deployment_steps", "tool"): _CONFIG,
+    ("acceptance", "tool"): _CONFIG,
     ("review_checklist", "rule"): "the check_* function that implements the rule",
-    ("cost_capex", "price_source"): _SOURCE, ("cost_equipment", "price_source"): _SOURCE,
-    **{(t, c): "a pinned version as the vendor writes it (scenario facility.versions)"
-       for t in ("equipment_list", "cost_equipment")
-       for c in ("firmware_version", "driver_version")},
-    **{("slurm_nodes", c): _CONFIG for c in (
-        "node_group", "partition", "gpu_type", "gres_autodetect", "device_files",
-        "device_list_cmd", "ecc_check_cmd", "diag_cmd", "container_image")},
+    ("cost_capex", "price_source"): _SOURCE,
+    ("cost_equipment", "price_source"): _SOURCE,
+    **{
+        (t, c): "a pinned version as the vendor writes it (scenario facility.versions)"
+        for t in ("equipment_list", "cost_equipment")
+        for c in ("firmware_version", "driver_version")
+    },
+    **{
+        ("slurm_nodes", c): _CONFIG
+        for c in (
+            "node_group",
+            "partition",
+            "gpu_type",
+            "gres_autodetect",
+            "device_files",
+            "device_list_cmd",
+            "ecc_check_cmd",
+            "diag_cmd",
+            "container_image",
+        )
+    },
     **{("slurm_partitions", c): _CONFIG for c in ("partition", "node_group", "qos")},
-    **{("slurm_topology", c): _CONFIG for c in (
-        "name", "topology_plugin", "child_nodes", "child_switches", "physical_switches")},
-    **{("k8s_pools", c): _CONFIG for c in (
-        "node_label", "taint", "device_resource", "image")},
-}  # fmt: skip
+    **{
+        ("slurm_topology", c): _CONFIG
+        for c in ("name", "topology_plugin", "child_nodes", "child_switches", "physical_switches")
+    },
+    **{("k8s_pools", c): _CONFIG for c in ("node_label", "taint", "device_resource", "image")},
+}
 
 #: (table, column) -> text a stage composes in English; not yet translated.
 OPEN_GAPS = {
@@ -125,8 +153,12 @@ def test_known_codes_read_in_chinese(plan):
     review = labels.localize(plan["review_checklist"], "zh")
     assert review[labels.column_label("item", "zh")].iloc[4] == "资源池没有备机"  # no_spares
     sw = labels.localize(plan["switches"], "zh")
-    assert set(sw[labels.column_label("plane", "zh")]) == {"计算", "存储", "带内管理",
-                                                          "带外管理（BMC）"}  # fmt: skip
+    assert set(sw[labels.column_label("plane", "zh")]) == {
+        "计算",
+        "存储",
+        "带内管理",
+        "带外管理（BMC）",
+    }
 
 
 def test_english_labels_for_numbered_and_listed_codes():
@@ -164,8 +196,19 @@ def test_catalog_in_chinese_shows_chinese_codes(capsys, table):
     assert main(["catalog", table, "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     # the confidence column read "medium" / "low" (issue 24); the coded columns beside it
-    for code in ("high", "medium", "low", "datacenter-training", "nvswitch", "ethernet",
-                 "oss", "mds", "appliance", "dense", "moe"):  # fmt: skip
+    for code in (
+        "high",
+        "medium",
+        "low",
+        "datacenter-training",
+        "nvswitch",
+        "ethernet",
+        "oss",
+        "mds",
+        "appliance",
+        "dense",
+        "moe",
+    ):
         assert not re.search(rf"(?<![\w-]){code}(?![\w-])", out), (table, code)
 
 

@@ -32,15 +32,34 @@ CATALOG = hubplan.load_catalog()
 def _pools_table(servers, server="DGX H100"):
     row = CATALOG.server(server)
     gpus = int(row["gpus"])
-    return pd.DataFrame([{"level": "pool", "pool": "training", "partition": "train",
-                          "accelerator": row["accelerator"], "gpus_per_server": gpus,
-                          "total_servers": servers, "total_gpus": servers * gpus}])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "level": "pool",
+                "pool": "training",
+                "partition": "train",
+                "accelerator": row["accelerator"],
+                "gpus_per_server": gpus,
+                "total_servers": servers,
+                "total_gpus": servers * gpus,
+            }
+        ]
+    )
 
 
 def _nodes(rows=()):
-    base = {"tier": "hot", "role": "oss", "nodes": 2, "model": "Lustre OSS NVMe 24x30.72TB 2x400G",
-            "nic_ports": 2, "nic_gbps": 400.0, "rack_units": 2.0, "max_power_kw": 1.0,
-            "typical_power_kw": 0.7, "price_usd": np.nan}  # fmt: skip
+    base = {
+        "tier": "hot",
+        "role": "oss",
+        "nodes": 2,
+        "model": "Lustre OSS NVMe 24x30.72TB 2x400G",
+        "nic_ports": 2,
+        "nic_gbps": 400.0,
+        "rack_units": 2.0,
+        "max_power_kw": 1.0,
+        "typical_power_kw": 0.7,
+        "price_usd": np.nan,
+    }
     table = pd.DataFrame([base | r for r in rows]) if rows else pd.DataFrame([base])
     for c in STORAGE_NODE_COLUMNS:
         if c not in table:
@@ -49,8 +68,10 @@ def _nodes(rows=()):
 
 
 def _run(servers, server="DGX H100", network=None, nodes=None):
-    tables = {"pools": _pools_table(servers, server),
-              "storage_nodes": _nodes() if nodes is None else nodes}  # fmt: skip
+    tables = {
+        "pools": _pools_table(servers, server),
+        "storage_nodes": _nodes() if nodes is None else nodes,
+    }
     pools = Pools(training=PoolSpec(server=server))
     return run_network(catalog=CATALOG, tables=tables, network=network or Network(), pools=pools)
 
@@ -102,11 +123,20 @@ def test_modules_round_up_per_device_not_per_group():
 
 @pytest.mark.parametrize(
     ("gbps", "metres", "media"),
-    [(400, 2, "DAC"), (400, 3, "DAC"), (400, 4, "ACC"), (400, 5, "ACC"),
-     (400, 40, "transceiver-SR4"), (400, 80, "transceiver-DR4"),
-     (400, 400, "transceiver-DR4-500m"), (400, 1500, "transceiver-FR4"),
-     (1, 100, "RJ45"), (800, 1, "DAC"), (800, 300, "transceiver-DR8")],
-)  # fmt: skip
+    [
+        (400, 2, "DAC"),
+        (400, 3, "DAC"),
+        (400, 4, "ACC"),
+        (400, 5, "ACC"),
+        (400, 40, "transceiver-SR4"),
+        (400, 80, "transceiver-DR4"),
+        (400, 400, "transceiver-DR4-500m"),
+        (400, 1500, "transceiver-FR4"),
+        (1, 100, "RJ45"),
+        (800, 1, "DAC"),
+        (800, 300, "transceiver-DR8"),
+    ],
+)
 def test_media_is_the_cheapest_part_that_reaches(gbps, metres, media):
     # reaches from [LinkX]; 1000BASE-T 100 m (IEEE 802.3 clause 40); 800GBASE-DR8 500 m
     assert choose_media(CATALOG.optics, gbps, metres) == media
@@ -147,8 +177,9 @@ def test_a_cage_row_naming_an_unknown_server_is_refused(tmp_path):
     from hubplan.core.catalog import SERVER_CAGE_SCHEMA, _check_cages, read_table
 
     path = tmp_path / "cages.csv"
-    path.write_text("name,compute_ports_per_cage,source,as_of,confidence\n"
-                    "DGX H1000,2,a sheet,2026-01-01,high\n")  # fmt: skip
+    path.write_text(
+        "name,compute_ports_per_cage,source,as_of,confidence\nDGX H1000,2,a sheet,2026-01-01,high\n"
+    )
     with pytest.raises(hubplan.CatalogError, match=r"line 2, column name: 'DGX H1000'"):
         _check_cages(read_table(path, SERVER_CAGE_SCHEMA), path, CATALOG.servers)
 
@@ -158,8 +189,18 @@ def test_a_cage_row_naming_an_unknown_server_is_refused(tmp_path):
 
 def test_hdd_nodes_are_cabled_at_their_own_100g():
     # HDD capacity node: 2 × 100G (data/storage.csv) on the 400G QM9700 storage plane
-    nodes = _nodes([{}, {"tier": "warm", "role": "capacity", "nodes": 3, "nic_gbps": 100.0,
-                         "model": "HDD capacity node 60x24TB 2x100G"}])  # fmt: skip
+    nodes = _nodes(
+        [
+            {},
+            {
+                "tier": "warm",
+                "role": "capacity",
+                "nodes": 3,
+                "nic_gbps": 100.0,
+                "model": "HDD capacity node 60x24TB 2x100G",
+            },
+        ]
+    )
     pm = _run(8, nodes=nodes).tables["port_map"].query("plane == 'storage'")
     hdd = pm[pm["device_a"].str.startswith("stor-warm-")]
     assert len(hdd) == 3 * 2 and (hdd["speed_gbps"] == 100).all()
@@ -201,11 +242,18 @@ def _end_gbps(devices, ports, pm, switches, nodes, server):
     """The speed of each link end: the NIC's (catalogue), the storage node's or the
     switch port's."""
     row = CATALOG.server(server)
-    nic = {"rail": row["compute_nic_gbps"], "stor": row["storage_nic_gbps"],
-           "mgmt": row["inband_nic_gbps"], "bmc": 1.0}  # fmt: skip
-    sw = {(p, r): (m, n) for p, r, m, n in zip(switches["plane"], switches["role"],
-                                              switches["model"], switches["ports"],
-                                              strict=True)}  # fmt: skip
+    nic = {
+        "rail": row["compute_nic_gbps"],
+        "stor": row["storage_nic_gbps"],
+        "mgmt": row["inband_nic_gbps"],
+        "bmc": 1.0,
+    }
+    sw = {
+        (p, r): (m, n)
+        for p, r, m, n in zip(
+            switches["plane"], switches["role"], switches["model"], switches["ports"], strict=True
+        )
+    }
     out = np.full(len(devices), np.nan)
     for i, (dev, port) in enumerate(zip(devices, ports, strict=True)):
         parts = dev.split("-")
@@ -228,8 +276,9 @@ def _end_gbps(devices, ports, pm, switches, nodes, server):
 @pytest.mark.parametrize("server", CATALOG.servers["name"].tolist())
 def test_every_catalogue_server_lists_what_it_cables_at_speeds_both_ends_carry(server):
     row = CATALOG.servers.set_index("name").loc[server]
-    same = CATALOG.servers[(CATALOG.servers["kind"] == "tray")
-                           & (CATALOG.servers["accelerator"] == row["accelerator"])]  # fmt: skip
+    same = CATALOG.servers[
+        (CATALOG.servers["kind"] == "tray") & (CATALOG.servers["accelerator"] == row["accelerator"])
+    ]
     if row["kind"] == "rack" and same.empty:
         # A rack-scale system is planned as its compute trays; with no tray row for its
         # accelerator (CloudMatrix 384) the plan stops with a named catalogue error.

@@ -26,19 +26,33 @@ FORMS = json.loads((Path(__file__).parent / "netbox_forms.json").read_text(encod
 CABLE_ENDS = {"dcim.interface", "dcim.powerport", "dcim.poweroutlet", "dcim.powerfeed"}
 # Fields without which NetBox rejects the row (model fields that are not blank=True).
 REQUIRED = {
-    "sites": {"name", "slug", "status"}, "racks": {"site", "name", "status"},
-    "manufacturers": {"name", "slug"}, "device_roles": {"name", "slug"},
+    "sites": {"name", "slug", "status"},
+    "racks": {"site", "name", "status"},
+    "manufacturers": {"name", "slug"},
+    "device_roles": {"name", "slug"},
     "device_types": {"manufacturer", "model", "slug"},
     "devices": {"role", "manufacturer", "device_type", "status", "site"},
     "interfaces": {"device", "name", "type"},
     "cables": {"side_a_type", "side_a_name", "side_b_type", "side_b_name"},
     "power_panels": {"site", "name"},
-    "power_feeds": {"power_panel", "name", "status", "type", "supply", "phase", "voltage",
-                    "amperage", "max_utilization"},
-    "power_ports": {"device", "name"}, "power_outlets": {"device", "name"},
-    "ipam_roles": {"name", "slug", "weight"}, "vlans": {"vid", "name", "status"},
-    "prefixes": {"prefix", "status"}, "ip_addresses": {"address", "status"},
-}  # fmt: skip
+    "power_feeds": {
+        "power_panel",
+        "name",
+        "status",
+        "type",
+        "supply",
+        "phase",
+        "voltage",
+        "amperage",
+        "max_utilization",
+    },
+    "power_ports": {"device", "name"},
+    "power_outlets": {"device", "name"},
+    "ipam_roles": {"name", "slug", "weight"},
+    "vlans": {"vid", "name", "status"},
+    "prefixes": {"prefix", "status"},
+    "ip_addresses": {"address", "status"},
+}
 
 
 def _read(path):
@@ -98,10 +112,19 @@ def test_the_snapshot_knows_netboxs_ipam_statuses():
     # ipam/choices.py at v4.6.8: PrefixStatusChoices and IPAddressStatusChoices; 'planned' is
     # in neither (the defect: every prefix and address was rejected).
     forms = FORMS["versions"]["4.6.8"]
-    assert forms["prefixes"]["choices"]["status"] == ["container", "active", "reserved",
-                                                      "deprecated"]  # fmt: skip
-    assert forms["ip_addresses"]["choices"]["status"] == ["active", "reserved", "deprecated",
-                                                          "dhcp", "slaac"]  # fmt: skip
+    assert forms["prefixes"]["choices"]["status"] == [
+        "container",
+        "active",
+        "reserved",
+        "deprecated",
+    ]
+    assert forms["ip_addresses"]["choices"]["status"] == [
+        "active",
+        "reserved",
+        "deprecated",
+        "dhcp",
+        "slaac",
+    ]
     assert "max_utilization" in forms["power_feeds"]["fields"]
 
 
@@ -174,8 +197,9 @@ def test_rack_power_in_netbox_reads_the_plans_allocation(default_plan, default_f
     # NetBox's Rack.get_power_utilization: the allocated draw of the ports cabled to the
     # rack's feeds over their available power. Follow the exported cables as NetBox would.
     cables = _read(default_files["power_cables"])
-    pdu_of_feed = {c["side_a_name"]: c["side_b_device"] for c in cables
-                   if c["side_a_type"] == "dcim.powerfeed"}  # fmt: skip
+    pdu_of_feed = {
+        c["side_a_name"]: c["side_b_device"] for c in cables if c["side_a_type"] == "dcim.powerfeed"
+    }
     draw = 0
     for feed in ("A01-A", "A01-B"):
         pdu = pdu_of_feed[feed]
@@ -207,23 +231,52 @@ def test_every_device_supply_has_a_pdu_outlet_and_cable(default_plan, default_fi
 def test_without_the_facility_stage_the_network_files_are_written(default_plan, tmp_path):
     plan = hubplan.build_plan(default_plan.scenario, until="network")
     files = write_netbox(plan, tmp_path / "nb")
-    assert list(files) == ["sites", "device_roles", "interfaces", "cables", "ipam_roles",
-                           "vlans", "prefixes", "ip_addresses"]  # fmt: skip
+    assert list(files) == [
+        "sites",
+        "device_roles",
+        "interfaces",
+        "cables",
+        "ipam_roles",
+        "vlans",
+        "prefixes",
+        "ip_addresses",
+    ]
 
 
 def test_power_files_follow_a_given_layout(default_plan, tmp_path):
-    layout = pd.DataFrame({
-        "device": ["train-0001", "sw-1"], "device_type": ["gpu_server", "switch"],
-        "model": ["DGX H100", "QM9700"], "rack": ["A01", "A01"], "u_position": [1, 40],
-        "u_height": [8, 1], "max_power_kw": [10.2, 1.72], "feed": ["A", "A"],
-    })  # fmt: skip
-    alloc = pd.DataFrame({
-        "rack": ["A01"], "row": ["A"], "kind": ["compute"], "devices": [2],
-        "device_power_kw": [11.92], "allocated_kw": [11.92 * 1.5], "supply_kw": [20.0],
-    })  # fmt: skip
+    layout = pd.DataFrame(
+        {
+            "device": ["train-0001", "sw-1"],
+            "device_type": ["gpu_server", "switch"],
+            "model": ["DGX H100", "QM9700"],
+            "rack": ["A01", "A01"],
+            "u_position": [1, 40],
+            "u_height": [8, 1],
+            "max_power_kw": [10.2, 1.72],
+            "feed": ["A", "A"],
+        }
+    )
+    alloc = pd.DataFrame(
+        {
+            "rack": ["A01"],
+            "row": ["A"],
+            "kind": ["compute"],
+            "devices": [2],
+            "device_power_kw": [11.92],
+            "allocated_kw": [11.92 * 1.5],
+            "supply_kw": [20.0],
+        }
+    )
     racks = pd.DataFrame({"rack": ["A01"], "kind": "compute", "u_total": 42, "max_kg": 1200.0})
-    plan = dataclasses.replace(default_plan, tables={**default_plan.tables, "rack_layout": layout,
-                               "power_allocation": alloc, "racks": racks})  # fmt: skip
+    plan = dataclasses.replace(
+        default_plan,
+        tables={
+            **default_plan.tables,
+            "rack_layout": layout,
+            "power_allocation": alloc,
+            "racks": racks,
+        },
+    )
     files = write_netbox(plan, tmp_path / "nb")
     feeds = _read(files["power_feeds"])
     # One feed (no A+B): 20 kW / (√3 × 400 × 0.8) = 36.1 A -> 40 A

@@ -47,8 +47,11 @@ def default_files(default, tmp_path_factory):
 
 def _named(files) -> set[str]:
     """Every device name the files other than devices.csv refer to."""
-    names = {r["device"] for f in ("interfaces", "ip_addresses", "power_ports",
-                                   "power_outlets") for r in files.get(f, [])}  # fmt: skip
+    names = {
+        r["device"]
+        for f in ("interfaces", "ip_addresses", "power_ports", "power_outlets")
+        for r in files.get(f, [])
+    }
     for f in ("cables", "power_cables"):
         for r in files.get(f, []):
             names |= {r["side_a_device"], r["side_b_device"]}
@@ -97,9 +100,17 @@ def test_nvl72_rack_elevation_is_free_and_in_range(nvl72_plan, nvl72_files):
     units = taken[rack]
     assert sorted(units) == list(range(1, 36))
     assert [units[u] for u in (1, 4, 5, 12, 13, 21, 22, 31, 32, 35)] == [
-        "train-0001-ps01", "train-0001-ps04", "train-0001-t01", "train-0001-t08",
-        "train-0001-nvsw01", "train-0001-nvsw09", "train-0001-t09", "train-0001-t18",
-        "train-0001-ps05", "train-0001-ps08"]  # fmt: skip
+        "train-0001-ps01",
+        "train-0001-ps04",
+        "train-0001-t01",
+        "train-0001-t08",
+        "train-0001-nvsw01",
+        "train-0001-nvsw09",
+        "train-0001-t09",
+        "train-0001-t18",
+        "train-0001-ps05",
+        "train-0001-ps08",
+    ]
     makers = {r["model"]: r["manufacturer"] for r in nvl72_files["device_types"]}
     # the system's parts are its maker's (data/servers.csv: vendor NVIDIA)
     assert makers["GB200 NVL72 NVLink switch tray"] == makers["DGX GB200 compute tray"] == "NVIDIA"
@@ -137,16 +148,21 @@ def test_nvl72_rack_power_is_counted_once(nvl72_plan, nvl72_files):
     racks = nvl72_plan["racks"].set_index("rack").loc[rack]
     assert (racks["devices"], racks["u_used"], racks["weight_kg"]) == (36, 35.0, 1360.0)
     # the xlsx power sheet can sum the layout sheet again (no 'layout mismatch' fallback)
-    assert "device_power_kw" in _power_formulas(nvl72_plan, nvl72_plan["power_allocation"],
-                                                "en").columns  # fmt: skip
+    assert (
+        "device_power_kw"
+        in _power_formulas(nvl72_plan, nvl72_plan["power_allocation"], "en").columns
+    )
     # NetBox: a power port per supply of what draws power; NetBox's draws are whole
     # watts ≥ 1, so a switch tray or power shelf (0 kW of its own) has none.
     ports = {(r["device"], r["name"]): r for r in nvl72_files["power_ports"]}
     assert ports[("train-0001-t01", "PSU-A")]["maximum_draw"] == "6667"
     assert ports[("train-0001", "PSU-B")]["maximum_draw"] == "11994"
     assert not any(d == "train-0001-nvsw01" for d, _ in ports)
-    drawn = sum(int(r["maximum_draw"]) for (d, n), r in ports.items()
-                if n == "PSU-A" and d.startswith("train-0001"))  # fmt: skip
+    drawn = sum(
+        int(r["maximum_draw"])
+        for (d, n), r in ports.items()
+        if n == "PSU-A" and d.startswith("train-0001")
+    )
     assert drawn == 132_000
 
 

@@ -29,9 +29,17 @@ from hubplan.storage import STORAGE_NODE_COLUMNS
 # links and the one node a UFM appliance replaces; the switch counts are these).
 @pytest.mark.parametrize(
     ("sus", "leaves", "spines", "cores"),
-    [(1, 8, 4, 0), (2, 16, 8, 0), (3, 24, 16, 0), (4, 32, 16, 0), (8, 64, 32, 0),
-     (16, 128, 128, 64), (32, 256, 256, 128), (64, 512, 512, 256)],
-)  # fmt: skip
+    [
+        (1, 8, 4, 0),
+        (2, 16, 8, 0),
+        (3, 24, 16, 0),
+        (4, 32, 16, 0),
+        (8, 64, 32, 0),
+        (16, 128, 128, 64),
+        (32, 256, 256, 128),
+        (64, 512, 512, 256),
+    ],
+)
 def test_fabric_counts_match_superpod_reference(sus, leaves, spines, cores):
     f = size_fabric(32 * sus, 8, 64, 1.0)
     assert (f.units, f.leaves, f.spines, f.cores) == (sus, leaves, spines, cores)
@@ -39,9 +47,18 @@ def test_fabric_counts_match_superpod_reference(sus, leaves, spines, cores):
 
 
 def _pools_table(servers, partition="train", gpus=8):
-    return pd.DataFrame([{"level": "pool", "pool": "training", "partition": partition,
-                          "gpus_per_server": gpus, "total_servers": servers,
-                          "total_gpus": servers * gpus}])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "level": "pool",
+                "pool": "training",
+                "partition": partition,
+                "gpus_per_server": gpus,
+                "total_servers": servers,
+                "total_gpus": servers * gpus,
+            }
+        ]
+    )
 
 
 DGX = Pools(training=PoolSpec(server="DGX H100"))
@@ -51,8 +68,12 @@ def _run(servers, network=None, pools=DGX, storage_nodes=None, catalog=None):
     if storage_nodes is None:  # no storage nodes: servers reach storage elsewhere
         storage_nodes = pd.DataFrame(columns=STORAGE_NODE_COLUMNS)
     tables = {"pools": _pools_table(servers), "storage_nodes": storage_nodes}
-    return run_network(catalog=catalog or hubplan.load_catalog(), tables=tables,
-                       network=network or Network(), pools=pools)  # fmt: skip
+    return run_network(
+        catalog=catalog or hubplan.load_catalog(),
+        tables=tables,
+        network=network or Network(),
+        pools=pools,
+    )
 
 
 def _codes(result):
@@ -87,8 +108,12 @@ def test_plan_at_reference_sizes(gpus, leaves, spines, cores):
 
 def _check_port_map(r):
     pm, sw, use = r.tables["port_map"], r.tables["switches"], r.tables["port_use"]
-    ends = pd.concat([pm[["device_a", "port_a"]].set_axis(["d", "p"], axis=1),
-                      pm[["device_b", "port_b"]].set_axis(["d", "p"], axis=1)])  # fmt: skip
+    ends = pd.concat(
+        [
+            pm[["device_a", "port_a"]].set_axis(["d", "p"], axis=1),
+            pm[["device_b", "port_b"]].set_axis(["d", "p"], axis=1),
+        ]
+    )
     assert not ends.duplicated().any(), "a port is used twice"
     assert (use["used"] <= use["ports"]).all(), "a switch is over its port count"
     # every switch in the bill appears in the port map, and no other
@@ -141,9 +166,22 @@ def test_sixteen_k_plan_addresses_every_interface():
 
 def test_storage_nodes_join_the_storage_plane():
     # Hand-built storage stage table: 4 hot-tier data nodes with 2 × 400 Gb/s each.
-    nodes = pd.DataFrame([{"tier": "hot", "role": "data", "model": "x", "nodes": 4,
-                           "rack_units": 2, "max_power_kw": 1.5, "typical_power_kw": 1.0,
-                           "price_usd": 1.0, "nic_ports": 2, "nic_gbps": 400.0}])  # fmt: skip
+    nodes = pd.DataFrame(
+        [
+            {
+                "tier": "hot",
+                "role": "data",
+                "model": "x",
+                "nodes": 4,
+                "rack_units": 2,
+                "max_power_kw": 1.5,
+                "typical_power_kw": 1.0,
+                "price_usd": 1.0,
+                "nic_ports": 2,
+                "nic_gbps": 400.0,
+            }
+        ]
+    )
     r = _run(32, storage_nodes=nodes)
     pm = r.tables["port_map"]
     st = pm[(pm["plane"] == "storage") & (pm["purpose"] == "storage")]
@@ -170,9 +208,19 @@ def test_oversubscription_finding_each_way():
 
 def test_fewer_nics_than_gpus_each_way():
     assert "fewer_nics_than_gpus" not in _codes(_run(4))
-    four = Pools(training=PoolSpec(custom_server=ServerSpec(
-        accelerator="H100 SXM5 80GB", gpus=8, compute_nics=4, compute_nic_gbps=400,
-        storage_nics=2, inband_nics=1, bmc_nics=1)))  # fmt: skip
+    four = Pools(
+        training=PoolSpec(
+            custom_server=ServerSpec(
+                accelerator="H100 SXM5 80GB",
+                gpus=8,
+                compute_nics=4,
+                compute_nic_gbps=400,
+                storage_nics=2,
+                inband_nics=1,
+                bmc_nics=1,
+            )
+        )
+    )
     r = _run(4, pools=four)
     assert "fewer_nics_than_gpus" in _codes(r)
     # 4 rails -> 4 leaves in the one unit

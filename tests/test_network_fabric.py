@@ -33,16 +33,25 @@ def test_seventeen_pods_do_not_double_the_cores():
     # 9 cores, × 32 groups = 288. A divisor-of-32 rule gave 16 per group = 512 cores.
     f = size_fabric(2176, 8, 64)
     assert (f.tiers, f.pods, f.leaves, f.spines, f.cores_per_group, f.cores) == (
-        3, 17, 544, 544, 9, 288,
-    )  # fmt: skip
+        3,
+        17,
+        544,
+        544,
+        9,
+        288,
+    )
 
 
 def test_seventeen_pods_wire_every_core_port_once():
     f = size_fabric(2176, 8, 64)
     groups = compute_links(
-        f, server_name_array("train", 2176), 400.0, None, (3, 50, 500),
+        f,
+        server_name_array("train", 2176),
+        400.0,
+        None,
+        (3, 50, 500),
         media_of=lambda gbps, m: "DAC" if m <= 3 else "transceiver",
-    )  # fmt: skip
+    )
     (core,) = [g for g in groups if g.segment == "spine-core"]
     assert len(core) == 544 * 32
     ports = np.char.add(core.device_b.astype(str), core.port_b.astype(str))

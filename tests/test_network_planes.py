@@ -82,10 +82,12 @@ def test_in_band_cabling_reaches_every_switch_within_its_ports(endpoints):
     }
     groups = plane_links("inband", f, ends, 100.0, 1, (1.0, 10.0, 30.0), media_of=_media)
     links = pd.concat(
-        [pd.DataFrame({"a": g.device_a, "pa": g.port_a, "b": g.device_b, "pb": g.port_b})
-         for g in groups],
+        [
+            pd.DataFrame({"a": g.device_a, "pa": g.port_a, "b": g.device_b, "pb": g.port_b})
+            for g in groups
+        ],
         ignore_index=True,
-    )  # fmt: skip
+    )
     for col, dev in (("pa", "a"), ("pb", "b")):
         sw = links[links[dev].str.startswith("inband-")]
         assert sw[col].str[1:].astype(int).max() <= SN4600C
@@ -132,9 +134,17 @@ def test_16k_in_band_finding_prices_the_higher_radix_alternative(plan_16k):
     f = plan_16k.findings
     (data,) = f.loc[f["code"] == "inband_three_tiers", "data"].tolist()
     assert (data["switch"], data["leaves"], data["spines"], data["cores"]) == (
-        "SN4600C", 91, 37, 19)  # fmt: skip
+        "SN4600C",
+        91,
+        37,
+        19,
+    )
     assert (data["other"], data["other_radix"], data["other_leaves"], data["other_spines"]) == (
-        "SN5400", 256, 23, 5)  # fmt: skip
+        "SN5400",
+        256,
+        23,
+        5,
+    )
 
 
 def test_two_tier_in_band_plane_has_no_radix_finding():

@@ -30,8 +30,14 @@ def test_reference_file_cites_a_table_on_every_row():
 # Same as the RA, spares off and on. Spares: ⌈31 × 5 %⌉ = 2, ⌈63 × 5 %⌉ = 4,
 # ⌈127 × 5 %⌉ = 7; the SU's 32nd slot is the UFM pair's (Table 4 footnote 1), so every
 # spare waits in the cold pool and the fabric stays the RA's (it grew a unit before).
-SAME = ["nodes", "gpus", "compute_leaves", "compute_spines", "compute_node_cables",
-        "compute_leaf_spine_cables"]  # fmt: skip
+SAME = [
+    "nodes",
+    "gpus",
+    "compute_leaves",
+    "compute_spines",
+    "compute_node_cables",
+    "compute_leaf_spine_cables",
+]
 
 
 @pytest.mark.parametrize("ratio", [0.0, 0.05])

@@ -19,13 +19,24 @@ DGX = Pools(training=PoolSpec(server="DGX H100"))
 
 
 def _run(working, spares, network=None):
-    pools = pd.DataFrame([{"level": "pool", "pool": "training", "partition": "train",
-                           "gpus_per_server": 8, "servers": working, "spare_servers": spares,
-                           "total_servers": working + spares,
-                           "total_gpus": (working + spares) * 8}])  # fmt: skip
+    pools = pd.DataFrame(
+        [
+            {
+                "level": "pool",
+                "pool": "training",
+                "partition": "train",
+                "gpus_per_server": 8,
+                "servers": working,
+                "spare_servers": spares,
+                "total_servers": working + spares,
+                "total_gpus": (working + spares) * 8,
+            }
+        ]
+    )
     tables = {"pools": pools, "storage_nodes": pd.DataFrame(columns=STORAGE_NODE_COLUMNS)}
-    return run_network(catalog=hubplan.load_catalog(), tables=tables,
-                       network=network or Network(), pools=DGX)  # fmt: skip
+    return run_network(
+        catalog=hubplan.load_catalog(), tables=tables, network=network or Network(), pools=DGX
+    )
 
 
 def _compute(r):

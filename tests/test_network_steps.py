@@ -29,9 +29,18 @@ NO_NODES = pd.DataFrame(columns=STORAGE_NODE_COLUMNS)
 
 
 def _rows(servers, partition="train"):
-    return pd.DataFrame([{"level": "pool", "pool": "training", "partition": partition,
-                          "gpus_per_server": 8, "total_servers": servers,
-                          "total_gpus": servers * 8}])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "level": "pool",
+                "pool": "training",
+                "partition": partition,
+                "gpus_per_server": 8,
+                "total_servers": servers,
+                "total_gpus": servers * 8,
+            }
+        ]
+    )
 
 
 def _one_su():
@@ -86,8 +95,7 @@ def test_compute_step_refuses_mixed_nics():
     servers = pool_servers(_rows(4), DGX, CATALOG)
     other = dict(servers[0], pool="inference", compute_nics=4)
     with pytest.raises(HubplanError, match="different compute NICs"):
-        compute_fabric([*servers, other], Network(compute_pools=("training", "inference")),
-                       CATALOG)  # fmt: skip
+        compute_fabric([*servers, other], Network(compute_pools=("training", "inference")), CATALOG)
 
 
 def test_planes_step_counts_each_planes_ports():

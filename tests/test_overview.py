@@ -146,8 +146,9 @@ def test_headline_figures_read_the_tables(default):
 
 def test_compare_two_saved_scenarios(default):
     big = hubplan.load_scenario("templates/scenarios/pretrain-16k.yaml")
-    cmp = compare_scenarios({"70B fine-tune": hubplan.build_plan(default),
-                             "405B pre-train": hubplan.build_plan(big)})  # fmt: skip
+    cmp = compare_scenarios(
+        {"70B fine-tune": hubplan.build_plan(default), "405B pre-train": hubplan.build_plan(big)}
+    )
     t = cmp.table.set_index("figure")
     assert list(t.columns[-2:]) == ["70B fine-tune", "405B pre-train"]
     assert t.loc["gpus", "70B fine-tune"] == 168

@@ -54,8 +54,10 @@ def test_a_stage_editing_its_input_does_not_reach_the_cache(default, monkeypatch
         return server.run(tables=tables, **kw)
 
     hubplan.clear_cache()
-    stages = tuple(dataclasses.replace(s, run=scribbling) if s.name == "server" else s
-                   for s in plan_module.STAGES)  # fmt: skip
+    stages = tuple(
+        dataclasses.replace(s, run=scribbling) if s.name == "server" else s
+        for s in plan_module.STAGES
+    )
     monkeypatch.setattr(plan_module, "STAGES", stages)
     hubplan.build_plan(default, until="server")
     monkeypatch.setattr(plan_module, "STAGES", plan_module.STAGES)
@@ -85,12 +87,14 @@ def test_pools_dedicated(default):
 
 
 def test_pools_shared_uses_coincident_peak(default):
-    shared = default.with_changes({
-        "workload.overlap.policy": "shared",
-        "workload.overlap.inference_coincidence": 0.5,
-        "pools.development.accelerator": "H100 SXM5 80GB",
-        "pools.development.server": None,
-    })  # fmt: skip
+    shared = default.with_changes(
+        {
+            "workload.overlap.policy": "shared",
+            "workload.overlap.inference_coincidence": 0.5,
+            "pools.development.accelerator": "H100 SXM5 80GB",
+            "pools.development.server": None,
+        }
+    )
     pools = hubplan.build_plan(shared)["pool_demand"]
     fleet = pools[(pools["level"] == "fleet") & (pools["policy"] == "shared")].iloc[0]
     # required 136 × 1.0 + 8 × 0.5 + 8 × 0.5 = 144 GPUs → 18 servers (the fine-tune needs
@@ -137,8 +141,9 @@ def test_inference_only_centre_plans_with_an_empty_training_table(default):
 def test_no_workload_at_all_is_a_named_error(default):
     # Nothing to carry: a plan of storage and racks around zero GPUs would be a silently
     # empty proposal, so the workload section is named instead.
-    empty = default.with_changes({"workload.training": [], "workload.inference": [],
-                                  "workload.development.developers": 0})  # fmt: skip
+    empty = default.with_changes(
+        {"workload.training": [], "workload.inference": [], "workload.development.developers": 0}
+    )
     with pytest.raises(hubplan.ScenarioError, match=r"^invalid scenario: workload: no training"):
         hubplan.build_plan(empty)
     no_dev_section = empty.with_changes({"workload.development": None})
@@ -160,9 +165,13 @@ def test_training_pool_holds_what_a_pipeline_layout_occupies(default, policy):
     #   replicas = 144 GPUs = 18 DGX H100. Sized from the 124 GPUs, the pool got ⌈124 ÷ 8⌉
     #   = 16 servers (128 GPUs): two servers short of the layout. With 5 % spares:
     #   18 + ⌈0.9⌉ = 19 servers.
-    s = default.with_changes({"workload.training.0.pipeline_parallel": 3,
-                              "workload.training.0.days": 16.0,
-                              "workload.overlap.policy": policy})  # fmt: skip
+    s = default.with_changes(
+        {
+            "workload.training.0.pipeline_parallel": 3,
+            "workload.training.0.days": 16.0,
+            "workload.overlap.policy": policy,
+        }
+    )
     plan = hubplan.build_plan(s, until="server")
     job = plan["training"].iloc[0]
     assert (job["gpus_required"], job["gpus"]) == (124, 144)

@@ -230,8 +230,9 @@ def check_totals(plan) -> None:
         assert _close(parts[col].sum(), whole[col].iloc[0]), f"facility_power.{col}"
     lay = plan["rack_layout"]
     by_type = lay.groupby("device_type").agg(n=("device", "size"), kw=("max_power_kw", "sum"))
-    for scope, n, kw in zip(parts["scope"], parts["devices"], parts["it_nameplate_kw"],
-                            strict=True):  # fmt: skip
+    for scope, n, kw in zip(
+        parts["scope"], parts["devices"], parts["it_nameplate_kw"], strict=True
+    ):
         assert n == by_type.loc[scope, "n"] and _close(kw, by_type.loc[scope, "kw"]), scope
     summary = plan["cost_summary"].iloc[0]
     capex, opex = plan["cost_capex"], plan["cost_opex"]
@@ -259,13 +260,15 @@ def check_pools_cover_layouts(plan) -> None:
     jobs = {j.name: j for j in plan.scenario.workload.training}
     occupied = {
         "training": sum(
-            jobs[name].tensor_parallel * jobs[name].pipeline_parallel
+            jobs[name].tensor_parallel
+            * jobs[name].pipeline_parallel
             * math.ceil(req / (jobs[name].tensor_parallel * jobs[name].pipeline_parallel))
-            for name, req in zip(plan["training"]["job"], plan["training"]["gpus_required"],
-                                 strict=True)
+            for name, req in zip(
+                plan["training"]["job"], plan["training"]["gpus_required"], strict=True
+            )
         ),
         "inference": int(plan["inference"]["gpus_required"].sum()),
-    }  # fmt: skip
+    }
     shared = plan.scenario.workload.overlap.policy == "shared"
     overlap = plan.scenario.workload.overlap
     for pool, row in pools.iterrows():
@@ -349,8 +352,11 @@ def valid_changes(draw) -> tuple[str, dict]:
     ch[n + "growth_share"] = draw(st.sampled_from([0.0, 0.3, 1.0]))
     # tiny supernets (a /28 holds one leaf of 13 hosts) up to the defaults
     ch[n + "compute_cidr"] = f"10.0.0.0/{draw(st.sampled_from([12, 16, 20, 24, 26]))}"
-    for plane, base_net, widest in (("storage", "10.16", 14), ("inband", "10.20", 14),
-                                    ("bmc", "10.24", 14)):  # fmt: skip
+    for plane, base_net, widest in (
+        ("storage", "10.16", 14),
+        ("inband", "10.20", 14),
+        ("bmc", "10.24", 14),
+    ):
         p = draw(st.sampled_from([widest, 20, 24, 27]))
         ch[f"{n}{plane}_cidr"] = f"{base_net}.0.0/{p}"
     ch[n + "loopback_cidr"] = f"10.31.0.0/{draw(st.sampled_from([16, 24, 28]))}"
@@ -617,16 +623,37 @@ def test_servers_and_storage_nodes_are_racked_under_their_network_names():
     from hubplan.facility import Facility, device_table, empty_switches
     from hubplan.network import server_names, storage_node_names
 
-    servers = pd.DataFrame([{"pool": "training", "partition": "train", "model": "DGX H100",
-                             "servers": 10_000, "rack_scale": False, "u_height": 8.0,
-                             "max_power_kw": 10.2, "typical_power_kw": 8.16,
-                             "weight_kg": 130.45, "price_usd": 270000.0,
-                             "power_source": "catalog"}])  # fmt: skip
-    nodes = pd.DataFrame({"tier": ["hot", "cold"], "role": ["oss", "capacity"],
-                          "model": ["a", "b"], "nodes": [120, 3], "rack_units": [2, 4],
-                          "max_power_kw": [2.0, 1.0], "typical_power_kw": [1.6, 0.8],
-                          "price_usd": [np.nan, np.nan], "nic_ports": [2, 2],
-                          "nic_gbps": [400.0, 100.0]})  # fmt: skip
+    servers = pd.DataFrame(
+        [
+            {
+                "pool": "training",
+                "partition": "train",
+                "model": "DGX H100",
+                "servers": 10_000,
+                "rack_scale": False,
+                "u_height": 8.0,
+                "max_power_kw": 10.2,
+                "typical_power_kw": 8.16,
+                "weight_kg": 130.45,
+                "price_usd": 270000.0,
+                "power_source": "catalog",
+            }
+        ]
+    )
+    nodes = pd.DataFrame(
+        {
+            "tier": ["hot", "cold"],
+            "role": ["oss", "capacity"],
+            "model": ["a", "b"],
+            "nodes": [120, 3],
+            "rack_units": [2, 4],
+            "max_power_kw": [2.0, 1.0],
+            "typical_power_kw": [1.6, 0.8],
+            "price_usd": [np.nan, np.nan],
+            "nic_ports": [2, 2],
+            "nic_gbps": [400.0, 100.0],
+        }
+    )
     d = device_table(servers, nodes, empty_switches(), Facility(management_servers=0))
     racked = d["device"].tolist()
     assert racked[0] == "train-00001" and racked[9_999] == "train-10000"
@@ -642,17 +669,39 @@ def test_servers_and_storage_nodes_are_racked_under_their_network_names():
 # be dedicated or one shared fleet; its cards from any vendor; its name in any script.
 
 #: (training: none / a full fine-tune / a LoRA fine-tune, inference, development)
-MIXES = [(t, i, d) for t in ("none", "full", "lora") for i in (False, True) for d in (False, True)
-         if t != "none" or i or d]  # fmt: skip
+MIXES = [
+    (t, i, d)
+    for t in ("none", "full", "lora")
+    for i in (False, True)
+    for d in (False, True)
+    if t != "none" or i or d
+]
 #: One card of each vendor and generation the catalogue carries.
-FAMILIES = ["H100 SXM5 80GB", "A100 SXM4 80GB", "L40S 48GB", "B200 180GB", "MI300X 192GB",
-            "MI355X 288GB", "Gaudi 3 128GB", "Ascend 910B 64GB", "Ascend 910C 128GB",
-            "MLU370-X8 48GB", "MTT S4000 48GB", "BR100 64GB", "MetaX C500 64GB"]  # fmt: skip
+FAMILIES = [
+    "H100 SXM5 80GB",
+    "A100 SXM4 80GB",
+    "L40S 48GB",
+    "B200 180GB",
+    "MI300X 192GB",
+    "MI355X 288GB",
+    "Gaudi 3 128GB",
+    "Ascend 910B 64GB",
+    "Ascend 910C 128GB",
+    "MLU370-X8 48GB",
+    "MTT S4000 48GB",
+    "BR100 64GB",
+    "MetaX C500 64GB",
+]
 NAMES = ["scenario", "华东智算中心（一期）", 'centre / 2026 "A" <draft>', "東京 AI センター"]
 
 
-def mix_scenario(mix, policy: str = "dedicated", one_pool: bool = False,
-                 family: str | None = None, name: str = "scenario") -> Scenario:  # fmt: skip
+def mix_scenario(
+    mix,
+    policy: str = "dedicated",
+    one_pool: bool = False,
+    family: str | None = None,
+    name: str = "scenario",
+) -> Scenario:
     """The default scenario carrying ``mix``; ``one_pool``: every workload on the training
     pool's card and server, so under the shared policy they form one fleet; ``family``:
     every pool on that card, in generic 8-card servers."""
@@ -696,8 +745,16 @@ def render_every_panel(scenario: Scenario) -> dict:
     from hubplan import views
 
     panels = {}
-    for name in ("OverviewPanel", "WorkloadPanel", "AcceleratorPanel", "ServerPanel",
-                 "StoragePanel", "NetworkPanel", "FacilityPanel", "CostPanel"):  # fmt: skip
+    for name in (
+        "OverviewPanel",
+        "WorkloadPanel",
+        "AcceleratorPanel",
+        "ServerPanel",
+        "StoragePanel",
+        "NetworkPanel",
+        "FacilityPanel",
+        "CostPanel",
+    ):
         panel_class = getattr(views, name)
         panel = panel_class(scenario, lang="zh")
         panel.language.value = "en"
@@ -713,12 +770,25 @@ def render_every_panel(scenario: Scenario) -> dict:
 def check_mix(plan, mix) -> None:
     """The pools a mix needs, and only those; every stage built."""
     training, inference, development = mix
-    assert set(plan.tables) >= {"pools", "rack_layout", "cost_summary", "review_checklist",
-                                "slurm_nodes", "k8s_pools"}  # fmt: skip
+    assert set(plan.tables) >= {
+        "pools",
+        "rack_layout",
+        "cost_summary",
+        "review_checklist",
+        "slurm_nodes",
+        "k8s_pools",
+    }
     pools = plan["pools"]
     got = set(pools.loc[pools["level"] == "pool", "pool"])
-    want = {p for p, on in (("training", training != "none"), ("inference", inference),
-                            ("development", development)) if on}  # fmt: skip
+    want = {
+        p
+        for p, on in (
+            ("training", training != "none"),
+            ("inference", inference),
+            ("development", development),
+        )
+        if on
+    }
     assert got == want, (got, want)
     assert len(plan["training"]) == (training != "none") and "job" in plan["training"]
     assert len(plan["inference"]) == inference and "service" in plan["inference"]
@@ -731,8 +801,9 @@ def test_every_workload_mix_plans_and_exports(mix, tmp_path, capsys):
     # ~2 s a file) for development only, where both the training and the inference tables
     # are empty (make properties writes it for every mix).
     i = MIXES.index(mix)
-    scenario = mix_scenario(mix, ("dedicated", "shared")[i % 2], one_pool=i % 2 == 0,
-                            name=NAMES[i % len(NAMES)])  # fmt: skip
+    scenario = mix_scenario(
+        mix, ("dedicated", "shared")[i % 2], one_pool=i % 2 == 0, name=NAMES[i % len(NAMES)]
+    )
     plan = hubplan.build_plan(scenario)
     check_mix(plan, mix)
     check_invariants(plan)
@@ -746,8 +817,16 @@ def test_every_workload_mix_plans_and_exports(mix, tmp_path, capsys):
         from hubplan.cli.main import main
 
         path = scenario.save(tmp_path / "centre.yaml")
-        code = main(["plan", str(path), "--netbox", str(tmp_path / "nb"),
-                     "--slurm", str(tmp_path / "slurm")])  # fmt: skip
+        code = main(
+            [
+                "plan",
+                str(path),
+                "--netbox",
+                str(tmp_path / "nb"),
+                "--slurm",
+                str(tmp_path / "slurm"),
+            ]
+        )
         out, err = capsys.readouterr()
         assert code == 0, err
         assert scenario.name in out and (tmp_path / "slurm" / "slurm.conf").exists()
@@ -775,8 +854,9 @@ def test_every_panel_opens_on_a_centre_without_training():
     | st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=20),
     pipeline=st.sampled_from([1, 2, 3, 4]),
 )
-def test_random_workload_mixes_plan_export_and_render(mix, policy, one_pool, family, name,
-                                                      pipeline, tmp_path_factory):  # fmt: skip
+def test_random_workload_mixes_plan_export_and_render(
+    mix, policy, one_pool, family, name, pipeline, tmp_path_factory
+):
     # make properties (HUBPLAN_LONG=1) only: every stage, every export and every panel on
     # fresh combinations of mix, overlap policy, pooling, card family and scenario name.
     scenario = mix_scenario(mix, policy, one_pool, family, name)

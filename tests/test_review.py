@@ -111,74 +111,178 @@ NVIDIA_TOOLS = {"rdma_tool": "ib_write_bw --use_cuda", "collective_tool": "all_r
 # (rule, arguments that must trigger it, arguments that must not, the code)
 CASES = [
     # 2 × 989.5 = 1979: the 2:4-sparse BF16 figure of H100 SXM (NVIDIA datasheet).
-    (check_training_on_marketing_figure, (training(peak=1979), CLAIMS), (training(), CLAIMS),
-     "review_marketing_sizing"),
+    (
+        check_training_on_marketing_figure,
+        (training(peak=1979), CLAIMS),
+        (training(), CLAIMS),
+        "review_marketing_sizing",
+    ),
     (check_no_time_margin, (training(margin=0.0),), (training(),), "review_no_time_margin"),
     # L40S is PCIe-only (scaleup_kind none); TP 2 across 4 servers.
-    (check_pcie_cards_multinode_tp,
-     (training(acc="L40S 48GB", servers=4), DF({"job": ["j"], "tensor_parallel": [2]}),
-      DF({"candidate": ["L40S 48GB"], "scaleup_kind": ["none"]})),
-     (training(servers=4), DF({"job": ["j"], "tensor_parallel": [8]}),
-      DF({"candidate": ["H100 SXM5 80GB"], "scaleup_kind": ["nvswitch"]})),
-     "review_pcie_multinode_tp"),
-    (check_single_replica_service, (DF({"service": ["s"], "replicas": [1]}),),
-     (DF({"service": ["s"], "replicas": [2]}),), "review_single_replica"),
+    (
+        check_pcie_cards_multinode_tp,
+        (
+            training(acc="L40S 48GB", servers=4),
+            DF({"job": ["j"], "tensor_parallel": [2]}),
+            DF({"candidate": ["L40S 48GB"], "scaleup_kind": ["none"]}),
+        ),
+        (
+            training(servers=4),
+            DF({"job": ["j"], "tensor_parallel": [8]}),
+            DF({"candidate": ["H100 SXM5 80GB"], "scaleup_kind": ["nvswitch"]}),
+        ),
+        "review_pcie_multinode_tp",
+    ),
+    (
+        check_single_replica_service,
+        (DF({"service": ["s"], "replicas": [1]}),),
+        (DF({"service": ["s"], "replicas": [2]}),),
+        "review_single_replica",
+    ),
     (check_no_spares, (pools(spares=0),), (pools(),), "review_no_spares"),
     # 34 servers × 8 = 272 GPUs for a need of 136: 136 spare > 8 and > 30 % × 136 = 40.8.
     (check_buy_beyond_need, (pools(servers=34),), (pools(servers=17),), "review_buy_beyond_need"),
-    (check_hot_tier_single_node, (DF({"tier": ["hot"], "nodes": [1], "model": ["m"]}),),
-     (DF({"tier": ["hot"], "nodes": [2], "model": ["m"]}),), "review_hot_tier_single_node"),
+    (
+        check_hot_tier_single_node,
+        (DF({"tier": ["hot"], "nodes": [1], "model": ["m"]}),),
+        (DF({"tier": ["hot"], "nodes": [2], "model": ["m"]}),),
+        "review_hot_tier_single_node",
+    ),
     # NVIDIA 'good': 4 GB/s read per DGX; 18 nodes → 72 GB/s.
-    (check_storage_below_guideline,
-     (DF({"pool": ["training"], "supply_read_gb_s": [50.0], "guideline_good_read_gb_s": [72.0]}),),
-     (DF({"pool": ["training"], "supply_read_gb_s": [200.0], "guideline_good_read_gb_s": [72.0]}),),
-     "review_storage_below_guideline"),
+    (
+        check_storage_below_guideline,
+        (
+            DF(
+                {
+                    "pool": ["training"],
+                    "supply_read_gb_s": [50.0],
+                    "guideline_good_read_gb_s": [72.0],
+                }
+            ),
+        ),
+        (
+            DF(
+                {
+                    "pool": ["training"],
+                    "supply_read_gb_s": [200.0],
+                    "guideline_good_read_gb_s": [72.0],
+                }
+            ),
+        ),
+        "review_storage_below_guideline",
+    ),
     # 120 s per 30 min = 6.7 % > 5 %; 60 s per 30 min = 3.3 %.
-    (check_checkpoint_overhead,
-     (DF({"job": ["j"], "write_time_s": [120.0], "interval_min": [30.0]}),),
-     (DF({"job": ["j"], "write_time_s": [60.0], "interval_min": [30.0]}),),
-     "review_checkpoint_overhead"),
-    (check_training_oversubscription, (fabric(oversub=3.0),), (fabric(oversub=2.0),),
-     "review_oversubscription"),
-    (check_management_plane, (fabric(planes=("compute", "storage")), pools()), (fabric(), pools()),
-     "review_management_on_compute"),
+    (
+        check_checkpoint_overhead,
+        (DF({"job": ["j"], "write_time_s": [120.0], "interval_min": [30.0]}),),
+        (DF({"job": ["j"], "write_time_s": [60.0], "interval_min": [30.0]}),),
+        "review_checkpoint_overhead",
+    ),
+    (
+        check_training_oversubscription,
+        (fabric(oversub=3.0),),
+        (fabric(oversub=2.0),),
+        "review_oversubscription",
+    ),
+    (
+        check_management_plane,
+        (fabric(planes=("compute", "storage")), pools()),
+        (fabric(), pools()),
+        "review_management_on_compute",
+    ),
     (check_single_spine, (fabric(spines=1),), (fabric(),), "review_single_spine"),
-    (check_rack_headroom,
-     (DF({"rack": ["r1", "r2"], "required_headroom_pct": [0.05, 0.05]}),),
-     (DF({"rack": ["r1"], "required_headroom_pct": [0.15]}),), "review_rack_headroom"),
-    (check_inrush_allowance, (DF({"step": [1]}), 1.0), (DF({"step": [1]}), 1.5),
-     "review_no_inrush_allowance"),
+    (
+        check_rack_headroom,
+        (DF({"rack": ["r1", "r2"], "required_headroom_pct": [0.05, 0.05]}),),
+        (DF({"rack": ["r1"], "required_headroom_pct": [0.15]}),),
+        "review_rack_headroom",
+    ),
+    (
+        check_inrush_allowance,
+        (DF({"step": [1]}), 1.0),
+        (DF({"step": [1]}), 1.5),
+        "review_no_inrush_allowance",
+    ),
     # A 40.8 kW rack of four DGX H100 (4 × 10.2 kW) on air; 12 kW is fine.
-    (check_air_cooled_density,
-     (DF({"level": ["rack"], "rack": ["r1"], "cooling_mode": ["air"], "heat_kw": [40.8]}),),
-     (DF({"level": ["rack"], "rack": ["r1"], "cooling_mode": ["air"], "heat_kw": [12.0]}),),
-     "review_air_cooled_density"),
+    (
+        check_air_cooled_density,
+        (DF({"level": ["rack"], "rack": ["r1"], "cooling_mode": ["air"], "heat_kw": [40.8]}),),
+        (DF({"level": ["rack"], "rack": ["r1"], "cooling_mode": ["air"], "heat_kw": [12.0]}),),
+        "review_air_cooled_density",
+    ),
     # Hand-over 2026-10-01 + 3 years = 2029-10-01: R535 (EOL June 2026) fails; R620 (LTSB,
     # EOL Sept 2029) also ends before it; R580 ends June 2028. So only a newer branch or a
     # shorter horizon passes: with 2 years (2028-09-30) R620 passes.
-    (check_driver_lifecycle,
-     (DF({"model": ["DGX H100"], "driver_version": ["535.183.01"]}), SCHED),
-     (DF({"model": ["DGX H100"], "driver_version": ["620.10"]}), SCHED,
-      ReviewPolicy(driver_support_years=2)),
-     "review_driver_lifecycle"),
+    (
+        check_driver_lifecycle,
+        (DF({"model": ["DGX H100"], "driver_version": ["535.183.01"]}), SCHED),
+        (
+            DF({"model": ["DGX H100"], "driver_version": ["620.10"]}),
+            SCHED,
+            ReviewPolicy(driver_support_years=2),
+        ),
+        "review_driver_lifecycle",
+    ),
     (check_no_schedule_buffer, (SCHED_NO_BUFFER,), (SCHED,), "review_no_schedule_buffer"),
-    (check_phased_handover, (SCHED_NO_BUFFER, pools(servers=100)), (SCHED, pools(servers=100)),
-     "review_single_handover"),
+    (
+        check_phased_handover,
+        (SCHED_NO_BUFFER, pools(servers=100)),
+        (SCHED, pools(servers=100)),
+        "review_single_handover",
+    ),
     (check_stability_run, (acceptance(hours=12.0),), (acceptance(),), "review_short_stability_run"),
-    (check_fabric_acceptance, (acceptance(tests=("stability_run",)), pools(), NVIDIA_TOOLS),
-     (acceptance(), pools(), NVIDIA_TOOLS), "review_fabric_untested"),
+    (
+        check_fabric_acceptance,
+        (acceptance(tests=("stability_run",)), pools(), NVIDIA_TOOLS),
+        (acceptance(), pools(), NVIDIA_TOOLS),
+        "review_fabric_untested",
+    ),
     # 1 953 125 MiB physical (2 048 GB); RealMemory 1 950 000 keeps 0.16 % < 2 %.
-    (check_memory_margin,
-     (DF({"node_group": ["g"], "real_memory_mib": [1_950_000], "physical_memory_mib": [1_953_125]}),),
-     (DF({"node_group": ["g"], "real_memory_mib": [1_855_468], "physical_memory_mib": [1_953_125]}),),
-     "review_memory_margin"),
-    (check_default_partition,
-     (DF({"partition": ["train", "dev"], "pool": ["training", "development"],
-          "is_default": [True, False]}),),
-     (DF({"partition": ["train", "dev"], "pool": ["training", "development"],
-          "is_default": [False, True]}),),
-     "review_default_partition"),
-]  # fmt: skip
+    (
+        check_memory_margin,
+        (
+            DF(
+                {
+                    "node_group": ["g"],
+                    "real_memory_mib": [1_950_000],
+                    "physical_memory_mib": [1_953_125],
+                }
+            ),
+        ),
+        (
+            DF(
+                {
+                    "node_group": ["g"],
+                    "real_memory_mib": [1_855_468],
+                    "physical_memory_mib": [1_953_125],
+                }
+            ),
+        ),
+        "review_memory_margin",
+    ),
+    (
+        check_default_partition,
+        (
+            DF(
+                {
+                    "partition": ["train", "dev"],
+                    "pool": ["training", "development"],
+                    "is_default": [True, False],
+                }
+            ),
+        ),
+        (
+            DF(
+                {
+                    "partition": ["train", "dev"],
+                    "pool": ["training", "development"],
+                    "is_default": [False, True],
+                }
+            ),
+        ),
+        "review_default_partition",
+    ),
+]
 
 
 def _call(rule, args):
@@ -187,8 +291,7 @@ def _call(rule, args):
     return rule(*args, policy)
 
 
-@pytest.mark.parametrize(("rule", "bad", "good", "code"), CASES,
-                         ids=[c[0].__name__ for c in CASES])  # fmt: skip
+@pytest.mark.parametrize(("rule", "bad", "good", "code"), CASES, ids=[c[0].__name__ for c in CASES])
 def test_rule_fires_on_a_fault_and_not_on_a_sound_plan(rule, bad, good, code):
     found = _call(rule, bad)
     assert found and {f.code for f in found} == {code}
@@ -208,8 +311,16 @@ def test_every_rule_is_tested_and_there_are_at_least_twenty():
 
 def test_messages_name_the_offending_items():
     f = check_air_cooled_density(
-        DF({"level": ["rack"] * 2, "rack": ["A01", "A02"], "cooling_mode": ["air"] * 2,
-            "heat_kw": [40.8, 30.6]}), P)[0]  # fmt: skip
+        DF(
+            {
+                "level": ["rack"] * 2,
+                "rack": ["A01", "A02"],
+                "cooling_mode": ["air"] * 2,
+                "heat_kw": [40.8, 30.6],
+            }
+        ),
+        P,
+    )[0]
     assert f.message("en") == (
         "Air-cooled racks (A01, A02) carry up to 40.8 kW, above the 20 kW "
         "air can remove (facility)."
@@ -227,8 +338,16 @@ def test_default_plan_review_checklist(default):
     c = plan["review_checklist"]
     # With the facility stage in the plan every review rule runs; none is left not run.
     assert not (c["result"] == "not_run").any()
-    facility = c[c["rule"].isin(["check_rack_headroom", "check_inrush_allowance",
-                                 "check_air_cooled_density", "check_driver_lifecycle"])]  # fmt: skip
+    facility = c[
+        c["rule"].isin(
+            [
+                "check_rack_headroom",
+                "check_inrush_allowance",
+                "check_air_cooled_density",
+                "check_driver_lifecycle",
+            ]
+        )
+    ]
     # and the default plan passes the four facility rules:
     #   rack headroom: the facility section keeps 15 % on every rack, the planning guide's
     #     floor (15 % ≥ 15 %);
@@ -246,8 +365,9 @@ def test_default_plan_review_checklist(default):
 
 
 def test_a_faulty_scenario_is_caught_by_the_review(default):
-    s = default.with_changes({"pools.training.spare_ratio": 0.0, "delivery.buffer": 0.0,
-                              "delivery.stability_hours": 12})  # fmt: skip
+    s = default.with_changes(
+        {"pools.training.spare_ratio": 0.0, "delivery.buffer": 0.0, "delivery.stability_hours": 12}
+    )
     codes = set(build_plan(s).findings["code"])
     assert {"review_no_spares", "review_no_schedule_buffer", "review_short_stability_run"} <= codes
 

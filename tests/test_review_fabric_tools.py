@@ -12,8 +12,9 @@ from hubplan.review.rules import check_fabric_acceptance
 from hubplan.review.section import ReviewPolicy
 from hubplan.review.stage import fabric_tools_of
 
-POOLS = pd.DataFrame({"level": ["pool"], "pool": ["training"], "total_servers": [4],
-                      "gpus_per_server": [8]})  # fmt: skip
+POOLS = pd.DataFrame(
+    {"level": ["pool"], "pool": ["training"], "total_servers": [4], "gpus_per_server": [8]}
+)
 NO_FABRIC_TESTS = pd.DataFrame({"pool": ["training"], "test": ["stability_run"]})
 
 

@@ -56,25 +56,54 @@ numbers = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infini
     budget=st.one_of(st.none(), st.floats(min_value=1, max_value=1e11, allow_nan=False)),
     candidates=st.lists(st.sampled_from(["H100", "B200", "MI300X", "L40S"]), max_size=4),
 )
-def test_round_trip_property(params, tokens, days, mfu, goodput, zero, name, qps, policy,
-                             accelerator, ram, spare, budget, candidates):  # fmt: skip
-    s = Scenario.from_dict({
-        "name": name,
-        "workload": {
-            "training": [{"params": params, "tokens": tokens, "days": days, "mfu": mfu,
-                          "goodput": goodput, "zero_stage": zero, "name": name}],
-            "inference": [{"model": "Llama-3.1-8B", "peak_qps": qps}],
-            "overlap": {"policy": policy},
-        },
-        "pools": {
-            "training": {"accelerator": accelerator, "spare_ratio": spare,
-                         "existing_servers": [{"server": "DGX A100", "count": 2}]},
-            "development": {"custom_server": {"accelerator": "L40S", "ram_gb": ram,
-                                              "name": name}},
-        },
-        "accelerator": {"candidates": candidates, "budget_usd": budget},
-        "server": {"ram_to_gpu_memory": 2.0},
-    })  # fmt: skip
+def test_round_trip_property(
+    params,
+    tokens,
+    days,
+    mfu,
+    goodput,
+    zero,
+    name,
+    qps,
+    policy,
+    accelerator,
+    ram,
+    spare,
+    budget,
+    candidates,
+):
+    s = Scenario.from_dict(
+        {
+            "name": name,
+            "workload": {
+                "training": [
+                    {
+                        "params": params,
+                        "tokens": tokens,
+                        "days": days,
+                        "mfu": mfu,
+                        "goodput": goodput,
+                        "zero_stage": zero,
+                        "name": name,
+                    }
+                ],
+                "inference": [{"model": "Llama-3.1-8B", "peak_qps": qps}],
+                "overlap": {"policy": policy},
+            },
+            "pools": {
+                "training": {
+                    "accelerator": accelerator,
+                    "spare_ratio": spare,
+                    "existing_servers": [{"server": "DGX A100", "count": 2}],
+                },
+                "development": {
+                    "custom_server": {"accelerator": "L40S", "ram_gb": ram, "name": name}
+                },
+            },
+            "accelerator": {"candidates": candidates, "budget_usd": budget},
+            "server": {"ram_to_gpu_memory": 2.0},
+        }
+    )
     assert Scenario.from_yaml(s.to_yaml()) == s
 
 
@@ -106,8 +135,11 @@ def test_out_of_range_names_path_value_and_range():
 
 
 def test_every_problem_is_listed():
-    bad = {"workload": {"training": [{"params": "seventy", "tokens": 1e9, "days": -1,
-                                      "zero_stage": 5}]}}  # fmt: skip
+    bad = {
+        "workload": {
+            "training": [{"params": "seventy", "tokens": 1e9, "days": -1, "zero_stage": 5}]
+        }
+    }
     with pytest.raises(ScenarioError) as err:
         Scenario.from_dict(bad)
     paths = [p for p, _ in err.value.problems]
@@ -139,8 +171,15 @@ def test_sparse_sizing_halves_the_count_and_warns():
     # H100 sparse BF16 is 1 979 vs 989.5 dense: the forced plan needs half the GPUs.
     base = {"params": 70e9, "tokens": 2e12, "days": 60, "goodput": 1, "time_margin": 0}
     dense = hubplan.build_plan(Scenario.from_dict({"workload": {"training": [base]}}))
-    sparse = hubplan.build_plan(Scenario.from_dict({"workload": {"training": [
-        {**base, "use_sparse": True, "force_marketing_figure": True}]}}))  # fmt: skip
+    sparse = hubplan.build_plan(
+        Scenario.from_dict(
+            {
+                "workload": {
+                    "training": [{**base, "use_sparse": True, "force_marketing_figure": True}]
+                }
+            }
+        )
+    )
     # 8.4e23 / (989.5e12·0.45·86 400·60) = 363.9 → 364; at 1 979: 182.0 → 182
     assert dense["training"].loc[0, "compute_bound_gpus"] == 364
     assert sparse["training"].loc[0, "compute_bound_gpus"] == 182
@@ -150,8 +189,9 @@ def test_tokens_or_bytes_exactly_one():
     with pytest.raises(ScenarioError, match="exactly one of tokens or data_bytes"):
         Scenario.from_dict({"workload": {"training": [{"params": 1e9}]}})
     with pytest.raises(ScenarioError, match="exactly one of tokens or data_bytes"):
-        Scenario.from_dict({"workload": {"training": [{"params": 1e9, "tokens": 1,
-                                                       "data_bytes": 1}]}})  # fmt: skip
+        Scenario.from_dict(
+            {"workload": {"training": [{"params": 1e9, "tokens": 1, "data_bytes": 1}]}}
+        )
 
 
 def test_file_errors_name_the_file(tmp_path):
@@ -215,8 +255,10 @@ def test_round_trip_keeps_awkward_text(default, text):
 
 
 def _yaml_job(extra: str) -> str:
-    return ("workload:\n  training:\n    - name: a\n      model: Llama-2-70B\n"
-            "      tokens: 1T\n" + extra)  # fmt: skip
+    return (
+        "workload:\n  training:\n    - name: a\n      model: Llama-2-70B\n"
+        "      tokens: 1T\n" + extra
+    )
 
 
 @pytest.mark.parametrize("word", ["yes", "no", "on", "true"])
@@ -228,8 +270,12 @@ def test_yaml_booleans_are_not_numbers(word):
 
 
 def test_booleans_refused_by_int_and_choice_fields(default):
-    for path in ("workload.training.0.zero_stage", "workload.training.0.tensor_parallel",
-                 "workload.development.developers", "pools.training.gpus_per_server"):  # fmt: skip
+    for path in (
+        "workload.training.0.zero_stage",
+        "workload.training.0.tensor_parallel",
+        "workload.development.developers",
+        "pools.training.gpus_per_server",
+    ):
         with pytest.raises(ScenarioError, match="not true/false"):
             default.with_changes({path: True})
     # A real boolean field still takes one.
@@ -240,8 +286,9 @@ def test_counts_refuse_byte_units(default):
     with pytest.raises(ScenarioError, match="params = '70GB': is a count, not bytes"):
         default.with_changes({"workload.training.0.params": "70GB"})
     with pytest.raises(ScenarioError, match="tokens = '2TB': is a count"):
-        default.with_changes({"workload.training.0.tokens": "2TB",
-                              "workload.training.0.data_bytes": None})  # fmt: skip
+        default.with_changes(
+            {"workload.training.0.tokens": "2TB", "workload.training.0.data_bytes": None}
+        )
     # 70B is seventy billion parameters; 500GB of text is 5e11 bytes.
     job = default.with_changes({"workload.training.0.params": "70B"}).workload.training[0]
     assert (job.params, job.data_bytes) == (70e9, 500e9)
@@ -288,9 +335,13 @@ def test_unreadable_catalogue_files_are_named_errors(tmp_path):
 
 @pytest.mark.parametrize(
     "path",
-    ["workload.training.5.days", "workload.training.x.days", "name.x",
-     "workload.training.0.days.x"],
-)  # fmt: skip
+    [
+        "workload.training.5.days",
+        "workload.training.x.days",
+        "name.x",
+        "workload.training.0.days.x",
+    ],
+)
 def test_with_changes_bad_paths_are_named(default, path):
     with pytest.raises(ScenarioError, match=rf"{path}: no such field"):
         default.with_changes({path: 1})
@@ -312,9 +363,13 @@ def test_plausibility_bounds(default, path, value, bound):
 
 def test_plausible_largest_values_pass(default):
     # Kimi-K2 has 1.04e12 parameters and Llama 3 saw 15.6e12 tokens: far inside the bounds.
-    s = default.with_changes({"workload.training.0.params": 1.04e12,
-                              "workload.training.0.data_bytes": None,
-                              "workload.training.0.tokens": 15.6e12})  # fmt: skip
+    s = default.with_changes(
+        {
+            "workload.training.0.params": 1.04e12,
+            "workload.training.0.data_bytes": None,
+            "workload.training.0.tokens": 15.6e12,
+        }
+    )
     assert s.workload.training[0].tokens == 15.6e12
 
 
@@ -341,8 +396,11 @@ def test_an_old_file_with_the_tariff_under_facility_loads_with_a_message(tmp_pat
 
     path = tmp_path / "old.yaml"
     path.write_text(OLD_TARIFF_FILE)
-    with pytest.warns(ScenarioMovedWarning, match=r"facility\.electricity_usd_per_kwh has "
-                      r"moved to cost\.electricity_usd_per_kwh"):  # fmt: skip
+    with pytest.warns(
+        ScenarioMovedWarning,
+        match=r"facility\.electricity_usd_per_kwh has "
+        r"moved to cost\.electricity_usd_per_kwh",
+    ):
         s = hubplan.load_scenario(path)
     assert s.cost.electricity_usd_per_kwh == 0.12 and s.facility.pue == 1.3
     # saved, the tariff sits under cost, and the file loads again without a message
@@ -356,8 +414,11 @@ def test_an_old_file_with_the_tariff_under_facility_loads_with_a_message(tmp_pat
 
 def test_the_tariff_at_both_places_is_an_error():
     text = OLD_TARIFF_FILE + "cost:\n  electricity_usd_per_kwh: 0.09\n"
-    with pytest.raises(hubplan.ScenarioError, match=r"facility\.electricity_usd_per_kwh.*has "
-                       r"moved to cost\.electricity_usd_per_kwh, which this file also gives"):  # fmt: skip
+    with pytest.raises(
+        hubplan.ScenarioError,
+        match=r"facility\.electricity_usd_per_kwh.*has "
+        r"moved to cost\.electricity_usd_per_kwh, which this file also gives",
+    ):
         hubplan.Scenario.from_yaml(text)
 
 
@@ -375,7 +436,11 @@ def test_the_cli_says_what_moved_and_plans(tmp_path):
     data["facility"]["electricity_usd_per_kwh"] = data["cost"].pop("electricity_usd_per_kwh")
     path = tmp_path / "old.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
-    done = subprocess.run([sys.executable, "-m", "hubplan.cli", "plan", str(path)],
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "hubplan.cli", "plan", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "has moved to cost.electricity_usd_per_kwh" in done.stderr

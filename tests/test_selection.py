@@ -172,12 +172,17 @@ def test_candidates_default_to_the_pools_accelerators(default):
 def test_one_workstation_server_is_not_a_multinode_pool(workstation_catalog, default):
     # A single 8-card workstation server may train a small job; only multi-node pools of
     # such cards are flagged. 7e9 × 6 × 1e10 tokens over 30 days needs 1 GPU → 1 server.
-    small = default.with_changes({
-        "pools.training.accelerator": "WS-48", "pools.training.server": None,
-        "workload.training.0.tensor_parallel": 1, "workload.training.0.model": None,
-        "workload.training.0.params": 1e9, "workload.training.0.data_bytes": 4e10,
-        "workload.training.0.days": 30,
-    })  # fmt: skip
+    small = default.with_changes(
+        {
+            "pools.training.accelerator": "WS-48",
+            "pools.training.server": None,
+            "workload.training.0.tensor_parallel": 1,
+            "workload.training.0.model": None,
+            "workload.training.0.params": 1e9,
+            "workload.training.0.data_bytes": 4e10,
+            "workload.training.0.days": 30,
+        }
+    )
     plan = hubplan.build_plan(small, workstation_catalog)
     assert plan["training"].loc[0, "servers"] == 1
     assert "workstation_multinode" not in set(plan.findings["code"])
@@ -226,10 +231,13 @@ def test_a_card_sold_only_in_servers_is_priced_from_its_server(default):
 def test_a_layout_that_cannot_fit_is_unranked_with_the_reason(default):
     # QLoRA at TP 1 needs ~128 GB per GPU on any card below that (see test_workload):
     # H100 and L40S cannot hold it; MI300X (192 GB) can.
-    s = default.with_changes({
-        "workload.training.0.method": "qlora", "workload.training.0.tensor_parallel": 1,
-        "accelerator.candidates": ["H100 SXM5 80GB", "L40S 48GB", "MI300X 192GB"],
-    })  # fmt: skip
+    s = default.with_changes(
+        {
+            "workload.training.0.method": "qlora",
+            "workload.training.0.tensor_parallel": 1,
+            "accelerator.candidates": ["H100 SXM5 80GB", "L40S 48GB", "MI300X 192GB"],
+        }
+    )
     c = hubplan.build_plan(s)["candidates"]
     c = c[c["workload"] == TRAIN].set_index("candidate")
     assert c.loc["H100 SXM5 80GB", "unranked"] == "does_not_fit"

@@ -57,7 +57,11 @@ def test_resolver_reads_every_figure_of_a_custom_server(default, catalog):
     # The catalogue's DGX H100 row resolves to the same figures (data/servers.csv).
     dgx = catalog_server("DGX H100", catalog)
     assert (dgx.storage_usable_gbps, dgx.weight_kg, dgx.rack_units, dgx.kind) == (
-        800, 130.45, 8, "server")  # fmt: skip
+        800,
+        130.45,
+        8,
+        "server",
+    )
     assert resolve_server(hubplan.scenario.PoolSpec(), catalog) is None  # no server chosen
 
 

@@ -62,9 +62,20 @@ def test_pcie_generation_against_nic_speed():
     # PCIe x16 per direction: Gen4 31.5 GB/s = 252 Gb/s, Gen5 63 GB/s = 504 Gb/s.
     assert pcie_supports_nic(5, 400) and pcie_supports_nic(4, 200)
     assert not pcie_supports_nic(4, 400)
-    srv = Server("Gen4 box", "H100 SXM5 80GB", 8, ram_gb=2048, cpu_cores_total=64,
-                 cpu_base_ghz=2.5, compute_nics=8, compute_nic_gbps=400, storage_nics=2,
-                 inband_nics=1, bmc_nics=1, pcie_gen=4)  # fmt: skip
+    srv = Server(
+        "Gen4 box",
+        "H100 SXM5 80GB",
+        8,
+        ram_gb=2048,
+        cpu_cores_total=64,
+        cpu_base_ghz=2.5,
+        compute_nics=8,
+        compute_nic_gbps=400,
+        storage_nics=2,
+        inband_nics=1,
+        bmc_nics=1,
+        pcie_gen=4,
+    )
     table = balance_checks("training", srv, 80, ServerPolicy(), True).set_index("check")
     assert table.loc["pcie_vs_nic", "status"] == "fail"
     assert table.loc["pcie_vs_nic", "required"] == 5
@@ -177,9 +188,12 @@ def test_owning_more_than_needed_is_flagged(default):
 
 def test_a_shared_fleet_is_split_among_its_pools_and_borrowing_is_flagged(default):
     # Three pools on H100 in 8-GPU servers, shared; the service at 200 QPS needs 100 GPUs.
-    shared = {"workload.overlap.policy": "shared", "pools.development.server": None,
-              "pools.development.accelerator": "H100 SXM5 80GB",
-              "workload.inference.0.peak_qps": 200}  # fmt: skip
+    shared = {
+        "workload.overlap.policy": "shared",
+        "pools.development.server": None,
+        "pools.development.accelerator": "H100 SXM5 80GB",
+        "workload.inference.0.peak_qps": 200,
+    }
     plan = hubplan.build_plan(
         default.with_changes(shared | {"workload.overlap.inference_coincidence": 0.6})
     )
@@ -211,10 +225,13 @@ def test_a_shared_fleet_is_split_among_its_pools_and_borrowing_is_flagged(defaul
 
 
 def test_servers_one_pool_owns_serve_its_whole_shared_fleet(default):
-    s = default.with_changes({
-        "workload.overlap.policy": "shared", "workload.overlap.inference_coincidence": 0.5,
-        "pools.inference.existing_servers": [{"server": "DGX H100", "count": 4}],
-    })  # fmt: skip
+    s = default.with_changes(
+        {
+            "workload.overlap.policy": "shared",
+            "workload.overlap.inference_coincidence": 0.5,
+            "pools.inference.existing_servers": [{"server": "DGX H100", "count": 4}],
+        }
+    )
     pools = hubplan.build_plan(s)["pools"].set_index("pool")
     # Fleet: 17 (fine-tune) + 1 (service) = 18 servers + ⌈18 × 0.05⌉ = 1 spare = 19; the
     # service owns 4, holds 1, and its 3 surplus serve the fine-tune: 19 − 4 = 15 to buy.
@@ -224,8 +241,7 @@ def test_servers_one_pool_owns_serve_its_whole_shared_fleet(default):
     f = hubplan.build_plan(s).findings
     assert "owned_exceeds_need" not in set(f["code"])  # nothing stands idle
     # Owning 40 leaves 40 − 19 = 21 idle: said against the fleet's 19, not the share of 1.
-    s = s.with_changes({"pools.inference.existing_servers": [{"server": "DGX H100",
-                                                               "count": 40}]})  # fmt: skip
+    s = s.with_changes({"pools.inference.existing_servers": [{"server": "DGX H100", "count": 40}]})
     f = hubplan.build_plan(s).findings
     assert f.loc[f["code"] == "owned_exceeds_need", "data"].tolist() == [
         {"pool": "inference", "owned": 40, "need": 19}

@@ -10,8 +10,17 @@ from hubplan.plan import STAGES, build_plan
 
 
 def test_build_plan_is_a_loop_over_stages(default):
-    names = ["workload", "accelerator", "server", "storage", "network", "facility", "cost",
-             "delivery", "review"]  # fmt: skip
+    names = [
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+        "network",
+        "facility",
+        "cost",
+        "delivery",
+        "review",
+    ]
     assert [s.name for s in STAGES] == names
     plan = build_plan(default, cache=False)
     assert plan.stages_run == tuple(names)
@@ -60,9 +69,16 @@ def test_cache_reruns_only_the_stages_a_change_touches(default):
     # MFU 0.30 needs 198 GPUs -> 200: pool_demand changes and the server stage reruns.
     s = default.with_changes({"workload.training.0.mfu": 0.30})
     assert build_plan(s).stages_run == (
-        "workload", "accelerator", "server", "storage", "network", "facility", "cost",
-        "delivery", "review",
-    )  # fmt: skip
+        "workload",
+        "accelerator",
+        "server",
+        "storage",
+        "network",
+        "facility",
+        "cost",
+        "delivery",
+        "review",
+    )
 
 
 def test_cached_plan_equals_a_fresh_one(default):
@@ -118,10 +134,14 @@ def test_fleet_totals_with_mixed_server_sizes_on_one_accelerator(default):
     pools = plan["pools"]
     pf = pools[pools["level"] == "fleet"].set_index(["accelerator", "gpus_per_server"])
     assert pf.loc[("H100 SXM5 80GB", 8), ["servers", "total_servers", "total_gpus"]].tolist() == [
-        17, 18, 144,
-    ]  # fmt: skip
+        17,
+        18,
+        144,
+    ]
     assert pf.loc[("H100 SXM5 80GB", 4), ["servers", "total_servers", "total_gpus"]].tolist() == [
-        2, 3, 12,
-    ]  # fmt: skip
+        2,
+        3,
+        12,
+    ]
     # the two stages agree on the fleet's working servers
     assert pf["servers"].sort_index().tolist() == fleet["servers"].sort_index().tolist()

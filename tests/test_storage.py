@@ -240,7 +240,8 @@ def test_existing_scenarios_load_unchanged(default):
     # the default scenario writes only its warm and cold tiers' three replicas
     # (templates/scenarios/default.yaml); every other storage field is the section default
     assert default.storage == hubplan.Scenario().storage.model_copy(
-        update={"warm_protection": "replica_3", "cold_protection": "replica_3"})  # fmt: skip
+        update={"warm_protection": "replica_3", "cold_protection": "replica_3"}
+    )
     again = hubplan.Scenario.from_yaml(hubplan.load_scenario(PRETRAIN).to_yaml())
     assert again == hubplan.load_scenario(PRETRAIN)
 

@@ -29,15 +29,28 @@ def _run(dgx: int, storage=None):
     from hubplan.storage.stage import run_storage
     from hubplan.workload.stage import TRAINING
 
-    pools = pd.DataFrame([{"level": "pool", "pool": "training", "server": "DGX H100",
-                           "gpus_per_server": 8, "servers": dgx, "total_servers": dgx,
-                           "total_gpus": dgx * 8}])  # fmt: skip
+    pools = pd.DataFrame(
+        [
+            {
+                "level": "pool",
+                "pool": "training",
+                "server": "DGX H100",
+                "gpus_per_server": 8,
+                "servers": dgx,
+                "total_servers": dgx,
+                "total_gpus": dgx * 8,
+            }
+        ]
+    )
     sc = hubplan.default_scenario()
-    return run_storage(catalog=hubplan.load_catalog(),
-                       tables={"pools": pools, "training": empty(TRAINING)},
-                       storage=storage or sc.storage, workload=sc.workload,
-                       pools=sc.pools,
-                       network_compute_switch=sc.network.compute_switch)  # fmt: skip
+    return run_storage(
+        catalog=hubplan.load_catalog(),
+        tables={"pools": pools, "training": empty(TRAINING)},
+        storage=storage or sc.storage,
+        workload=sc.workload,
+        pools=sc.pools,
+        network_compute_switch=sc.network.compute_switch,
+    )
 
 
 def _codes(p, code):
@@ -50,9 +63,8 @@ def _codes(p, code):
 
 @pytest.mark.parametrize(
     ("level", "node_r", "node_w", "su_r", "su4_r", "su4_w"),
-    [("good", 4, 2, 15, 60, 30), ("better", 8, 4, 40, 160, 80),
-     ("best", 40, 20, 125, 500, 250)],
-)  # fmt: skip
+    [("good", 4, 2, 15, 60, 30), ("better", 8, 4, 40, 160, 80), ("best", 40, 20, 125, 500, 250)],
+)
 def test_guideline_is_the_ra_table(level, node_r, node_w, su_r, su4_r, su4_w):
     from hubplan.storage import guideline_gb_s
 
@@ -137,8 +149,9 @@ def test_minio_write_measured_at_clients_is_divided_once_nowhere():
     # 5.54 GB/s per node (blog.min.io benchmark). Six nodes (EC 4+2 needs 6 failure
     # domains) deliver 6 × 5.54 = 33.24 GB/s; before, the floor divided it by 6/4 again
     # (3.69 GB/s per node).
-    s = hubplan.default_scenario().with_changes({"storage.warm_model": "minio-nvme",
-                                                 "storage.warm_protection": "ec_4+2"})  # fmt: skip
+    s = hubplan.default_scenario().with_changes(
+        {"storage.warm_model": "minio-nvme", "storage.warm_protection": "ec_4+2"}
+    )
     p = hubplan.build_plan(s)
     warm = p["storage_tiers"].set_index("tier").loc["warm"]
     assert (warm["nodes"], warm["write_factor"]) == (6, 1.0)
@@ -176,24 +189,40 @@ def test_tier_nodes_takes_the_largest_need():
     from hubplan.storage.nodes import tier_nodes
 
     # 183.7 TB usable needed at 1 152 TB per HDD node: 1 node; EC 8+2 across nodes: 10
-    assert tier_nodes(usable_needed_tb=183.7, usable_per_node_tb=1152, minimum=1,
-                      protection_nodes=10)[:2] == (10, "protection")  # fmt: skip
+    assert tier_nodes(
+        usable_needed_tb=183.7, usable_per_node_tb=1152, minimum=1, protection_nodes=10
+    )[:2] == (10, "protection")
     # 3 000 TB at 1 152: ⌈2.6⌉ = 3; three replicas need 3: capacity, the first of equals
-    assert tier_nodes(usable_needed_tb=3000, usable_per_node_tb=1152, minimum=1,
-                      protection_nodes=3)[:2] == (3, "capacity")  # fmt: skip
+    assert tier_nodes(
+        usable_needed_tb=3000, usable_per_node_tb=1152, minimum=1, protection_nodes=3
+    )[:2] == (3, "capacity")
     # nothing stored: no node, not even the scheme's
-    assert tier_nodes(usable_needed_tb=0, usable_per_node_tb=1152, minimum=0,
-                      protection_nodes=10)[:2] == (0, "capacity")  # fmt: skip
+    assert tier_nodes(usable_needed_tb=0, usable_per_node_tb=1152, minimum=0, protection_nodes=10)[
+        :2
+    ] == (0, "capacity")
     # a fixed count stays fixed
-    assert tier_nodes(usable_needed_tb=0, usable_per_node_tb=1, minimum=2, protection_nodes=1,
-                      read_need_gb_s=500, read_per_node_gb_s=100, fixed=4)[:2] == (4, "fixed")  # fmt: skip
+    assert tier_nodes(
+        usable_needed_tb=0,
+        usable_per_node_tb=1,
+        minimum=2,
+        protection_nodes=1,
+        read_need_gb_s=500,
+        read_per_node_gb_s=100,
+        fixed=4,
+    )[:2] == (4, "fixed")
 
 
 @pytest.mark.parametrize(
     ("scheme", "nodes", "usable"),
-    [("ec_8+2", 10, 0.8), ("ec_4+2", 6, 4 / 6), ("ec_16+4", 20, 0.8), ("replica_3", 3, 1 / 3),
-     ("raid6_8+2", 1, 0.8), ("raid10", 1, 0.5)],
-)  # fmt: skip
+    [
+        ("ec_8+2", 10, 0.8),
+        ("ec_4+2", 6, 4 / 6),
+        ("ec_16+4", 20, 0.8),
+        ("replica_3", 3, 1 / 3),
+        ("raid6_8+2", 1, 0.8),
+        ("raid10", 1, 0.5),
+    ],
+)
 def test_failure_domains_per_scheme(scheme, nodes, usable):
     from hubplan.storage import nodes_for_protection, usable_fraction
 
@@ -214,16 +243,18 @@ def test_warm_and_cold_tiers_have_enough_nodes_for_their_scheme():
         assert t.loc[tier, "nodes_for_protection"] == 3
     assert p["storage_nodes"].set_index("tier").loc["warm", "nodes"] == 3
     # the section's default, EC 8+2 across nodes, places a stripe's ten chunks on ten
-    ec = hubplan.build_plan(hubplan.default_scenario().with_changes(
-        {"storage.warm_protection": "ec_8+2"}))  # fmt: skip
+    ec = hubplan.build_plan(
+        hubplan.default_scenario().with_changes({"storage.warm_protection": "ec_8+2"})
+    )
     warm = ec["storage_tiers"].set_index("tier").loc["warm"]
     assert (warm["nodes"], warm["nodes_for_protection"]) == (10, 10)
     assert hubplan.Scenario().storage.warm_protection == "ec_8+2"
 
 
 def test_fixed_hot_tier_short_of_its_scheme_is_an_error():
-    s = hubplan.default_scenario().with_changes({"storage.hot_protection": "ec_8+2",
-                                                 "storage.hot_nodes": 4})  # fmt: skip
+    s = hubplan.default_scenario().with_changes(
+        {"storage.hot_protection": "ec_8+2", "storage.hot_nodes": 4}
+    )
     f = _codes(hubplan.build_plan(s), "protection_short")
     assert len(f) == 1 and f.iloc[0]["severity"] == "error"
     assert f.iloc[0]["data"] == {"tier": "hot", "nodes": 4, "protection": "ec_8+2", "needed": 10}
@@ -247,8 +278,13 @@ def test_job_inflow_by_hand():
     from hubplan.storage import job_inflow_gb_s
 
     st = hubplan.Scenario().storage
-    job = {"checkpoint_tb": 5.67, "interval_s": 211.3, "raw_tb": 62.4,
-           "final_weights_tb": 0.81, "job_days": 75.18}  # fmt: skip
+    job = {
+        "checkpoint_tb": 5.67,
+        "interval_s": 211.3,
+        "raw_tb": 62.4,
+        "final_weights_tb": 0.81,
+        "job_days": 75.18,
+    }
     run_s = 75.18 * 86_400  # 6 495 552 s
     # warm: 5 670 / 211.3 = 26.834 GB/s of checkpoints + 62 400 GB of raw data over the run
     # cold: milestones copied while warm holds its 10: 5 670 / 2 113 = 2.683, + 63 210 GB
@@ -277,9 +313,13 @@ def test_16k_offload_drains_and_a_slow_warm_tier_is_a_finding():
     # 100 OSS fixed write 6 144 GB/s: 0.9229 s per checkpoint, √(2 × 0.9229 × 10 907)
     # = 141.9 s, 5 670 / 141.9 = 39.96 GB/s (+ 0.0096 of data) into a warm tier of six
     # MinIO nodes (EC 4+2) that take 6 × 5.54 = 33.24 GB/s: it falls behind
-    s = hubplan.load_scenario(PRETRAIN).with_changes({
-        "storage.hot_nodes": 100, "storage.warm_model": "minio-nvme",
-        "storage.warm_protection": "ec_4+2"})  # fmt: skip
+    s = hubplan.load_scenario(PRETRAIN).with_changes(
+        {
+            "storage.hot_nodes": 100,
+            "storage.warm_model": "minio-nvme",
+            "storage.warm_protection": "ec_4+2",
+        }
+    )
     f = _codes(hubplan.build_plan(s), "offload_too_slow")
     assert len(f) == 1 and f.iloc[0]["severity"] == "warning"
     d = f.iloc[0]["data"]

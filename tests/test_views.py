@@ -82,9 +82,13 @@ def test_pool_chart_spec(default):
     data = spec["datasets"][spec["data"]["name"]]
     # working GPUs then spares: training 17 × 8 + 1 × 8, inference 1 × 8 + 1 × 8, dev 8 + 0
     assert [(d["pool"], d["value"]) for d in data] == [
-        ("training", 136), ("inference", 8), ("development", 8),
-        ("training", 8), ("inference", 8), ("development", 0),
-    ]  # fmt: skip
+        ("training", 136),
+        ("inference", 8),
+        ("development", 8),
+        ("training", 8),
+        ("inference", 8),
+        ("development", 0),
+    ]
     assert spec["encoding"]["y"]["title"] == "GPU 数"
 
 
@@ -257,8 +261,9 @@ def test_network_panel_large_fabric_draws_one_unit():
     from hubplan.core.paths import templates_dir
     from hubplan.views import NetworkPanel, charts
 
-    p = NetworkPanel(hubplan.load_scenario(templates_dir() / "scenarios/pretrain-16k.yaml"),
-                     lang="zh")  # fmt: skip
+    p = NetworkPanel(
+        hubplan.load_scenario(templates_dir() / "scenarios/pretrain-16k.yaml"), lang="zh"
+    )
     comp = p.result["fabric"].set_index("plane").loc["compute"]
     # 2 151 DGX (2 048 + 5 % spares): the fabric is sized for the 2 048 working servers,
     # 2 048 / 32 = 64 SUs, 3 tiers (the spares wait in a cold pool)
@@ -283,9 +288,18 @@ def _boxes(widget):
         yield from _boxes(child)
 
 
-@pytest.mark.parametrize("name", ["WorkloadPanel", "AcceleratorPanel", "ServerPanel",
-                                  "StoragePanel", "NetworkPanel", "FacilityPanel",
-                                  "CostPanel"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "WorkloadPanel",
+        "AcceleratorPanel",
+        "ServerPanel",
+        "StoragePanel",
+        "NetworkPanel",
+        "FacilityPanel",
+        "CostPanel",
+    ],
+)
 def test_every_panel_wraps_its_figures_below_its_controls_when_narrow(name):
     """At 1440 px the cost panel's figures drew over its sliders' readouts and its tornado
     ran off the right edge: the controls' row and the chart rows must wrap, the controls
@@ -297,14 +311,21 @@ def test_every_panel_wraps_its_figures_below_its_controls_when_narrow(name):
     panel = getattr(hubplan.views, name)()
     boxes = list(_boxes(panel.widget))
     form = next(b for b in boxes if isinstance(b, w.GridBox))
-    row = next(b for b in boxes if isinstance(b, w.HBox) and any(
-        form in list(_boxes(c)) for c in b.children))  # fmt: skip
+    row = next(
+        b
+        for b in boxes
+        if isinstance(b, w.HBox) and any(form in list(_boxes(c)) for c in b.children)
+    )
     assert row.layout.flex_flow == "row wrap"
     assert row.children[0].layout.min_width == "max-content"
     assert row.children[1].layout.min_width == "380px"
     for box in boxes:  # every row of charts wraps too
-        if isinstance(box, w.HBox) and box is not row and len(box.children) > 1 and any(
-                "Chart" in type(c).__name__ for c in box.children):  # fmt: skip
+        if (
+            isinstance(box, w.HBox)
+            and box is not row
+            and len(box.children) > 1
+            and any("Chart" in type(c).__name__ for c in box.children)
+        ):
             assert box.layout.flex_flow == "row wrap", box
     tables = [b for b in boxes if isinstance(b, w.HTML) and b.layout.overflow == "auto"]
     assert tables, "no table scrolls inside the panel"

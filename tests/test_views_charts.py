@@ -20,33 +20,49 @@ def plan():
 
 
 # The port-use legend of the default plan in 中文, by hand from the catalogue: plane then role.
-PORT_USE_ZH = {"bmc.leaf": "带外管理（BMC）叶交换机", "compute.leaf": "计算叶交换机",
-               "compute.spine": "计算脊交换机", "inband.leaf": "带内管理叶交换机",
-               "storage.leaf": "存储叶交换机"}  # fmt: skip
+PORT_USE_ZH = {
+    "bmc.leaf": "带外管理（BMC）叶交换机",
+    "compute.leaf": "计算叶交换机",
+    "compute.spine": "计算脊交换机",
+    "inband.leaf": "带内管理叶交换机",
+    "storage.leaf": "存储叶交换机",
+}
 
 # Every chart that colours, stacks or orders by a coded value, with the catalogue prefix of
 # its codes' labels ("" when the code is itself a key: a column name) or the code → label.
 CODED = {
-    "gpus_vs_deadline": (lambda p, lang: charts.gpus_vs_deadline(p["training_curve"],
-                                                                 p["training"], lang), ""),
+    "gpus_vs_deadline": (
+        lambda p, lang: charts.gpus_vs_deadline(p["training_curve"], p["training"], lang),
+        "",
+    ),
     "pool_gpus": (lambda p, lang: charts.pool_gpus(p["pools"], lang), "chart"),
     "compute_claims": (lambda p, lang: charts.compute_claims(p["compute_claims"], lang), ""),
-    "storage_capacity": (lambda p, lang: charts.storage_capacity(p["storage_content"], lang),
-                         "storage.content"),
-    "storage_bandwidth": (lambda p, lang: charts.storage_bandwidth(p["storage_bandwidth"],
-                                                                   lang), "chart"),
+    "storage_capacity": (
+        lambda p, lang: charts.storage_capacity(p["storage_content"], lang),
+        "storage.content",
+    ),
+    "storage_bandwidth": (
+        lambda p, lang: charts.storage_bandwidth(p["storage_bandwidth"], lang),
+        "chart",
+    ),
     "fabric_diagram": (lambda p, lang: charts.fabric_diagram(p["fabric"], lang), "chart.fabric"),
-    "rack_elevation": (lambda p, lang: charts.rack_elevation(p["rack_layout"], lang),
-                       "device_type"),
+    "rack_elevation": (
+        lambda p, lang: charts.rack_elevation(p["rack_layout"], lang),
+        "device_type",
+    ),
     "rack_power": (lambda p, lang: charts.rack_power(p["power_allocation"], lang), "status"),
-    "cooling_map": (lambda p, lang: charts.cooling_map(p["cooling"], p["racks"], lang),
-                    "choice.cooling_mode"),
+    "cooling_map": (
+        lambda p, lang: charts.cooling_map(p["cooling"], p["racks"], lang),
+        "choice.cooling_mode",
+    ),
     "gantt": (lambda p, lang: gantt(p["schedule"], lang), "phase"),
     "port_use": (lambda p, lang: charts.port_use(p["port_use"], lang), PORT_USE_ZH.get),
     "own_vs_cloud": (lambda p, lang: own_vs_cloud(p["cost_curve"], p["cost_summary"], lang), ""),
-    "cost_breakdown": (lambda p, lang: cost_breakdown(p["cost_capex"], p["cost_opex"], lang),
-                       "choice.category"),
-}  # fmt: skip
+    "cost_breakdown": (
+        lambda p, lang: cost_breakdown(p["cost_capex"], p["cost_opex"], lang),
+        "choice.category",
+    ),
+}
 
 
 def _views(spec, data=None):
@@ -77,8 +93,11 @@ def _domain(enc, rows):
 
 
 def _coloured(spec):
-    return [(enc["color"], _rows(spec, data)) for enc, data in _views(spec)
-            if "field" in enc.get("color", {})]  # fmt: skip
+    return [
+        (enc["color"], _rows(spec, data))
+        for enc, data in _views(spec)
+        if "field" in enc.get("color", {})
+    ]
 
 
 def _stacking(spec):
@@ -106,8 +125,10 @@ def test_a_language_switch_keeps_every_colour_and_place(plan, name):
         assert domain == _domain(c_zh, rows_zh)
         assert c_en["field"] == c_zh["field"]
         # the legend speaks the language: the zh map names every code in Chinese
-        found = re.fullmatch(r"\((\{.*\})\)\[datum\.label\] \|\| datum\.label",
-                             c_zh.get("legend", {}).get("labelExpr", ""))  # fmt: skip
+        found = re.fullmatch(
+            r"\((\{.*\})\)\[datum\.label\] \|\| datum\.label",
+            c_zh.get("legend", {}).get("labelExpr", ""),
+        )
         assert found, f"{name}: no labelExpr naming the codes in the zh legend"
         names = json.loads(found.group(1))
         if callable(prefix):
@@ -149,8 +170,11 @@ def _nodes(scene):
 
 def _marks(scene, marktype):
     """(name, items) of every mark of a type in a Vega scenegraph."""
-    return [(n.get("name"), n.get("items", [])) for n in _nodes(scene)
-            if n.get("marktype") == marktype and n.get("role") == "mark"]  # fmt: skip
+    return [
+        (n.get("name"), n.get("items", []))
+        for n in _nodes(scene)
+        if n.get("marktype") == marktype and n.get("role") == "mark"
+    ]
 
 
 def _legend(scene):

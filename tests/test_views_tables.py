@@ -120,8 +120,14 @@ def test_network_tables_show_the_labels_formats(panels):
 def test_display_frame_keeps_the_table_unchanged_and_blanks_missing_values():
     import pandas as pd
 
-    df = pd.DataFrame({"expected_goodput": [0.99589, float("nan")], "fits": [True, False],
-                       "line_quantity": [1234.5, pd.NA], "gpus": [pd.NA, 16_384]})  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "expected_goodput": [0.99589, float("nan")],
+            "fits": [True, False],
+            "line_quantity": [1234.5, pd.NA],
+            "gpus": [pd.NA, 16_384],
+        }
+    )
     df["gpus"] = df["gpus"].astype("Int64")
     before = df.copy()
     shown = display_frame(df, "zh")
@@ -148,17 +154,30 @@ def test_format_value_numbers_with_no_stated_format():
 #: its step: a share is a percent ('0%' utilisation 0.70 -> "70%"), a count a whole
 #: number, a factor the format's decimals, more only when the step needs them.
 _READOUTS = {
-    "CostPanel": {"utilisation": ".0%", "depreciation_years": ".1f", "horizon_years": "d",
-                  "discount_rate": ".1%"},
-    "StoragePanel": {"keep_last": "d", "alert": ".0%",
-                     **{f"failure_scale_{c}": ".2f"
-                        for c in ("gpu", "hbm", "nic", "switch", "host", "software")}},
+    "CostPanel": {
+        "utilisation": ".0%",
+        "depreciation_years": ".1f",
+        "horizon_years": "d",
+        "discount_rate": ".1%",
+    },
+    "StoragePanel": {
+        "keep_last": "d",
+        "alert": ".0%",
+        **{
+            f"failure_scale_{c}": ".2f" for c in ("gpu", "hbm", "nic", "switch", "host", "software")
+        },
+    },
     "NetworkPanel": {"oversubscription": ".2f", "days": ".2f"},  # quarter-day steps
     "FacilityPanel": {"rack_budget_kw": ".0f", "max_servers_per_rack": "d"},
-    "WorkloadPanel": {"days": ".0f", "mfu": ".2f", "goodput": ".2f", "time_margin": ".0%",
-                      "memory_headroom": ".1f"},
+    "WorkloadPanel": {
+        "days": ".0f",
+        "mfu": ".2f",
+        "goodput": ".2f",
+        "time_margin": ".0%",
+        "memory_headroom": ".1f",
+    },
     "OverviewPanel": {"days": ".0f", "mfu": ".2f", "rack_kw": ".0f", "utilisation": ".0%"},
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("panel", sorted(_READOUTS))
@@ -168,8 +187,11 @@ def test_every_slider_reads_in_its_fields_format(panel, panels):
     import hubplan.views
 
     p = panels.get(panel.removesuffix("Panel").lower()) or getattr(hubplan.views, panel)()
-    sliders = {n: c.readout_format for n, c in p.controls.items()
-               if isinstance(c, w.IntSlider | w.FloatSlider)}  # fmt: skip
+    sliders = {
+        n: c.readout_format
+        for n, c in p.controls.items()
+        if isinstance(c, w.IntSlider | w.FloatSlider)
+    }
     assert sliders == _READOUTS[panel]
 
 
@@ -187,8 +209,11 @@ def test_a_share_slider_reads_as_a_percent(panels):
 def _fill_layers(chart) -> tuple[list, dict]:
     spec = chart.to_dict()
     line = spec["layer"][0]["encoding"]["y"]
-    return spec["layer"], {"domain": line["scale"]["domain"], "clamp": line["scale"]["clamp"],
-                           "title": spec["title"]}  # fmt: skip
+    return spec["layer"], {
+        "domain": line["scale"]["domain"],
+        "clamp": line["scale"]["clamp"],
+        "title": spec["title"],
+    }
 
 
 def test_fill_axis_runs_to_full_when_the_tier_never_fills():
@@ -208,9 +233,15 @@ def test_fill_axis_stops_at_125_percent_and_says_when_the_tier_fills():
     from hubplan.views import charts
 
     # A run whose fill passes 100 % on day 2 and reaches 25 times the usable capacity
-    curve = pd.DataFrame({"day": [0.0, 1.0, 2.0, 3.0], "used_tb": [50.0, 90, 120, 2500],
-                          "usable_tb": 100.0, "fill": [0.5, 0.9, 1.2, 25.0],
-                          "alert_fill": 0.85})  # fmt: skip
+    curve = pd.DataFrame(
+        {
+            "day": [0.0, 1.0, 2.0, 3.0],
+            "used_tb": [50.0, 90, 120, 2500],
+            "usable_tb": 100.0,
+            "fill": [0.5, 0.9, 1.2, 25.0],
+            "alert_fill": 0.85,
+        }
+    )
     for lang, note in (
         (
             "en",
@@ -232,16 +263,18 @@ def test_the_16k_run_keeping_every_checkpoint_reads_on_a_capped_axis():
     from hubplan.views import charts
 
     pretrain = hubplan.load_scenario(templates_dir() / "scenarios" / "pretrain-16k.yaml")
-    keep_all = hubplan.build_plan(pretrain.with_changes({"storage.checkpoint_offload": False,
-                                                         "storage.hot_nodes": 4}),
-                                  until="storage")  # fmt: skip
+    keep_all = hubplan.build_plan(
+        pretrain.with_changes({"storage.checkpoint_offload": False, "storage.hot_nodes": 4}),
+        until="storage",
+    )
     # notebook 04, section 4: "alert on day 2.8, full on day 3.3 of 75.2"; by day 75.2
     # the checkpoints would need 51 972 TB of 4 × 24 × 30.72 × 0.8 = 2 359 TB usable, 2 203 %
     days = keep_all["checkpoint_plan"]["days_to_full"].iloc[0]
     _, y = _fill_layers(charts.hot_fill(keep_all["hot_fill"], "en", days))
     assert y["domain"] == [0, 1.25]
-    assert y["title"]["subtitle"].startswith("Full on day 3.3: by day 75.2 the run would "
-                                             "need 2,203% of the usable capacity")  # fmt: skip
+    assert y["title"]["subtitle"].startswith(
+        "Full on day 3.3: by day 75.2 the run would need 2,203% of the usable capacity"
+    )
 
 
 def hubplan_default_storage():

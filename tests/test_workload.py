@@ -210,8 +210,14 @@ def test_qlora_state_is_about_a_sixth_of_bf16(catalog):
 )
 def test_kv_cache_per_token(catalog, model, expected):
     shape, _, _ = resolve_model(catalog, model, None, None)
-    got = kv_cache_bytes_per_token(shape.layers, shape.kv_heads, shape.head_dim, 2.0,
-                                   shape.kv_lora_rank, shape.qk_rope_head_dim)  # fmt: skip
+    got = kv_cache_bytes_per_token(
+        shape.layers,
+        shape.kv_heads,
+        shape.head_dim,
+        2.0,
+        shape.kv_lora_rank,
+        shape.qk_rope_head_dim,
+    )
     assert got == expected
 
 
@@ -241,8 +247,9 @@ def test_weights_that_never_fit(catalog):
 
 def test_custom_architecture(catalog):
     # A custom GQA model: 2 × 40 layers × 4 KV heads × 128 × 1 B (FP8 KV) = 40 960 B/token
-    arch = Architecture(total_params=30e9, layers=40, hidden_size=6144, attention_heads=48,
-                        kv_heads=4)  # fmt: skip
+    arch = Architecture(
+        total_params=30e9, layers=40, hidden_size=6144, attention_heads=48, kv_heads=4
+    )
     svc = InferenceService(architecture=arch, kv_precision="fp8")
     row, _ = size_inference(svc, H100, catalog)
     assert row["kv_cache_bytes_per_token"] == 40_960
@@ -253,8 +260,12 @@ def test_development_pool():
 
     # 16 developers × 1 GPU × 0.5 active = 8; 10 × 2 × 0.3 = 6
     assert development_gpu_count(DevelopmentPool()) == 8
-    assert development_gpu_count(DevelopmentPool(developers=10, gpus_per_developer=2,
-                                                 peak_active_share=0.3)) == 6  # fmt: skip
+    assert (
+        development_gpu_count(
+            DevelopmentPool(developers=10, gpus_per_developer=2, peak_active_share=0.3)
+        )
+        == 6
+    )
 
 
 # -- bad input ------------------------------------------------------------------------------
@@ -376,11 +387,14 @@ def test_missed_deadline_on_given_gpus_is_a_warning(default, catalog):
 def test_planning_rule_per_instance_as_the_brief_states_it(default):
     # 20 QPS × 6 s = 120 requests in flight; 16 per instance → 7.5 → 8 instances; two GPUs
     # each → 16 GPUs.
-    s = default.with_changes({
-        "workload.inference.0.peak_qps": 20, "workload.inference.0.mean_latency_s": 6,
-        "workload.inference.0.concurrency_per_instance": 16,
-        "workload.inference.0.gpus_per_instance": 2,
-    })  # fmt: skip
+    s = default.with_changes(
+        {
+            "workload.inference.0.peak_qps": 20,
+            "workload.inference.0.mean_latency_s": 6,
+            "workload.inference.0.concurrency_per_instance": 16,
+            "workload.inference.0.gpus_per_instance": 2,
+        }
+    )
     row = hubplan.build_plan(s, until="workload")["inference"].iloc[0]
     assert row["rule_basis"] == "instance"
     assert (row["in_flight"], row["rule_instances"], row["rule_gpus"]) == (120, 8, 16)
@@ -454,9 +468,16 @@ def test_token_model_against_nvidia_nim_benchmark(catalog):
     # Prefill in 2 048-token chunks (2 048, 2 048, 904): each chunk 2 × 70.554e9 × c
     # / (2 × 1 979e12 × 0.5) + 160 × (4.54 µs + c × 16 384 / 202.5e9) = 173.27 ms
     # (c = 2 048) and 76.89 ms (c = 904) → 423.42 ms.
-    svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8", kv_precision="bf16",
-                           compute_precision="fp8", prompt_tokens=5000, output_tokens=500,
-                           tensor_parallel=2, peak_qps=0.1)  # fmt: skip
+    svc = InferenceService(
+        model="Llama-3.1-70B",
+        weight_precision="fp8",
+        kv_precision="bf16",
+        compute_precision="fp8",
+        prompt_tokens=5000,
+        output_tokens=500,
+        tensor_parallel=2,
+        peak_qps=0.1,
+    )
     t = inference_step_times(svc, H100, catalog, 2, 1)
     assert t["decode_step_s"] * 1e3 == pytest.approx(18.718, abs=1e-3)
     row = inference_token_model(svc, H100, catalog).iloc[0]
@@ -473,11 +494,19 @@ def test_latency_at_load_against_nvidia_nim_benchmark(catalog):
     # rates: sequences decoding by Little's law near the users in the loop, TPOT within
     # 15 % of the measured ITL.
     def at(qps):
-        svc = InferenceService(model="Llama-3.1-70B", weight_precision="fp8",
-                               kv_precision="fp8", compute_precision="fp8",
-                               prompt_tokens=5000, output_tokens=500, tensor_parallel=2,
-                               peak_qps=qps, ttft_target_s=None, tpot_target_ms=None,
-                               max_batch=1024)  # fmt: skip
+        svc = InferenceService(
+            model="Llama-3.1-70B",
+            weight_precision="fp8",
+            kv_precision="fp8",
+            compute_precision="fp8",
+            prompt_tokens=5000,
+            output_tokens=500,
+            tensor_parallel=2,
+            peak_qps=qps,
+            ttft_target_s=None,
+            tpot_target_ms=None,
+            max_batch=1024,
+        )
         row, _ = size_inference(svc, H100, catalog)
         return row
 
@@ -510,8 +539,14 @@ def test_token_model_sizes_and_the_rule_cross_checks(catalog):
     # GPUs). One H100 carries it: at the batch cap of 256 a replica serves ~46 requests/s
     # (see the next test's table), so the token model needs 1 GPU, and the plan follows
     # it (before, the rule's 20 bound the plan): a warning says they are 20× apart.
-    svc = InferenceService(model="Llama-3.1-8B", weight_precision="fp8", kv_precision="fp8",
-                           compute_precision="fp8", peak_qps=10, mean_latency_s=8)  # fmt: skip
+    svc = InferenceService(
+        model="Llama-3.1-8B",
+        weight_precision="fp8",
+        kv_precision="fp8",
+        compute_precision="fp8",
+        peak_qps=10,
+        mean_latency_s=8,
+    )
     row, findings = size_inference(svc, H100, catalog)
     assert (row["rule_gpus"], row["token_gpus"], row["gpus_required"]) == (20, 1, 1)
     assert row["binding"] == "token_model" and row["tensor_parallel"] == 1
@@ -535,10 +570,17 @@ def test_token_model_sizes_and_the_rule_cross_checks(catalog):
     ],
 )
 def test_tensor_parallel_matches_practice(catalog, model, precision, expected_tp):
-    svc = InferenceService(model=model, weight_precision=precision, kv_precision=precision,
-                           compute_precision=precision, prompt_tokens=1024,
-                           output_tokens=256, peak_qps=20, ttft_target_s=2.0,
-                           tpot_target_ms=50)  # fmt: skip
+    svc = InferenceService(
+        model=model,
+        weight_precision=precision,
+        kv_precision=precision,
+        compute_precision=precision,
+        prompt_tokens=1024,
+        output_tokens=256,
+        peak_qps=20,
+        ttft_target_s=2.0,
+        tpot_target_ms=50,
+    )
     row, _ = size_inference(svc, H100, catalog)
     assert row["tensor_parallel"] == expected_tp
 
@@ -583,11 +625,17 @@ def test_within_band_of_aiconfigurator(catalog):
     static = ref[ref["mode"] == "static"]
     assert len(static) >= 40
     for r in static.itertuples():
-        svc = InferenceService(model=r.model, weight_precision=r.precision,
-                               kv_precision=r.precision, compute_precision=r.precision,
-                               prompt_tokens=r.isl, output_tokens=r.osl)  # fmt: skip
-        t = inference_step_times(svc, PoolSpec(accelerator=r.accelerator), catalog,
-                                 r.tensor_parallel, r.batch)  # fmt: skip
+        svc = InferenceService(
+            model=r.model,
+            weight_precision=r.precision,
+            kv_precision=r.precision,
+            compute_precision=r.precision,
+            prompt_tokens=r.isl,
+            output_tokens=r.osl,
+        )
+        t = inference_step_times(
+            svc, PoolSpec(accelerator=r.accelerator), catalog, r.tensor_parallel, r.batch
+        )
         lo, hi = (0.75, 1.3) if r.precision == "bf16" else (0.5, 1.05)
         assert lo <= t["decode_step_s"] * 1e3 / r.tpot_ms <= hi, r
         if r.batch == 1:
@@ -600,21 +648,30 @@ def _aic_agg_beside_hubplan(catalog) -> pd.DataFrame:
     ref = pd.read_csv(AIC)
     rows = []
     for r in ref[ref["mode"] == "agg"].itertuples():
-        svc = InferenceService(model=r.model, weight_precision=r.precision,
-                               kv_precision=r.precision, compute_precision=r.precision,
-                               prompt_tokens=r.isl, output_tokens=r.osl,
-                               tensor_parallel=int(r.tensor_parallel),
-                               ttft_target_s=r.ttft_target_ms / 1e3,
-                               tpot_target_ms=r.tpot_target_ms, max_batch=512)  # fmt: skip
+        svc = InferenceService(
+            model=r.model,
+            weight_precision=r.precision,
+            kv_precision=r.precision,
+            compute_precision=r.precision,
+            prompt_tokens=r.isl,
+            output_tokens=r.osl,
+            tensor_parallel=int(r.tensor_parallel),
+            ttft_target_s=r.ttft_target_ms / 1e3,
+            tpot_target_ms=r.tpot_target_ms,
+            max_batch=512,
+        )
         o = inference_token_model(svc, PoolSpec(accelerator=r.accelerator), catalog).iloc[0]
         usable = r.tensor_parallel * catalog.accelerator(r.accelerator)["vram_gb"] * 0.9
-        rows.append({
-            "combo": (r.model, r.accelerator, r.precision, r.ttft_target_ms, r.tpot_target_ms),
-            "tp": r.tensor_parallel, "aic": r.request_rate_per_gpu,
-            "hubplan": o["replica_qps"] / r.tensor_parallel if o["fits"] else math.nan,
-            "weights_share": o["weights_gb"] / usable,
-            "idle_tpot_share": o.get("best_tpot_ms", math.nan) / r.tpot_target_ms,
-        })  # fmt: skip
+        rows.append(
+            {
+                "combo": (r.model, r.accelerator, r.precision, r.ttft_target_ms, r.tpot_target_ms),
+                "tp": r.tensor_parallel,
+                "aic": r.request_rate_per_gpu,
+                "hubplan": o["replica_qps"] / r.tensor_parallel if o["fits"] else math.nan,
+                "weights_share": o["weights_gb"] / usable,
+                "idle_tpot_share": o.get("best_tpot_ms", math.nan) / r.tpot_target_ms,
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -22,7 +22,17 @@ from .selection import (
 )
 
 __all__ = [
-    "MARKETING_COLUMNS", "Selection", "candidate_mfu", "candidate_names", "compare_inference",
-    "compare_training", "compute_claims", "gpu_cost_usd", "marketing_figure", "matmul_share",
-    "rank", "scaleout_gbps_per_gpu", "usd_per_effective_pflop_day",
-]  # fmt: skip
+    "MARKETING_COLUMNS",
+    "Selection",
+    "candidate_mfu",
+    "candidate_names",
+    "compare_inference",
+    "compare_training",
+    "compute_claims",
+    "gpu_cost_usd",
+    "marketing_figure",
+    "matmul_share",
+    "rank",
+    "scaleout_gbps_per_gpu",
+    "usd_per_effective_pflop_day",
+]

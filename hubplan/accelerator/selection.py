@@ -26,10 +26,12 @@ from ..workload.section import InferenceService, TrainingJob
 from .section import Selection
 
 MARKETING_COLUMNS = (
-    ("int8_sparse_tops", "INT8 sparse"), ("fp8_sparse_tflops", "FP8 sparse"),
-    ("bf16_sparse_tflops", "BF16 sparse"), ("int8_dense_tops", "INT8 dense"),
+    ("int8_sparse_tops", "INT8 sparse"),
+    ("fp8_sparse_tflops", "FP8 sparse"),
+    ("bf16_sparse_tflops", "BF16 sparse"),
+    ("int8_dense_tops", "INT8 dense"),
     ("fp8_dense_tflops", "FP8 dense"),
-)  # fmt: skip
+)
 
 
 def gpu_cost_usd(acc: pd.Series, platform_overhead: float) -> float:
@@ -62,8 +64,9 @@ def server_cost_per_gpu(name: str, catalog: Catalog) -> float:
     return best
 
 
-def usd_per_effective_pflop_day(cost_usd: float, peak_tflops: float, mfu: float,
-                                years: float) -> float:  # fmt: skip
+def usd_per_effective_pflop_day(
+    cost_usd: float, peak_tflops: float, mfu: float, years: float
+) -> float:
     """Hardware cost of one PFLOP-day of useful compute. [USD/(PFLOP/s·d)]
 
     cost / (years × 365 days) / (peak × MFU / 1000).
@@ -104,15 +107,21 @@ def compute_claims(candidates: list[str], catalog: Catalog) -> pd.DataFrame:
         acc = catalog.accelerator(name)
         figure, which = marketing_figure(acc)
         dense = float(acc["bf16_dense_tflops"])
-        rows.append({
-            "candidate": name, "vendor": acc["vendor"], "segment": acc["segment"],
-            "bf16_dense_tflops": dense, "bf16_sparse_tflops": float(acc["bf16_sparse_tflops"]),
-            "fp8_dense_tflops": float(acc["fp8_dense_tflops"]),
-            "int8_dense_tops": float(acc["int8_dense_tops"]),
-            "int8_sparse_tops": float(acc["int8_sparse_tops"]),
-            "marketing_figure": figure, "marketing_basis": which,
-            "marketing_ratio": figure / dense if dense else math.nan,
-        })  # fmt: skip
+        rows.append(
+            {
+                "candidate": name,
+                "vendor": acc["vendor"],
+                "segment": acc["segment"],
+                "bf16_dense_tflops": dense,
+                "bf16_sparse_tflops": float(acc["bf16_sparse_tflops"]),
+                "fp8_dense_tflops": float(acc["fp8_dense_tflops"]),
+                "int8_dense_tops": float(acc["int8_dense_tops"]),
+                "int8_sparse_tops": float(acc["int8_sparse_tops"]),
+                "marketing_figure": figure,
+                "marketing_basis": which,
+                "marketing_ratio": figure / dense if dense else math.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -147,13 +156,16 @@ def scaleout_gbps_per_gpu(servers: pd.DataFrame) -> dict[str, float]:
     with np.errstate(divide="ignore", invalid="ignore"):
         per_gpu = nics * gbps / servers["gpus"].to_numpy()
     known: dict[str, list[float]] = {}
-    for acc, value, nic, speed in zip(servers["accelerator"].tolist(), per_gpu.tolist(),
-                                      nics.tolist(), gbps.tolist(), strict=True):  # fmt: skip
+    for acc, value, nic, speed in zip(
+        servers["accelerator"].tolist(), per_gpu.tolist(), nics.tolist(), gbps.tolist(), strict=True
+    ):
         if nic == nic and speed == speed:  # servers with both figures sourced
             known.setdefault(acc, []).append(value)
     # the best server per accelerator; NaN when no server gives a number
-    return {acc: max((v for v in values if v == v), default=math.nan)
-            for acc, values in sorted(known.items())}  # fmt: skip
+    return {
+        acc: max((v for v in values if v == v), default=math.nan)
+        for acc, values in sorted(known.items())
+    }
 
 
 def interconnect_fit(acc: pd.Series, tp: int, servers: int) -> str:
@@ -168,15 +180,28 @@ def interconnect_fit(acc: pd.Series, tp: int, servers: int) -> str:
 
 def _base_row(kind: str, workload: str, acc: pd.Series, cost: float, basis: str) -> dict:
     return {
-        "workload": workload, "kind": kind, "candidate": acc["name"],
-        "vram_gb": float(acc["vram_gb"]), "mem_bw_tb_s": float(acc["mem_bw_tb_s"]),
-        "scaleup_kind": acc["scaleup_kind"], "scaleup_domain_gpus": acc["scaleup_domain_gpus"],
-        "tdp_w": float(acc["tdp_w"]), "gpu_cost_usd": cost, "gpu_cost_basis": basis,
-    }  # fmt: skip
+        "workload": workload,
+        "kind": kind,
+        "candidate": acc["name"],
+        "vram_gb": float(acc["vram_gb"]),
+        "mem_bw_tb_s": float(acc["mem_bw_tb_s"]),
+        "scaleup_kind": acc["scaleup_kind"],
+        "scaleup_domain_gpus": acc["scaleup_domain_gpus"],
+        "tdp_w": float(acc["tdp_w"]),
+        "gpu_cost_usd": cost,
+        "gpu_cost_basis": basis,
+    }
 
 
-def _each_candidate(kind: str, workload: str, mfu: float, pool: PoolSpec,
-                    selection: Selection, candidates: list[str], catalog: Catalog):  # fmt: skip
+def _each_candidate(
+    kind: str,
+    workload: str,
+    mfu: float,
+    pool: PoolSpec,
+    selection: Selection,
+    candidates: list[str],
+    catalog: Catalog,
+):
     """For each candidate: (accelerator row, its pool, its MFU, cost per GPU, base row).
 
     The candidate's pool is the workload's pool with that accelerator and no server
@@ -190,16 +215,18 @@ def _each_candidate(kind: str, workload: str, mfu: float, pool: PoolSpec,
             cost, basis = server_cost_per_gpu(name, catalog), "server_price"
         if math.isnan(cost):
             basis = "none"
-        cand_pool = pool.model_copy(update={"accelerator": name, "server": None,
-                                            "custom_server": None})  # fmt: skip
+        cand_pool = pool.model_copy(
+            update={"accelerator": name, "server": None, "custom_server": None}
+        )
         cand_mfu = mfu
         if selection.mfu_scaling == "measured_matmul":
             cand_mfu = candidate_mfu(mfu, acc, reference)
         yield acc, cand_pool, cand_mfu, cost, _base_row(kind, workload, acc, cost, basis)
 
 
-def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
-                     candidates: list[str], catalog: Catalog) -> list[dict]:  # fmt: skip
+def compare_training(
+    job: TrainingJob, pool: PoolSpec, selection: Selection, candidates: list[str], catalog: Catalog
+) -> list[dict]:
     """One row per candidate for one training job."""
     rows = []
     scaleout = scaleout_gbps_per_gpu(catalog.servers)
@@ -215,21 +242,29 @@ def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
             continue
         mem, _ = training_memory(cand_job, cand_pool, catalog, sized["gpus"])
         peak = sized["peak_tflops"]
-        row.update({
-            "precision": job.precision, "peak_tflops": peak, "mfu": mfu,
-            "effective_tflops": peak * mfu,
-            "gpus": sized["gpus"], "servers": sized["servers"], "binding": sized["binding"],
-            "compute_bound_gpus": sized["compute_bound_gpus"],
-            "memory_bound_gpus": sized["memory_bound_gpus"],
-            "state_per_gpu_gb": mem["total_gb"], "fits": mem["fits"],
-            "days_to_finish": sized["days_to_finish"],
-            "capex_usd": sized["gpus"] * cost,
-            "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
-            "usd_per_pflop_day": usd_per_effective_pflop_day(cost, peak, mfu,
-                                                             selection.depreciation_years),
-            "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
-            "interconnect": interconnect_fit(acc, job.tensor_parallel, sized["servers"]),
-        })  # fmt: skip
+        row.update(
+            {
+                "precision": job.precision,
+                "peak_tflops": peak,
+                "mfu": mfu,
+                "effective_tflops": peak * mfu,
+                "gpus": sized["gpus"],
+                "servers": sized["servers"],
+                "binding": sized["binding"],
+                "compute_bound_gpus": sized["compute_bound_gpus"],
+                "memory_bound_gpus": sized["memory_bound_gpus"],
+                "state_per_gpu_gb": mem["total_gb"],
+                "fits": mem["fits"],
+                "days_to_finish": sized["days_to_finish"],
+                "capex_usd": sized["gpus"] * cost,
+                "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
+                "usd_per_pflop_day": usd_per_effective_pflop_day(
+                    cost, peak, mfu, selection.depreciation_years
+                ),
+                "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
+                "interconnect": interconnect_fit(acc, job.tensor_parallel, sized["servers"]),
+            }
+        )
         if selection.budget_usd is not None and not math.isnan(cost):
             per_server = cost * pool.gpus_per_server
             n = int(selection.budget_usd // per_server) * pool.gpus_per_server
@@ -242,8 +277,13 @@ def compare_training(job: TrainingJob, pool: PoolSpec, selection: Selection,
     return rows
 
 
-def compare_inference(service: InferenceService, pool: PoolSpec, selection: Selection,
-                      candidates: list[str], catalog: Catalog) -> list[dict]:  # fmt: skip
+def compare_inference(
+    service: InferenceService,
+    pool: PoolSpec,
+    selection: Selection,
+    candidates: list[str],
+    catalog: Catalog,
+) -> list[dict]:
     """One row per candidate for one inference service."""
     rows = []
     scaleout = scaleout_gbps_per_gpu(catalog.servers)
@@ -252,32 +292,42 @@ def compare_inference(service: InferenceService, pool: PoolSpec, selection: Sele
     ):
         name = acc["name"]
         try:
-            sized, _ = size_inference(service.model_copy(update={"compute_mfu": mfu}),
-                                      cand_pool, catalog)  # fmt: skip
+            sized, _ = size_inference(
+                service.model_copy(update={"compute_mfu": mfu}), cand_pool, catalog
+            )
         except HubplanError as exc:
             rows.append({**row, "note": str(exc), "binding": "no_figure"})
             continue
         fits = not math.isnan(sized["token_gpus"])
-        row.update({
-            "precision": service.compute_precision, "mfu": mfu,
-            "peak_tflops": peak_tflops(acc, service.compute_precision),
-            "gpus": sized["gpus"], "servers": sized["servers"], "binding": sized["binding"],
-            "fits": fits, "capex_usd": sized["gpus"] * cost,
-            "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
-            "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
-        })  # fmt: skip
+        row.update(
+            {
+                "precision": service.compute_precision,
+                "mfu": mfu,
+                "peak_tflops": peak_tflops(acc, service.compute_precision),
+                "gpus": sized["gpus"],
+                "servers": sized["servers"],
+                "binding": sized["binding"],
+                "fits": fits,
+                "capex_usd": sized["gpus"] * cost,
+                "power_kw": sized["gpus"] * float(acc["tdp_w"]) / 1000,
+                "scaleout_gbps_per_gpu": scaleout.get(name, math.nan),
+            }
+        )
         if fits:
             tp = int(sized["tensor_parallel"])
             tokens = (sized["gpus"] // tp) * sized["decode_tokens_per_s"]
-            row.update({
-                # serving stays within one server: only the scale-up domain question remains
-                "interconnect": interconnect_fit(acc, tp, 1),
-                "tensor_parallel": tp, "concurrent_seqs": sized["concurrent_seqs"],
-                "decode_tokens_per_s": tokens,
-                "decode_tokens_per_s_per_seq": sized["decode_tokens_per_s_per_seq"],
-                "tokens_per_s_per_kusd": tokens / (row["capex_usd"] / 1000),
-                "tokens_per_s_per_kw": tokens / row["power_kw"],
-            })  # fmt: skip
+            row.update(
+                {
+                    # serving stays within one server: only the scale-up domain question remains
+                    "interconnect": interconnect_fit(acc, tp, 1),
+                    "tensor_parallel": tp,
+                    "concurrent_seqs": sized["concurrent_seqs"],
+                    "decode_tokens_per_s": tokens,
+                    "decode_tokens_per_s_per_seq": sized["decode_tokens_per_s_per_seq"],
+                    "tokens_per_s_per_kusd": tokens / (row["capex_usd"] / 1000),
+                    "tokens_per_s_per_kw": tokens / row["power_kw"],
+                }
+            )
         rows.append(row)
     return rows
 

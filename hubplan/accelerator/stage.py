@@ -27,18 +27,46 @@ _F, _S = "float64", "str"
 #: The comparison's columns when no training job or service is there to compare on (a
 #: development-only centre): those of a centre with both, so views find every column.
 CANDIDATES: Schema = {
-    "workload": _S, "kind": _S, "candidate": _S, "vram_gb": _F, "mem_bw_tb_s": _F,
-    "scaleup_kind": _S, "scaleup_domain_gpus": _F, "tdp_w": _F, "gpu_cost_usd": _F,
-    "gpu_cost_basis": _S, "precision": _S, "peak_tflops": _F, "mfu": _F,
-    "effective_tflops": _F, "gpus": "int64", "servers": "int64", "binding": _S,
-    "compute_bound_gpus": _F, "memory_bound_gpus": _F,
-    "state_per_gpu_gb": _F, "fits": "bool", "days_to_finish": _F, "capex_usd": _F,
-    "power_kw": _F, "usd_per_pflop_day": _F, "scaleout_gbps_per_gpu": _F,
-    "interconnect": _S, "budget_gpus": _F, "days_on_budget": _F, "tensor_parallel": _F,
-    "concurrent_seqs": _F, "decode_tokens_per_s": _F, "decode_tokens_per_s_per_seq": _F,
-    "tokens_per_s_per_kusd": _F, "tokens_per_s_per_kw": _F, "unranked": _S, "rank": _F,
-    "winner": "bool", "over_budget": "bool",
-}  # fmt: skip
+    "workload": _S,
+    "kind": _S,
+    "candidate": _S,
+    "vram_gb": _F,
+    "mem_bw_tb_s": _F,
+    "scaleup_kind": _S,
+    "scaleup_domain_gpus": _F,
+    "tdp_w": _F,
+    "gpu_cost_usd": _F,
+    "gpu_cost_basis": _S,
+    "precision": _S,
+    "peak_tflops": _F,
+    "mfu": _F,
+    "effective_tflops": _F,
+    "gpus": "int64",
+    "servers": "int64",
+    "binding": _S,
+    "compute_bound_gpus": _F,
+    "memory_bound_gpus": _F,
+    "state_per_gpu_gb": _F,
+    "fits": "bool",
+    "days_to_finish": _F,
+    "capex_usd": _F,
+    "power_kw": _F,
+    "usd_per_pflop_day": _F,
+    "scaleout_gbps_per_gpu": _F,
+    "interconnect": _S,
+    "budget_gpus": _F,
+    "days_on_budget": _F,
+    "tensor_parallel": _F,
+    "concurrent_seqs": _F,
+    "decode_tokens_per_s": _F,
+    "decode_tokens_per_s_per_seq": _F,
+    "tokens_per_s_per_kusd": _F,
+    "tokens_per_s_per_kw": _F,
+    "unranked": _S,
+    "rank": _F,
+    "winner": "bool",
+    "over_budget": "bool",
+}
 
 
 def run_selection(
@@ -74,8 +102,9 @@ def run_selection(
     return StageResult(tables_out, tuple(findings))
 
 
-def _plan_findings(workload: Workload, pools: Pools, catalog: Catalog,
-                   training: pd.DataFrame) -> list[Finding]:  # fmt: skip
+def _plan_findings(
+    workload: Workload, pools: Pools, catalog: Catalog, training: pd.DataFrame
+) -> list[Finding]:
     """Interconnect fit of the pools as planned."""
     found = []
     acc = catalog.accelerator(pools.training.accelerator)
@@ -84,15 +113,26 @@ def _plan_findings(workload: Workload, pools: Pools, catalog: Catalog,
         verdict = interconnect_fit(acc, job.tensor_parallel, int(servers.get(job.name, 1)))
         domain = acc["scaleup_domain_gpus"]
         if verdict != "ok":
-            found.append(Finding("warning", "accelerator", job.name, verdict,
-                                 {"tp": job.tensor_parallel, "accelerator": acc["name"],
-                                  "domain": int(domain) if domain == domain else 1,
-                                  "link": acc["scaleup_link"] or acc["scaleup_kind"]}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "accelerator",
+                    job.name,
+                    verdict,
+                    {
+                        "tp": job.tensor_parallel,
+                        "accelerator": acc["name"],
+                        "domain": int(domain) if domain == domain else 1,
+                        "link": acc["scaleup_link"] or acc["scaleup_kind"],
+                    },
+                )
+            )
     return found
 
 
-def _winner_findings(table: pd.DataFrame, pools: Pools, catalog: Catalog,
-                     rank_by: str) -> list[Finding]:  # fmt: skip
+def _winner_findings(
+    table: pd.DataFrame, pools: Pools, catalog: Catalog, rank_by: str
+) -> list[Finding]:
     if table.empty:
         return []
     found = []
@@ -106,10 +146,21 @@ def _winner_findings(table: pd.DataFrame, pools: Pools, catalog: Catalog,
             continue
         mine = next((i for i in members if names[i] == chosen), None)
         if names[win] != chosen and mine is not None and not math.isnan(value[mine]):
-            found.append(Finding("info", "accelerator", str(workload), f"winner_{rank_by}",
-                                 {"winner": names[win], "chosen": chosen,
-                                  "winner_value": value[win], "chosen_value": value[mine],
-                                  "gpus": int(gpus[win])}))  # fmt: skip
+            found.append(
+                Finding(
+                    "info",
+                    "accelerator",
+                    str(workload),
+                    f"winner_{rank_by}",
+                    {
+                        "winner": names[win],
+                        "chosen": chosen,
+                        "winner_value": value[win],
+                        "chosen_value": value[mine],
+                        "gpus": int(gpus[win]),
+                    },
+                )
+            )
     return found
 
 
@@ -127,15 +178,26 @@ def _unranked_findings(table: pd.DataFrame) -> list[Finding]:
         return []
     # workload -> reason -> candidates, each in order of first appearance
     unranked: dict[object, dict[str, list[str]]] = {}
-    for workload, name, reason in zip(table["workload"].tolist(), table["candidate"].tolist(),
-                                      table["unranked"].tolist(), strict=True):  # fmt: skip
+    for workload, name, reason in zip(
+        table["workload"].tolist(),
+        table["candidate"].tolist(),
+        table["unranked"].tolist(),
+        strict=True,
+    ):
         if reason != "":
             unranked.setdefault(workload, {}).setdefault(reason, []).append(name)
     found = []
     for workload, by_reason in unranked.items():
         for reason, candidates in by_reason.items():
-            found.append(Finding("info", "accelerator", str(workload), f"unranked_{reason}",
-                                 {"candidates": ", ".join(candidates)}))  # fmt: skip
+            found.append(
+                Finding(
+                    "info",
+                    "accelerator",
+                    str(workload),
+                    f"unranked_{reason}",
+                    {"candidates": ", ".join(candidates)},
+                )
+            )
     return found
 
 

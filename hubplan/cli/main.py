@@ -140,8 +140,12 @@ def _core(annotation: Any) -> Any:
 def _bounds(info: FieldInfo) -> str:
     parts = []
     for m in info.metadata:
-        for kind, attr, sym in ((Gt, "gt", ">"), (Ge, "ge", ">="), (Lt, "lt", "<"),
-                                (Le, "le", "<=")):  # fmt: skip
+        for kind, attr, sym in (
+            (Gt, "gt", ">"),
+            (Ge, "ge", ">="),
+            (Lt, "lt", "<"),
+            (Le, "le", "<="),
+        ):
             if isinstance(m, kind):
                 parts.append(f"{sym} {getattr(m, attr):g}")
     return ", ".join(parts)
@@ -202,12 +206,15 @@ def _add_flag(p: argparse.ArgumentParser, flag: Flag, lang: str, kind: str) -> N
     from ..core.section import Bytes, Quantity
 
     ann = _core(flag.info.annotation)
-    common: dict[str, Any] = {"dest": flag.dest, "default": None,
-                              "metavar": flag.field.upper()}  # fmt: skip
+    common: dict[str, Any] = {"dest": flag.dest, "default": None, "metavar": flag.field.upper()}
     choices = None
     if ann is bool:
-        p.add_argument(*flag.names, action=argparse.BooleanOptionalAction,
-                       help=_help(flag.field, flag.info, lang), **common)  # fmt: skip
+        p.add_argument(
+            *flag.names,
+            action=argparse.BooleanOptionalAction,
+            help=_help(flag.field, flag.info, lang),
+            **common,
+        )
         return
     if typing.get_origin(ann) is Literal:
         choices = list(typing.get_args(ann))
@@ -236,8 +243,11 @@ class CliError(HubplanError):
 
 
 def _given(args: argparse.Namespace, flags: list[Flag], target: str) -> dict[str, Any]:
-    return {f.field: getattr(args, f.dest) for f in flags
-            if f.target == target and getattr(args, f.dest, None) is not None}  # fmt: skip
+    return {
+        f.field: getattr(args, f.dest)
+        for f in flags
+        if f.target == target and getattr(args, f.dest, None) is not None
+    }
 
 
 def _pick(items: tuple, name: str | None, what: str) -> int:
@@ -316,9 +326,11 @@ def _fields_to_flags(msg: str, flags: list[Flag]) -> str:
         msg = re.sub(rf"(?<![\w-]){field}(?![\w])", names[field], msg)
     msg = msg.replace("allowed: --", "allowed: ")  # keep '(allowed: mfu > 0 ...)'
     # "set --force-marketing-figure: true" reads as YAML; say it as a flag and as YAML.
-    return re.sub(r"set --([\w-]+): true",
-                  lambda m: f"add --{m[1]} ({m[1].replace('-', '_')}: true in a scenario file)",
-                  msg)  # fmt: skip
+    return re.sub(
+        r"set --([\w-]+): true",
+        lambda m: f"add --{m[1]} ({m[1].replace('-', '_')}: true in a scenario file)",
+        msg,
+    )
 
 
 # -- output --------------------------------------------------------------------------------
@@ -365,8 +377,9 @@ def _print_rows(row: dict, lang: str) -> None:
     import pandas as pd
 
     shown = localize(pd.DataFrame([row]), lang).iloc[0]
-    headers = [label(k, lang) if k.startswith("cli.") else h
-               for k, h in zip(row, shown.index, strict=True)]  # fmt: skip
+    headers = [
+        label(k, lang) if k.startswith("cli.") else h for k, h in zip(row, shown.index, strict=True)
+    ]
     width = max(_width(h) for h in headers)
     for key, header, value in zip(row, headers, shown.to_numpy(), strict=True):
         print(f"{header}{' ' * (width - _width(header))}  {_cell(key, value, lang)}")
@@ -380,8 +393,9 @@ def _table_text(shown: pd.DataFrame) -> str:
     """A frame of display text as aligned columns (CJK counted two columns wide)."""
     import pandas as pd
 
-    with pd.option_context("display.width", 200, "display.max_columns", 30,
-                           "display.unicode.east_asian_width", True):  # fmt: skip
+    with pd.option_context(
+        "display.width", 200, "display.max_columns", 30, "display.unicode.east_asian_width", True
+    ):
         return shown.to_string(index=False)
 
 
@@ -406,16 +420,21 @@ def _finish(findings: pd.DataFrame, lang: str) -> None:
     errors = findings[findings["severity"] == "error"]
     if not errors.empty:
         first = _findings(errors.head(1), lang, codes=False).iloc[0]
-        raise PlanHasErrors(label("cli.plan_errors", lang, n=len(errors),
-                                  first=f"{first['subject']}: {first['message']}"))  # fmt: skip
+        raise PlanHasErrors(
+            label(
+                "cli.plan_errors",
+                lang,
+                n=len(errors),
+                first=f"{first['subject']}: {first['message']}",
+            )
+        )
 
 
 def _emit(args, inputs: dict, results: dict, findings: pd.DataFrame, extra=None) -> None:
     """Print results and findings; with --json, one object: inputs, results, findings."""
     if args.json:
         rendered = _records(_findings(findings, args.lang))
-        print(_dumps({"inputs": inputs, "results": results, "findings": rendered,
-                      **(extra or {})}))  # fmt: skip
+        print(_dumps({"inputs": inputs, "results": results, "findings": rendered, **(extra or {})}))
     else:
         _print_rows(results, args.lang)
         _print_findings(findings, args.lang)
@@ -532,8 +551,14 @@ def _apply_sets(scenario: Scenario, sets: Sequence[tuple[str, str]] | None) -> S
         for where, msg in exc.problems:
             field = where.partition(" = ")[0]
             dotted = re.sub(r"\[(\d+)\]", r".\1", field)
-            owner = next((p for p in typed if p == dotted or p.startswith(dotted + ".")
-                          or dotted.startswith(p + ".")), None)  # fmt: skip
+            owner = next(
+                (
+                    p
+                    for p in typed
+                    if p == dotted or p.startswith(dotted + ".") or dotted.startswith(p + ".")
+                ),
+                None,
+            )
             if owner is None:  # a rule over several fields: the message names them
                 lines.append(f"--set: {field}: {msg}")
             else:
@@ -584,11 +609,20 @@ def cmd_size_training(args: argparse.Namespace) -> None:
         mine = findings_frame(raw)
     else:
         row = plan["training"].iloc[index].to_dict()
-    layout = label("cli.layout.training", args.lang, tp=job.tensor_parallel,
-                   pp=job.pipeline_parallel, zero=job.zero_stage)  # fmt: skip
+    layout = label(
+        "cli.layout.training",
+        args.lang,
+        tp=job.tensor_parallel,
+        pp=job.pipeline_parallel,
+        zero=job.zero_stage,
+    )
     results = {"cli.row.model": _model_text(job, args.lang), "cli.row.layout": layout, **row}
-    inputs = {**job.model_dump(mode="json"), **pool.model_dump(mode="json"),
-              "accelerator": row["accelerator"], "gpus_given": args.gpus}  # fmt: skip
+    inputs = {
+        **job.model_dump(mode="json"),
+        **pool.model_dump(mode="json"),
+        "accelerator": row["accelerator"],
+        "gpus_given": args.gpus,
+    }
     shown = {k: v for k, v in results.items() if not k.startswith("cli.")}
     # JSON readers get ``days`` (time to finish on ``gpus``) beside the table's columns.
     json_results = {**shown, "model": job.model, "days": row["days_to_finish"]}
@@ -613,10 +647,16 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
     row = plan["inference"].iloc[index].to_dict()
     mine = plan.findings[plan.findings["subject"] == service.name]
     tp = row.get("tensor_parallel")
-    layout = (label("cli.layout.inference", args.lang, tp=int(tp)) if tp == tp and tp is not None
-              else label("cli.layout.none", args.lang))  # fmt: skip
-    inputs = {**service.model_dump(mode="json"), **pool.model_dump(mode="json"),
-              "accelerator": row["accelerator"]}  # fmt: skip
+    layout = (
+        label("cli.layout.inference", args.lang, tp=int(tp))
+        if tp == tp and tp is not None
+        else label("cli.layout.none", args.lang)
+    )
+    inputs = {
+        **service.model_dump(mode="json"),
+        **pool.model_dump(mode="json"),
+        "accelerator": row["accelerator"],
+    }
     # The per-size alternatives are not a plan table: the token model lists them.
     from ..workload import inference_token_model
 
@@ -625,8 +665,11 @@ def cmd_size_inference(args: argparse.Namespace) -> None:
     if args.json:
         _emit(args, inputs, {**row, "model": service.model}, mine, extra)
     else:
-        results = {"cli.row.model": _model_text(service, args.lang), "cli.row.layout": layout,
-                   **row}  # fmt: skip
+        results = {
+            "cli.row.model": _model_text(service, args.lang),
+            "cli.row.layout": layout,
+            **row,
+        }
         _emit(args, inputs, results, mine)
 
 
@@ -650,25 +693,87 @@ LISTED_ONLY = ("prices", "grid_carbon")
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
-    "accelerators": ["name", "vendor", "segment", "bf16_dense_tflops", "bf16_sparse_tflops",
-                     "int8_dense_tops", "vram_gb", "mem_bw_tb_s", "scaleup_kind", "tdp_w",
-                     "confidence"],
-    "models": ["name", "architecture", "total_params", "active_params", "layers",
-               "hidden_size", "attention_heads", "kv_heads", "context_tokens"],
-    "servers": ["name", "accelerator", "gpus", "cpu_cores_total", "ram_gb", "compute_nics",
-                "compute_nic_gbps", "pcie_gen", "confidence"],
-    "switches": ["name", "technology", "ports", "port_gbps", "rack_units", "max_power_kw",
-                 "typical_power_kw", "confidence"],
-    "storage": ["name", "role", "read_gb_s", "write_gb_s", "raw_tb", "nic_ports",
-                "nic_gbps", "rack_units", "confidence"],
-    "failure_rates": ["name", "per", "per_million_hours", "events", "units", "hours",
-                      "confidence"],
-    "cloud": ["name", "accelerator", "pricing", "price_per_gpu_hour", "currency",
-              "usd_per_gpu_hour", "term_months", "price_date", "confidence"],
+    "accelerators": [
+        "name",
+        "vendor",
+        "segment",
+        "bf16_dense_tflops",
+        "bf16_sparse_tflops",
+        "int8_dense_tops",
+        "vram_gb",
+        "mem_bw_tb_s",
+        "scaleup_kind",
+        "tdp_w",
+        "confidence",
+    ],
+    "models": [
+        "name",
+        "architecture",
+        "total_params",
+        "active_params",
+        "layers",
+        "hidden_size",
+        "attention_heads",
+        "kv_heads",
+        "context_tokens",
+    ],
+    "servers": [
+        "name",
+        "accelerator",
+        "gpus",
+        "cpu_cores_total",
+        "ram_gb",
+        "compute_nics",
+        "compute_nic_gbps",
+        "pcie_gen",
+        "confidence",
+    ],
+    "switches": [
+        "name",
+        "technology",
+        "ports",
+        "port_gbps",
+        "rack_units",
+        "max_power_kw",
+        "typical_power_kw",
+        "confidence",
+    ],
+    "storage": [
+        "name",
+        "role",
+        "read_gb_s",
+        "write_gb_s",
+        "raw_tb",
+        "nic_ports",
+        "nic_gbps",
+        "rack_units",
+        "confidence",
+    ],
+    "failure_rates": ["name", "per", "per_million_hours", "events", "units", "hours", "confidence"],
+    "cloud": [
+        "name",
+        "accelerator",
+        "pricing",
+        "price_per_gpu_hour",
+        "currency",
+        "usd_per_gpu_hour",
+        "term_months",
+        "price_date",
+        "confidence",
+    ],
     "grid_carbon": ["name", "kg_co2_per_kwh", "year", "as_of", "confidence"],
-    "prices": ["item_kind", "name", "price_unit", "currency", "price", "price_low", "price_high",
-               "price_as_of", "confidence"],
-}  # fmt: skip
+    "prices": [
+        "item_kind",
+        "name",
+        "price_unit",
+        "currency",
+        "price",
+        "price_low",
+        "price_high",
+        "price_as_of",
+        "confidence",
+    ],
+}
 
 
 def catalog_where(df, conditions: list[str], table: str):
@@ -686,8 +791,10 @@ def catalog_where(df, conditions: list[str], table: str):
         column, sep, text = cond.partition("=")
         column = column.strip()
         if not sep or column not in df.columns:
-            raise CliError(f"--where {cond!r}: write COLUMN=TEXT with a column of {table}: "
-                           f"{', '.join(map(str, df.columns))}")  # fmt: skip
+            raise CliError(
+                f"--where {cond!r}: write COLUMN=TEXT with a column of {table}: "
+                f"{', '.join(map(str, df.columns))}"
+            )
         values = df[column].astype(str).str.lower()
         df = df[values.str.contains(text.strip().lower(), regex=False).to_numpy()]
     return df
@@ -732,12 +839,26 @@ def cmd_compare(args: argparse.Namespace) -> None:
     f = plan.findings
     shown = f[(f["stage"] == "accelerator") | (f["severity"] == "error")]
     if args.json:
-        print(_dumps({"candidates": _records(table),
-                      "compute_claims": _records(plan["compute_claims"]),
-                      "findings": _records(_findings(f, args.lang))}))  # fmt: skip
+        print(
+            _dumps(
+                {
+                    "candidates": _records(table),
+                    "compute_claims": _records(plan["compute_claims"]),
+                    "findings": _records(_findings(f, args.lang)),
+                }
+            )
+        )
     else:
-        cols = ["workload", "rank", "candidate", "gpus", "binding", "capex_usd", "power_kw",
-                "interconnect"]  # fmt: skip
+        cols = [
+            "workload",
+            "rank",
+            "candidate",
+            "gpus",
+            "binding",
+            "capex_usd",
+            "power_kw",
+            "interconnect",
+        ]
         print(_table(table.sort_values(["workload", "rank"])[cols], args.lang))
         _print_findings(shown, args.lang)
     _finish(f, args.lang)
@@ -745,15 +866,21 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 #: The rows of ``hubplan compare a.yaml b.yaml``: (Plan.headline() key, label key).
 COMPARE_ROWS = (
-    ("gpus", "total_gpus"), ("servers", "total_servers"), ("racks", "overview.racks"),
-    ("it_mw", "overview.it_mw"), ("facility_mw", "overview.facility_mw"),
-    ("capex_usd", "xlsx.capex_total"), ("capex_unpriced_lines", "capex_unpriced_lines"),
+    ("gpus", "total_gpus"),
+    ("servers", "total_servers"),
+    ("racks", "overview.racks"),
+    ("it_mw", "overview.it_mw"),
+    ("facility_mw", "overview.facility_mw"),
+    ("capex_usd", "xlsx.capex_total"),
+    ("capex_unpriced_lines", "capex_unpriced_lines"),
     ("opex_usd_per_year", "opex_usd_per_year"),
     ("opex_unpriced_lines", "opex_unpriced_lines"),
     ("cost_per_useful_gpu_hour_usd", "cost_per_useful_gpu_hour_usd"),
     ("breakeven_month", "breakeven_month"),
-    ("errors", "xlsx.errors"), ("warnings", "xlsx.warnings"), ("infos", "cli.info_findings"),
-)  # fmt: skip
+    ("errors", "xlsx.errors"),
+    ("warnings", "xlsx.warnings"),
+    ("infos", "cli.info_findings"),
+)
 
 
 def _figure_text(key: str, label_key: str, value: Any, lang: str, basis: str = "") -> str:
@@ -774,16 +901,22 @@ def _compare_scenarios(args: argparse.Namespace) -> None:
 
     given = [f.names[0] for f in args.flags if getattr(args, f.dest, None) is not None]
     if given:
-        raise CliError(f"{given[0]}: compares accelerators within one scenario (hubplan "
-                       f"compare --scenario FILE {given[0]} ...), not with SCENARIO files; "
-                       "change a scenario file's field with --set PATH=VALUE")  # fmt: skip
+        raise CliError(
+            f"{given[0]}: compares accelerators within one scenario (hubplan "
+            f"compare --scenario FILE {given[0]} ...), not with SCENARIO files; "
+            "change a scenario file's field with --set PATH=VALUE"
+        )
     if args.scenario:
-        raise CliError("--scenario: give the scenarios to compare as SCENARIO files "
-                       "(hubplan compare a.yaml b.yaml), not with --scenario")  # fmt: skip
+        raise CliError(
+            "--scenario: give the scenarios to compare as SCENARIO files "
+            "(hubplan compare a.yaml b.yaml), not with --scenario"
+        )
     if len(args.scenarios) == 1 and not args.set:
-        raise CliError(f"compare {args.scenarios[0]}: give two or more SCENARIO files, "
-                       "or one with --set PATH=VALUE to see it before and after the "
-                       "change")  # fmt: skip
+        raise CliError(
+            f"compare {args.scenarios[0]}: give two or more SCENARIO files, "
+            "or one with --set PATH=VALUE to see it before and after the "
+            "change"
+        )
     runs: list[tuple[str, str, Scenario, dict[str, str]]] = []
     sets = dict(args.set or [])
     for path in args.scenarios:
@@ -802,23 +935,43 @@ def _compare_scenarios(args: argparse.Namespace) -> None:
     plans = [hubplan.build_plan(scenario, catalog) for _, _, scenario, _ in runs]
     heads = [plan.headline() for plan in plans]
     if args.json:
-        print(_dumps({
-            "scenarios": [{"name": n, "file": f, "set": c} for n, f, _, c in runs],
-            "figures": [{"figure": key, "label": label(lab, args.lang), "unit": unit(lab),
-                         "values": [h[key] for h in heads]} for key, lab in COMPARE_ROWS],
-        }))  # fmt: skip
+        print(
+            _dumps(
+                {
+                    "scenarios": [{"name": n, "file": f, "set": c} for n, f, _, c in runs],
+                    "figures": [
+                        {
+                            "figure": key,
+                            "label": label(lab, args.lang),
+                            "unit": unit(lab),
+                            "values": [h[key] for h in heads],
+                        }
+                        for key, lab in COMPARE_ROWS
+                    ],
+                }
+            )
+        )
     else:
-        header = [label("cli.compare.figure", args.lang), label("cli.compare.unit", args.lang),
-                  *(r[0] for r in runs)]  # fmt: skip
+        header = [
+            label("cli.compare.figure", args.lang),
+            label("cli.compare.unit", args.lang),
+            *(r[0] for r in runs),
+        ]
         rows = [header]
         for key, lab in COMPARE_ROWS:
-            rows.append([label(lab, args.lang), unit(lab),
-                         *(_figure_text(key, lab, h[key], args.lang, h["cloud_basis"])
-                           for h in heads)])  # fmt: skip
+            rows.append(
+                [
+                    label(lab, args.lang),
+                    unit(lab),
+                    *(_figure_text(key, lab, h[key], args.lang, h["cloud_basis"]) for h in heads),
+                ]
+            )
         widths = [max(_width(r[i]) for r in rows) for i in range(len(header))]
         for r in rows:
-            cells = [c + " " * (w - _width(c)) if i < 2 else " " * (w - _width(c)) + c
-                     for i, (c, w) in enumerate(zip(r, widths, strict=True))]  # fmt: skip
+            cells = [
+                c + " " * (w - _width(c)) if i < 2 else " " * (w - _width(c)) + c
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            ]
             print("  ".join(cells).rstrip())
     for (name, *_), plan in zip(runs, plans, strict=True):
         try:
@@ -831,14 +984,21 @@ def _print_capex(plan, lang: str) -> None:
     """The capex lines: equipment, quantity, unit price and line total; a line with no
     price says so in both price cells (it is left out of the total, not counted as 0)."""
     capex = plan["cost_capex"]
-    cols = {"category": "category", "item": "item", "line_quantity": "line_quantity",
-            "line_unit": "cli.line_unit", "line_unit_usd": "line_unit_usd",
-            "capex_usd": "cli.line_total_usd"}  # fmt: skip
+    cols = {
+        "category": "category",
+        "item": "item",
+        "line_quantity": "line_quantity",
+        "line_unit": "cli.line_unit",
+        "line_unit_usd": "line_unit_usd",
+        "capex_usd": "cli.line_total_usd",
+    }
     lines = capex[list(cols)].rename(columns=cols)
     # A line priced as a whole (fit-out, installation, network spares) is named by its
     # category code: show the category's label.
-    lines["item"] = [label(f"choice.category.{i}", lang) if i == c else i
-                     for i, c in zip(lines["item"], lines["category"], strict=True)]  # fmt: skip
+    lines["item"] = [
+        label(f"choice.category.{i}", lang) if i == c else i
+        for i, c in zip(lines["item"], lines["category"], strict=True)
+    ]
     shown = display_frame(lines, lang)
     unpriced = ~capex["priced"].to_numpy(dtype=bool)
     marker = label("cli.unpriced", lang)
@@ -850,13 +1010,21 @@ def _print_capex(plan, lang: str) -> None:
     summary = plan["cost_summary"].iloc[0]
     n = int(summary["capex_unpriced_lines"])
     if n:
-        print(label("cli.capex_total", lang, total=format_value("capex_usd", summary["capex_usd"]),
-                    n=n))  # fmt: skip
+        print(
+            label(
+                "cli.capex_total", lang, total=format_value("capex_usd", summary["capex_usd"]), n=n
+            )
+        )
     else:  # a complete bill: its point and its range over the prices' low and high ends
-        print(label("cli.capex_complete", lang,
-                    total=format_value("capex_usd", summary["capex_point_usd"]),
-                    low=format_value("capex_usd", summary["capex_low_usd"]),
-                    high=format_value("capex_usd", summary["capex_high_usd"])))  # fmt: skip
+        print(
+            label(
+                "cli.capex_complete",
+                lang,
+                total=format_value("capex_usd", summary["capex_point_usd"]),
+                low=format_value("capex_usd", summary["capex_low_usd"]),
+                high=format_value("capex_usd", summary["capex_high_usd"]),
+            )
+        )
 
 
 def _headlines(plan, lang: str) -> list[dict[str, Any]]:
@@ -865,10 +1033,20 @@ def _headlines(plan, lang: str) -> list[dict[str, Any]]:
     rows = []
     for r in headline_figures(plan).to_dict(orient="records"):
         u = unit(r["figure"])
-        text = (label(f"choice.cloud_basis.{r['value']}", lang) if r["figure"] == "cloud_basis"
-                else format_value(r["figure"], r["value"]))  # fmt: skip
-        rows.append({"figure": label(r["figure"], lang), "subject": r["subject"],
-                     "value": r["value"], "unit": u, "text": text})  # fmt: skip
+        text = (
+            label(f"choice.cloud_basis.{r['value']}", lang)
+            if r["figure"] == "cloud_basis"
+            else format_value(r["figure"], r["value"])
+        )
+        rows.append(
+            {
+                "figure": label(r["figure"], lang),
+                "subject": r["subject"],
+                "value": r["value"],
+                "unit": u,
+                "text": text,
+            }
+        )
     return rows
 
 
@@ -939,13 +1117,17 @@ class _Parser(argparse.ArgumentParser):
         self.lang = lang
         self._positionals.title = label("cli.positionals", lang)
         self._optionals.title = label("cli.options", lang)
-        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
-                          help=label("help.help", lang))  # fmt: skip
+        self.add_argument(
+            "-h", "--help", action="help", default=argparse.SUPPRESS, help=label("help.help", lang)
+        )
 
     def error(self, message: str) -> typing.NoReturn:  # type: ignore[override]
         text = translate(message, self.lang)
-        print(f"{self.prog}: {label('cli.error', self.lang)}: {text} "
-              f"({label('cli.see_help', self.lang)})", file=sys.stderr)  # fmt: skip
+        print(
+            f"{self.prog}: {label('cli.error', self.lang)}: {text} "
+            f"({label('cli.see_help', self.lang)})",
+            file=sys.stderr,
+        )
         raise SystemExit(2)
 
 
@@ -954,18 +1136,28 @@ def _common(p: argparse.ArgumentParser, lang: str) -> None:
     p.add_argument("--json", action="store_true", help=label("help.json", lang))
     p.add_argument("--lang", default="en", choices=["en", "zh"], help=label("help.lang", lang))
     for what in CATALOG_TABLES:
-        p.add_argument(f"--{what.replace('_', '-')}-csv", metavar="FILE",
-                       help=label(f"help.{what}_csv", lang))  # fmt: skip
+        p.add_argument(
+            f"--{what.replace('_', '-')}-csv", metavar="FILE", help=label(f"help.{what}_csv", lang)
+        )
 
 
 def _set_flag(p: argparse.ArgumentParser, lang: str) -> None:
-    p.add_argument("--set", action="append", type=parse_set, metavar="PATH=VALUE",
-                   help=label("help.set", lang).replace("%", "%%"))  # fmt: skip
+    p.add_argument(
+        "--set",
+        action="append",
+        type=parse_set,
+        metavar="PATH=VALUE",
+        help=label("help.set", lang).replace("%", "%%"),
+    )
 
 
 def _size_parser(size, kind: str, lang: str) -> None:
-    p = size.add_parser(kind, help=label(f"cli.size.{kind}", lang),
-                        description=label(f"cli.size.{kind}", lang), lang=lang)  # fmt: skip
+    p = size.add_parser(
+        kind,
+        help=label(f"cli.size.{kind}", lang),
+        description=label(f"cli.size.{kind}", lang),
+        lang=lang,
+    )
     _common(p, lang)
     _set_flag(p, lang)
     pick = "job" if kind == "training" else "service"
@@ -980,20 +1172,33 @@ def _size_parser(size, kind: str, lang: str) -> None:
             from ..core.section import Quantity
 
             ann = _core(by[field].info.annotation)
-            parse = _number_type(by[field].names[0], "count" if ann is Quantity else "any",
-                                 False, lang)  # fmt: skip
-            data.add_argument(*by[field].names, dest=by[field].dest, type=parse,
-                              metavar=field.upper(),
-                              help=_help(field, by[field].info, lang))  # fmt: skip
+            parse = _number_type(
+                by[field].names[0], "count" if ann is Quantity else "any", False, lang
+            )
+            data.add_argument(
+                *by[field].names,
+                dest=by[field].dest,
+                type=parse,
+                metavar=field.upper(),
+                help=_help(field, by[field].info, lang),
+            )
         solve = p.add_mutually_exclusive_group()
-        solve.add_argument("--days", dest=by["days"].dest, metavar="DAYS",
-                           type=_number_type("--days", "any", False, lang),
-                           help=_help("days", by["days"].info, lang))  # fmt: skip
-        solve.add_argument("--gpus", metavar="GPUS",
-                           type=_number_type("--gpus", "count", True, lang),
-                           help=label("help.gpus", lang))  # fmt: skip
-    p.set_defaults(func=cmd_size_training if kind == "training" else cmd_size_inference,
-                   flags=flags)  # fmt: skip
+        solve.add_argument(
+            "--days",
+            dest=by["days"].dest,
+            metavar="DAYS",
+            type=_number_type("--days", "any", False, lang),
+            help=_help("days", by["days"].info, lang),
+        )
+        solve.add_argument(
+            "--gpus",
+            metavar="GPUS",
+            type=_number_type("--gpus", "count", True, lang),
+            help=label("help.gpus", lang),
+        )
+    p.set_defaults(
+        func=cmd_size_training if kind == "training" else cmd_size_inference, flags=flags
+    )
 
 
 #: The commands, and the sub-commands of ``size``.
@@ -1015,12 +1220,12 @@ def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argpars
 
     parser = _Parser(prog="hubplan", description=label("cli.description", lang), lang=lang)
     title = label("cli.commands", lang)
-    sub = parser.add_subparsers(dest="command", required=True, title=title,
-                                parser_class=_Parser)  # fmt: skip
+    sub = parser.add_subparsers(dest="command", required=True, title=title, parser_class=_Parser)
 
     size_p = sub.add_parser("size", help=label("cli.size", lang), lang=lang)
-    size = size_p.add_subparsers(dest="what", required=True, title=label("cli.commands", lang),
-                                 parser_class=_Parser)  # fmt: skip
+    size = size_p.add_subparsers(
+        dest="what", required=True, title=label("cli.commands", lang), parser_class=_Parser
+    )
     for kind in SIZE_KINDS:
         if full("size", kind):
             _size_parser(size, kind, lang)
@@ -1029,19 +1234,25 @@ def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argpars
 
     cat = sub.add_parser("catalog", help=label("cli.catalog", lang), lang=lang)
     if full("catalog"):
-        cat.add_argument("table", choices=[*CATALOG_TABLES, *LISTED_ONLY],
-                         help=label("help.table", lang))  # fmt: skip
-        cat.add_argument("--where", action="append", metavar="COLUMN=TEXT",
-                         help=label("help.where", lang))  # fmt: skip
+        cat.add_argument(
+            "table", choices=[*CATALOG_TABLES, *LISTED_ONLY], help=label("help.table", lang)
+        )
+        cat.add_argument(
+            "--where", action="append", metavar="COLUMN=TEXT", help=label("help.where", lang)
+        )
         _common(cat, lang)
         cat.set_defaults(func=cmd_catalog, flags=[])
 
-    cmp_ = sub.add_parser("compare", help=label("cli.compare", lang),
-                          description=label("cli.compare.description", lang),
-                          lang=lang)  # fmt: skip
+    cmp_ = sub.add_parser(
+        "compare",
+        help=label("cli.compare", lang),
+        description=label("cli.compare.description", lang),
+        lang=lang,
+    )
     if full("compare"):
-        cmp_.add_argument("scenarios", nargs="*", metavar="SCENARIO",
-                          help=label("help.compare_scenarios", lang))  # fmt: skip
+        cmp_.add_argument(
+            "scenarios", nargs="*", metavar="SCENARIO", help=label("help.compare_scenarios", lang)
+        )
         _common(cmp_, lang)
         _set_flag(cmp_, lang)
         flags = _flags("compare")
@@ -1051,8 +1262,9 @@ def build_parser(lang: str = "en", only: Sequence[str] | None = None) -> argpars
 
     pl = sub.add_parser("plan", help=label("cli.plan", lang), lang=lang)
     if full("plan"):
-        pl.add_argument("scenario_file", nargs="?", metavar="SCENARIO",
-                        help=label("help.scenario", lang))  # fmt: skip
+        pl.add_argument(
+            "scenario_file", nargs="?", metavar="SCENARIO", help=label("help.scenario", lang)
+        )
         _common(pl, lang)
         _set_flag(pl, lang)
         pl.add_argument("--xlsx", metavar="OUT", help=label("help.xlsx", lang))
@@ -1118,7 +1330,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except OSError as exc:  # a file hubplan did not expect to fail: one line, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"hubplan: {label('cli.error', lang)}: {where}{exc.strerror or exc}",
-              file=sys.stderr)  # fmt: skip
+        print(f"hubplan: {label('cli.error', lang)}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0

@@ -30,101 +30,191 @@ _STR, _NUM, _INT = "str", "num", "int"
 
 #: column -> (kind, required). Numeric columns must be plain numbers or empty (unknown).
 ACCELERATOR_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
-    "segment": (_STR, True), "generation": (_STR, False), "form_factor": (_STR, False),
-    "fp64_dense_tflops": (_NUM, False), "fp64_tensor_dense_tflops": (_NUM, False),
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "vendor": (_STR, True),
+    "segment": (_STR, True),
+    "generation": (_STR, False),
+    "form_factor": (_STR, False),
+    "fp64_dense_tflops": (_NUM, False),
+    "fp64_tensor_dense_tflops": (_NUM, False),
     "fp32_dense_tflops": (_NUM, False),
-    "tf32_dense_tflops": (_NUM, False), "tf32_sparse_tflops": (_NUM, False),
-    "bf16_dense_tflops": (_NUM, False), "bf16_sparse_tflops": (_NUM, False),
-    "fp16_dense_tflops": (_NUM, False), "fp16_sparse_tflops": (_NUM, False),
-    "fp8_dense_tflops": (_NUM, False), "fp8_sparse_tflops": (_NUM, False),
-    "int8_dense_tops": (_NUM, False), "int8_sparse_tops": (_NUM, False),
-    "fp4_dense_tflops": (_NUM, False), "fp4_sparse_tflops": (_NUM, False),
+    "tf32_dense_tflops": (_NUM, False),
+    "tf32_sparse_tflops": (_NUM, False),
+    "bf16_dense_tflops": (_NUM, False),
+    "bf16_sparse_tflops": (_NUM, False),
+    "fp16_dense_tflops": (_NUM, False),
+    "fp16_sparse_tflops": (_NUM, False),
+    "fp8_dense_tflops": (_NUM, False),
+    "fp8_sparse_tflops": (_NUM, False),
+    "int8_dense_tops": (_NUM, False),
+    "int8_sparse_tops": (_NUM, False),
+    "fp4_dense_tflops": (_NUM, False),
+    "fp4_sparse_tflops": (_NUM, False),
     "mamf_bf16_tflops": (_NUM, False),
-    "vram_gb": (_NUM, True), "memory_type": (_STR, False), "mem_bw_tb_s": (_NUM, False),
-    "scaleup_link": (_STR, False), "scaleup_kind": (_STR, False),
-    "scaleup_domain_gpus": (_INT, False), "scaleup_bw_gb_s": (_NUM, False),
-    "pcie_gen": (_INT, False), "tdp_w": (_NUM, False),
-    "price_usd": (_NUM, False), "price_source": (_STR, False), "price_as_of": (_STR, False),
-    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "vram_gb": (_NUM, True),
+    "memory_type": (_STR, False),
+    "mem_bw_tb_s": (_NUM, False),
+    "scaleup_link": (_STR, False),
+    "scaleup_kind": (_STR, False),
+    "scaleup_domain_gpus": (_INT, False),
+    "scaleup_bw_gb_s": (_NUM, False),
+    "pcie_gen": (_INT, False),
+    "tdp_w": (_NUM, False),
+    "price_usd": (_NUM, False),
+    "price_source": (_STR, False),
+    "price_as_of": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
     "notes": (_STR, False),
-}  # fmt: skip
+}
 
 MODEL_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "family": (_STR, False),
-    "architecture": (_STR, True), "total_params": (_NUM, True), "active_params": (_NUM, False),
-    "layers": (_INT, True), "hidden_size": (_INT, True), "ffn_hidden_size": (_INT, False),
-    "attention_heads": (_INT, True), "kv_heads": (_INT, True), "head_dim": (_INT, False),
-    "vocab_size": (_INT, False), "context_tokens": (_INT, False),
-    "moe_experts": (_INT, False), "moe_active_experts": (_INT, False),
-    "kv_lora_rank": (_INT, False), "qk_rope_head_dim": (_INT, False),
-    "source": (_STR, True), "params_source": (_STR, False), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "family": (_STR, False),
+    "architecture": (_STR, True),
+    "total_params": (_NUM, True),
+    "active_params": (_NUM, False),
+    "layers": (_INT, True),
+    "hidden_size": (_INT, True),
+    "ffn_hidden_size": (_INT, False),
+    "attention_heads": (_INT, True),
+    "kv_heads": (_INT, True),
+    "head_dim": (_INT, False),
+    "vocab_size": (_INT, False),
+    "context_tokens": (_INT, False),
+    "moe_experts": (_INT, False),
+    "moe_active_experts": (_INT, False),
+    "kv_lora_rank": (_INT, False),
+    "qk_rope_head_dim": (_INT, False),
+    "source": (_STR, True),
+    "params_source": (_STR, False),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
 
 SERVER_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
-    "kind": (_STR, True), "accelerator": (_STR, True), "gpus": (_INT, True),
-    "cpu_model": (_STR, False), "cpu_sockets": (_INT, False), "cpu_cores_total": (_INT, False),
-    "cpu_base_ghz": (_NUM, False), "ram_gb": (_NUM, False),
-    "compute_nics": (_INT, False), "compute_nic_gbps": (_NUM, False),
-    "storage_nics": (_INT, False), "storage_nic_gbps": (_NUM, False),
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "vendor": (_STR, True),
+    "kind": (_STR, True),
+    "accelerator": (_STR, True),
+    "gpus": (_INT, True),
+    "cpu_model": (_STR, False),
+    "cpu_sockets": (_INT, False),
+    "cpu_cores_total": (_INT, False),
+    "cpu_base_ghz": (_NUM, False),
+    "ram_gb": (_NUM, False),
+    "compute_nics": (_INT, False),
+    "compute_nic_gbps": (_NUM, False),
+    "storage_nics": (_INT, False),
+    "storage_nic_gbps": (_NUM, False),
     "storage_usable_gbps": (_NUM, False),
-    "inband_nics": (_INT, False), "inband_nic_gbps": (_NUM, False),
-    "bmc_nics": (_INT, False), "bmc_nic_gbps": (_NUM, False),
-    "pcie_gen": (_INT, False), "local_nvme_tb": (_NUM, False), "max_power_kw": (_NUM, False),
-    "rack_units": (_NUM, False), "weight_kg": (_NUM, False),
-    "price_usd": (_NUM, False), "price_source": (_STR, False), "price_as_of": (_STR, False),
-    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "inband_nics": (_INT, False),
+    "inband_nic_gbps": (_NUM, False),
+    "bmc_nics": (_INT, False),
+    "bmc_nic_gbps": (_NUM, False),
+    "pcie_gen": (_INT, False),
+    "local_nvme_tb": (_NUM, False),
+    "max_power_kw": (_NUM, False),
+    "rack_units": (_NUM, False),
+    "weight_kg": (_NUM, False),
+    "price_usd": (_NUM, False),
+    "price_source": (_STR, False),
+    "price_as_of": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
     "notes": (_STR, False),
-}  # fmt: skip
+}
 
 #: The switch catalogue (``data/switches.csv``): one row per switch model.
 SWITCH_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
-    "technology": (_STR, True), "ports": (_INT, True), "port_gbps": (_NUM, True),
-    "cages": (_INT, False), "max_breakout": (_INT, False),
-    "uplink_ports": (_INT, False), "uplink_gbps": (_NUM, False),
-    "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
-    "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
-    "price_source": (_STR, False), "price_as_of": (_STR, False),
-    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "vendor": (_STR, True),
+    "technology": (_STR, True),
+    "ports": (_INT, True),
+    "port_gbps": (_NUM, True),
+    "cages": (_INT, False),
+    "max_breakout": (_INT, False),
+    "uplink_ports": (_INT, False),
+    "uplink_gbps": (_NUM, False),
+    "rack_units": (_NUM, False),
+    "max_power_kw": (_NUM, False),
+    "typical_power_kw": (_NUM, False),
+    "price_usd": (_NUM, False),
+    "price_source": (_STR, False),
+    "price_as_of": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
     "notes": (_STR, False),
-}  # fmt: skip
+}
 
 #: The storage catalogue (``data/storage.csv``): one row per building block (a parallel
 #: file-system server, an appliance, an object or capacity node). ``usable_tb`` is the usable
 #: capacity the block's own source reports (an appliance's scheme), at most ``raw_tb``.
 STORAGE_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "vendor": (_STR, True),
-    "form": (_STR, True), "role": (_STR, True), "tiers": (_STR, True),
-    "read_gb_s": (_NUM, False), "write_gb_s": (_NUM, False), "write_basis": (_STR, False),
-    "raw_tb": (_NUM, False), "usable_tb": (_NUM, False), "protection": (_STR, False),
-    "nic_ports": (_INT, False), "nic_gbps": (_NUM, False),
-    "rack_units": (_NUM, False), "max_power_kw": (_NUM, False),
-    "typical_power_kw": (_NUM, False), "price_usd": (_NUM, False),
-    "price_source": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "vendor": (_STR, True),
+    "form": (_STR, True),
+    "role": (_STR, True),
+    "tiers": (_STR, True),
+    "read_gb_s": (_NUM, False),
+    "write_gb_s": (_NUM, False),
+    "write_basis": (_STR, False),
+    "raw_tb": (_NUM, False),
+    "usable_tb": (_NUM, False),
+    "protection": (_STR, False),
+    "nic_ports": (_INT, False),
+    "nic_gbps": (_NUM, False),
+    "rack_units": (_NUM, False),
+    "max_power_kw": (_NUM, False),
+    "typical_power_kw": (_NUM, False),
+    "price_usd": (_NUM, False),
+    "price_source": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
 
 #: The cables and optics catalogue (``data/optics.csv``): one row per part or standard,
 #: cheapest first within a speed (the media choice takes the first row that reaches).
 OPTICS_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "media": (_STR, True),
-    "fibre": (_STR, True), "max_gbps": (_NUM, True), "max_reach_m": (_NUM, True),
-    "ports": (_INT, True), "source": (_STR, True), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "media": (_STR, True),
+    "fibre": (_STR, True),
+    "max_gbps": (_NUM, True),
+    "max_reach_m": (_NUM, True),
+    "ports": (_INT, True),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
 
 #: Ports per transceiver cage of a server's NICs (``data/server_cages.csv``): a DGX H100
 #: serves its eight compute ports from four twin-port OSFP cages. A server and plane not
 #: listed has one port per cage (a single-port OSFP or QSFP112 adapter per port).
 SERVER_CAGE_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False), "compute_ports_per_cage": (_INT, False),
-    "storage_ports_per_cage": (_INT, False), "inband_ports_per_cage": (_INT, False),
-    "form_factor": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "compute_ports_per_cage": (_INT, False),
+    "storage_ports_per_cage": (_INT, False),
+    "inband_ports_per_cage": (_INT, False),
+    "form_factor": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
 
 #: The cloud offers (``data/cloud.csv``): one row per offer of one accelerator, priced per
 #: GPU-hour in its own currency (``price_per_gpu_hour``, ``currency``); a price in another
@@ -133,14 +223,23 @@ SERVER_CAGE_SCHEMA: dict[str, tuple[str, bool]] = {
 #: filled from them (given, it must agree). ``term_months`` is a reservation's or a
 #: capacity block's term (empty: compared over the plan's horizon).
 CLOUD_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "provider": (_STR, True), "accelerator": (_STR, True),
-    "pricing": (_STR, True), "region": (_STR, False),
-    "price_per_gpu_hour": (_NUM, True), "currency": (_STR, True),
-    "usd_per_unit": (_NUM, False), "fx_date": (_STR, False),
-    "usd_per_gpu_hour": (_NUM, False), "term_months": (_NUM, False),
-    "price_date": (_STR, True), "source": (_STR, True), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
+    "name": (_STR, True),
+    "provider": (_STR, True),
+    "accelerator": (_STR, True),
+    "pricing": (_STR, True),
+    "region": (_STR, False),
+    "price_per_gpu_hour": (_NUM, True),
+    "currency": (_STR, True),
+    "usd_per_unit": (_NUM, False),
+    "fx_date": (_STR, False),
+    "usd_per_gpu_hour": (_NUM, False),
+    "term_months": (_NUM, False),
+    "price_date": (_STR, True),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
 #: Kinds of cloud pricing: on demand (paid per hour used), a reservation or a capacity
 #: block (paid for every hour of the term, used or not); and the currencies a price may be in.
 CLOUD_PRICING = ("on_demand", "reserved", "capacity_block")
@@ -159,32 +258,53 @@ CAGE_PLANES = ("compute", "storage", "inband")
 #: library, management and test tools, Slurm device detection and training image. An
 #: empty cell is an unknown fact, never another family's.
 FAMILY_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "aliases": (_STR, False),
-    "scaleout_fabric": (_STR, False), "scaleout_nic": (_STR, False),
-    "collective_library": (_STR, False), "collective_env_prefix": (_STR, False),
-    "collective_test": (_STR, False), "device_list_cmd": (_STR, False),
-    "ecc_check_cmd": (_STR, False), "diag_cmd": (_STR, False),
-    "rdma_test_cmd": (_STR, False), "link_check_cmd": (_STR, False),
-    "gres_autodetect": (_STR, False), "device_file": (_STR, False),
-    "device_file_first": (_INT, False), "container_image": (_STR, False),
-    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "name": (_STR, True),
+    "aliases": (_STR, False),
+    "scaleout_fabric": (_STR, False),
+    "scaleout_nic": (_STR, False),
+    "collective_library": (_STR, False),
+    "collective_env_prefix": (_STR, False),
+    "collective_test": (_STR, False),
+    "device_list_cmd": (_STR, False),
+    "ecc_check_cmd": (_STR, False),
+    "diag_cmd": (_STR, False),
+    "rdma_test_cmd": (_STR, False),
+    "link_check_cmd": (_STR, False),
+    "gres_autodetect": (_STR, False),
+    "device_file": (_STR, False),
+    "device_file_first": (_INT, False),
+    "container_image": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
     "notes": (_STR, False),
-}  # fmt: skip
+}
 
 #: The failure-rate table (``data/failure_rates.csv``): one row per component, its rate
 #: per million hours of the unit it is counted on, and the observation it comes from.
 FAILURE_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "per": (_STR, True), "per_million_hours": (_NUM, True),
-    "events": (_INT, False), "units": (_NUM, False), "hours": (_NUM, False),
-    "includes": (_STR, False), "source": (_STR, True), "as_of": (_STR, True),
-    "confidence": (_STR, True), "notes": (_STR, False),
-}  # fmt: skip
+    "name": (_STR, True),
+    "per": (_STR, True),
+    "per_million_hours": (_NUM, True),
+    "events": (_INT, False),
+    "units": (_NUM, False),
+    "hours": (_NUM, False),
+    "includes": (_STR, False),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
 
 GRID_CARBON_SCHEMA: dict[str, tuple[str, bool]] = {
-    "name": (_STR, True), "kg_co2_per_kwh": (_NUM, True), "year": (_INT, True),
-    "source": (_STR, True), "as_of": (_STR, True), "confidence": (_STR, True),
+    "name": (_STR, True),
+    "kg_co2_per_kwh": (_NUM, True),
+    "year": (_INT, True),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
     "notes": (_STR, False),
-}  # fmt: skip
+}
 
 #: Components of the failure model (``name`` in data/failure_rates.csv) and the units a
 #: rate can be counted on (``per``): a GPU, a node (server), a switch, or the job itself.
@@ -226,9 +346,16 @@ _CHOICES = {
 #: Ascend 910B/910C) run FP16 at a different rate than BF16, so one never stands in for the
 #: other.
 PRECISION_COLUMN = {
-    "fp64": "fp64_tensor", "fp32": "fp32", "tf32": "tf32", "bf16": "bf16", "fp16": "fp16",
-    "fp8": "fp8", "int8": "int8", "fp4": "fp4", "int4": "fp4",
-}  # fmt: skip
+    "fp64": "fp64_tensor",
+    "fp32": "fp32",
+    "tf32": "tf32",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "fp8",
+    "int8": "int8",
+    "fp4": "fp4",
+    "int4": "fp4",
+}
 
 
 def check_one_of(where: str, column: str, value: object, allowed: Sequence[str]) -> None:
@@ -326,8 +453,9 @@ def _merge(base: pd.DataFrame, extra: pd.DataFrame) -> pd.DataFrame:
 
 
 def _empty(schema: dict[str, tuple[str, bool]]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=object if k == _STR else "float64")
-                         for c, (k, _) in schema.items()})  # fmt: skip
+    return pd.DataFrame(
+        {c: pd.Series(dtype=object if k == _STR else "float64") for c, (k, _) in schema.items()}
+    )
 
 
 @dataclass(frozen=True)
@@ -365,16 +493,33 @@ class Catalog:
         if self.grid_carbon is None:
             object.__setattr__(self, "grid_carbon", _shipped_grid_carbon())
         h = hashlib.blake2b(digest_size=16)
-        for df in (self.accelerators, self.models, self.servers, self.switches, self.storage,
-                   self.optics, self.server_cages, self.families, self.failure_rates,
-                   self.cloud_offers, self.grid_carbon):  # fmt: skip
+        for df in (
+            self.accelerators,
+            self.models,
+            self.servers,
+            self.switches,
+            self.storage,
+            self.optics,
+            self.server_cages,
+            self.families,
+            self.failure_rates,
+            self.cloud_offers,
+            self.grid_carbon,
+        ):
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
         object.__setattr__(self, "fingerprint", h.hexdigest())
-        index = {name: (_keys(df), [row for _, row in df.iterrows()])
-                 for name, df in (("accelerator", self.accelerators), ("model", self.models),
-                                  ("server", self.servers), ("switch", self.switches),
-                                 ("storage", self.storage), ("family", self.families))}  # fmt: skip
+        index = {
+            name: (_keys(df), [row for _, row in df.iterrows()])
+            for name, df in (
+                ("accelerator", self.accelerators),
+                ("model", self.models),
+                ("server", self.servers),
+                ("switch", self.switches),
+                ("storage", self.storage),
+                ("family", self.families),
+            )
+        }
         object.__setattr__(self, "_index", index)
 
     def grid_factor(self, region: str) -> float:
@@ -386,8 +531,9 @@ class Catalog:
         rows = self.grid_carbon[self.grid_carbon["name"] == region]
         if rows.empty:
             known = ", ".join(self.grid_carbon["name"])
-            raise CatalogError(f"grid region {region!r} is not in data/grid_carbon.csv "
-                               f"(known: {known})")  # fmt: skip
+            raise CatalogError(
+                f"grid region {region!r} is not in data/grid_carbon.csv (known: {known})"
+            )
         return float(rows["kg_co2_per_kwh"].iloc[0])
 
     def accelerator(self, name: str) -> pd.Series:
@@ -457,8 +603,11 @@ class Catalog:
         if idx is not None:
             return rows[idx]
         unknown = {c: ("" if k == _STR else math.nan) for c, (k, _) in FAMILY_SCHEMA.items()}
-        unknown.update(name=str(vendor), confidence="low",
-                       notes="no row in data/families.csv: every fact unknown")  # fmt: skip
+        unknown.update(
+            name=str(vendor),
+            confidence="low",
+            notes="no row in data/families.csv: every fact unknown",
+        )
         return pd.Series(unknown, dtype=object)
 
     def accelerator_family(self, accelerator: str) -> pd.Series:
@@ -499,15 +648,19 @@ def _check_families(families: pd.DataFrame, path: Path) -> pd.DataFrame:
         bad = [t for t in fabrics if t and t not in SWITCH_TECHNOLOGIES]
         if bad:
             allowed = ", ".join(SWITCH_TECHNOLOGIES)
-            raise CatalogError(f"{where} scaleout_fabric: {bad} not in {allowed} "
-                               "(separate several with ';')")  # fmt: skip
+            raise CatalogError(
+                f"{where} scaleout_fabric: {bad} not in {allowed} (separate several with ';')"
+            )
         if r["device_file"] and "{i}" not in r["device_file"]:
-            raise CatalogError(f"{where} device_file: {r['device_file']!r} needs {{i}} "
-                               "where the device number goes")  # fmt: skip
+            raise CatalogError(
+                f"{where} device_file: {r['device_file']!r} needs {{i}} "
+                "where the device number goes"
+            )
         prefix = str(r["collective_env_prefix"])
         if prefix and not prefix.endswith("_"):
-            raise CatalogError(f"{where} collective_env_prefix: "
-                               f"{prefix!r} must end in '_' (NCCL_, HCCL_)")  # fmt: skip
+            raise CatalogError(
+                f"{where} collective_env_prefix: {prefix!r} must end in '_' (NCCL_, HCCL_)"
+            )
     return families
 
 
@@ -517,34 +670,44 @@ def _shipped_families() -> pd.DataFrame:
     return _check_families(read_table(path, FAMILY_SCHEMA), path)
 
 
-def _check_family_coverage(accelerators: pd.DataFrame, families: pd.DataFrame,
-                           where: str) -> None:  # fmt: skip
+def _check_family_coverage(accelerators: pd.DataFrame, families: pd.DataFrame, where: str) -> None:
     """Every vendor of the accelerator catalogue has a family row (its facts may be
     unknown, but the row says so)."""
     known = _keys(families)
     missing = sorted({v for v in accelerators["vendor"] if v.strip().lower() not in known})
     if missing:
-        raise CatalogError(f"{where}: accelerator vendor(s) {missing} have no row in "
-                           "data/families.csv; add one (empty cells = unknown facts)")  # fmt: skip
+        raise CatalogError(
+            f"{where}: accelerator vendor(s) {missing} have no row in "
+            "data/families.csv; add one (empty cells = unknown facts)"
+        )
 
 
 @cache
 def _shipped() -> Catalog:
     d = data_dir()
-    _check_family_coverage(read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
-                           _shipped_families(), str(d / "accelerators.csv"))  # fmt: skip
+    _check_family_coverage(
+        read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
+        _shipped_families(),
+        str(d / "accelerators.csv"),
+    )
     return Catalog(
         accelerators=read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
         models=read_table(d / "models.csv", MODEL_SCHEMA),
-        servers=_check_servers(read_table(d / "servers.csv", SERVER_SCHEMA), d / "servers.csv",
-                               read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA)),
+        servers=_check_servers(
+            read_table(d / "servers.csv", SERVER_SCHEMA),
+            d / "servers.csv",
+            read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
+        ),
         switches=read_table(d / "switches.csv", SWITCH_SCHEMA),
         storage=_check_storage(read_table(d / "storage.csv", STORAGE_SCHEMA), d / "storage.csv"),
         optics=_check_optics(read_table(d / "optics.csv", OPTICS_SCHEMA), d / "optics.csv"),
         server_cages=read_table(d / "server_cages.csv", SERVER_CAGE_SCHEMA),
-        failure_rates=_check_failure_rates(read_table(d / "failure_rates.csv", FAILURE_SCHEMA),
-                                           d / "failure_rates.csv", complete=True),
-    )  # fmt: skip
+        failure_rates=_check_failure_rates(
+            read_table(d / "failure_rates.csv", FAILURE_SCHEMA),
+            d / "failure_rates.csv",
+            complete=True,
+        ),
+    )
 
 
 def _check_cloud(offers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -> pd.DataFrame:
@@ -562,31 +725,38 @@ def _check_cloud(offers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -
         where = f"{path}, line {line}, column"
         idx = keys.get(str(r["accelerator"]).strip().lower())
         if idx is None:
-            close = difflib.get_close_matches(str(r["accelerator"]).lower(), keys, n=3,
-                                              cutoff=0.4)  # fmt: skip
+            close = difflib.get_close_matches(str(r["accelerator"]).lower(), keys, n=3, cutoff=0.4)
             hint = f"; closest: {', '.join(close)}" if close else ""
-            raise CatalogError(f"{where} accelerator: {r['accelerator']!r} is not in the "
-                               f"accelerator catalogue{hint}")  # fmt: skip
+            raise CatalogError(
+                f"{where} accelerator: {r['accelerator']!r} is not in the "
+                f"accelerator catalogue{hint}"
+            )
         accs.append(names[idx])
         if not r["price_per_gpu_hour"] > 0:
-            raise CatalogError(f"{where} price_per_gpu_hour: {r['price_per_gpu_hour']:g} "
-                               "must be above 0")  # fmt: skip
+            raise CatalogError(
+                f"{where} price_per_gpu_hour: {r['price_per_gpu_hour']:g} must be above 0"
+            )
         for col in ("price_date", "as_of", "fx_date"):
             if r[col] and not _DATE.match(str(r[col])):
-                raise CatalogError(f"{where} {col}: {r[col]!r} is not a date; write YYYY, "
-                                   "YYYY-MM or YYYY-MM-DD")  # fmt: skip
+                raise CatalogError(
+                    f"{where} {col}: {r[col]!r} is not a date; write YYYY, YYYY-MM or YYYY-MM-DD"
+                )
         if r["currency"] == "USD":
             rate = 1.0
             if not math.isnan(r["usd_per_unit"]) and r["usd_per_unit"] != 1.0:
-                raise CatalogError(f"{where} usd_per_unit: {r['usd_per_unit']:g} for a USD "
-                                   "price; leave it empty (or 1)")  # fmt: skip
+                raise CatalogError(
+                    f"{where} usd_per_unit: {r['usd_per_unit']:g} for a USD "
+                    "price; leave it empty (or 1)"
+                )
         else:
             rate = r["usd_per_unit"]
             if math.isnan(rate) or not rate > 0 or not r["fx_date"]:
                 cur = r["currency"]
-                raise CatalogError(f"{where} usd_per_unit: a {cur} price needs the exchange "
-                                   f"rate it is converted at (USD for one {cur}, above 0) "
-                                   "and its date in fx_date")  # fmt: skip
+                raise CatalogError(
+                    f"{where} usd_per_unit: a {cur} price needs the exchange "
+                    f"rate it is converted at (USD for one {cur}, above 0) "
+                    "and its date in fx_date"
+                )
         derived = r["price_per_gpu_hour"] * rate
         given = r["usd_per_gpu_hour"]
         if not math.isnan(given) and abs(given - derived) > _FX_TOLERANCE_USD:
@@ -599,11 +769,11 @@ def _check_cloud(offers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -
         term = r["term_months"]
         if not math.isnan(term):
             if r["pricing"] == "on_demand":
-                raise CatalogError(f"{where} term_months: an on_demand offer has no term "
-                                   "(leave it empty)")  # fmt: skip
+                raise CatalogError(
+                    f"{where} term_months: an on_demand offer has no term (leave it empty)"
+                )
             if not term >= 1 or term != int(term):
-                raise CatalogError(f"{where} term_months: {term:g} must be whole months, "
-                                   "1 or more")  # fmt: skip
+                raise CatalogError(f"{where} term_months: {term:g} must be whole months, 1 or more")
     offers["accelerator"] = pd.Series(accs, index=offers.index, dtype=object)
     offers["usd_per_gpu_hour"] = pd.Series(usd, index=offers.index, dtype="float64")
     return offers
@@ -612,8 +782,11 @@ def _check_cloud(offers: pd.DataFrame, path: Path, accelerators: pd.DataFrame) -
 @cache
 def _shipped_cloud() -> pd.DataFrame:
     d = data_dir()
-    return _check_cloud(read_table(d / "cloud.csv", CLOUD_SCHEMA), d / "cloud.csv",
-                        read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA))  # fmt: skip
+    return _check_cloud(
+        read_table(d / "cloud.csv", CLOUD_SCHEMA),
+        d / "cloud.csv",
+        read_table(d / "accelerators.csv", ACCELERATOR_SCHEMA),
+    )
 
 
 def _check_grid_carbon(grid: pd.DataFrame, path: Path) -> pd.DataFrame:
@@ -621,8 +794,10 @@ def _check_grid_carbon(grid: pd.DataFrame, path: Path) -> pd.DataFrame:
     1.0-1.1); each region (``name``) once, as :func:`read_table` checks for every table."""
     for line, factor in enumerate(grid["kg_co2_per_kwh"], start=2):
         if not 0 < float(factor) < 2:
-            raise CatalogError(f"{path}, line {line}, column kg_co2_per_kwh: {factor!r} must "
-                               "be above 0 and below 2")  # fmt: skip
+            raise CatalogError(
+                f"{path}, line {line}, column kg_co2_per_kwh: {factor!r} must "
+                "be above 0 and below 2"
+            )
     return grid
 
 
@@ -645,13 +820,17 @@ def _check_cages(cages: pd.DataFrame, path: Path, servers: pd.DataFrame) -> pd.D
     known = {str(n) for n in servers["name"]}
     for line, server in enumerate(cages["name"], start=2):
         if server not in known:
-            raise CatalogError(f"{path}, line {line}, column name: {server!r} is not in "
-                               "the server catalogue (its exact name)")  # fmt: skip
+            raise CatalogError(
+                f"{path}, line {line}, column name: {server!r} is not in "
+                "the server catalogue (its exact name)"
+            )
         for plane in CAGE_PLANES:
             ppc = cages[f"{plane}_ports_per_cage"].iloc[line - 2]
             if ppc == ppc and not ppc >= 1:
-                raise CatalogError(f"{path}, line {line}, column {plane}_ports_per_cage: "
-                                   f"{ppc:g} must be 1 or more (or empty)")  # fmt: skip
+                raise CatalogError(
+                    f"{path}, line {line}, column {plane}_ports_per_cage: "
+                    f"{ppc:g} must be 1 or more (or empty)"
+                )
     return cages
 
 
@@ -669,13 +848,14 @@ def _check_failure_rates(rates: pd.DataFrame, path: Path, complete: bool = False
         observed = [row[c] for c in ("events", "units", "hours")]
         if any(math.isnan(v) for v in observed):
             if not all(math.isnan(v) for v in observed):
-                raise CatalogError(f"{where}: give all of events, units and hours (the "
-                                   "observation the rate comes from) or none")  # fmt: skip
+                raise CatalogError(
+                    f"{where}: give all of events, units and hours (the "
+                    "observation the rate comes from) or none"
+                )
             continue
         events, units, hours = observed
         if units <= 0 or hours <= 0:
-            raise CatalogError(f"{where}: units and hours must be > 0 (got {units:g}, "
-                               f"{hours:g})")  # fmt: skip
+            raise CatalogError(f"{where}: units and hours must be > 0 (got {units:g}, {hours:g})")
         derived = events / (units * hours) * 1e6
         if abs(row["per_million_hours"] - derived) > _RATE_TOLERANCE * max(derived, 1e-12):
             raise CatalogError(
@@ -687,8 +867,10 @@ def _check_failure_rates(rates: pd.DataFrame, path: Path, complete: bool = False
         missing = [c for c in FAILURE_COMPONENTS if c not in set(rates["name"])]
         if missing:
             names = ", ".join(FAILURE_COMPONENTS)
-            raise CatalogError(f"{path}: no row for component(s) {missing}; the failure model "
-                               f"needs one per component: {names}")  # fmt: skip
+            raise CatalogError(
+                f"{path}: no row for component(s) {missing}; the failure model "
+                f"needs one per component: {names}"
+            )
     return rates
 
 
@@ -702,8 +884,9 @@ def _check_storage(storage: pd.DataFrame, path: Path) -> pd.DataFrame:
                 f"{path}, line {line}, column tiers: {bad} not in {', '.join(STORAGE_TIERS)} "
                 "(separate several with ';')"
             )
-    for line, (usable, raw) in enumerate(zip(storage["usable_tb"], storage["raw_tb"],
-                                             strict=True), start=2):  # fmt: skip
+    for line, (usable, raw) in enumerate(
+        zip(storage["usable_tb"], storage["raw_tb"], strict=True), start=2
+    ):
         if usable > raw:  # False when either is empty (NaN)
             raise CatalogError(
                 f"{path}, line {line}, column usable_tb: {usable:g} is more than raw_tb "
@@ -750,8 +933,10 @@ def load_catalog(
     if families is not None:
         fam = _merge(fam, _check_families(read_table(families, FAMILY_SCHEMA), Path(families)))
     if failure_rates is not None:
-        fail = _merge(fail, _check_failure_rates(read_table(failure_rates, FAILURE_SCHEMA),
-                                                 Path(failure_rates)))  # fmt: skip
+        fail = _merge(
+            fail,
+            _check_failure_rates(read_table(failure_rates, FAILURE_SCHEMA), Path(failure_rates)),
+        )
     if switches is not None:
         swi = _merge(swi, read_table(switches, SWITCH_SCHEMA))
     if storage is not None:
@@ -765,12 +950,19 @@ def load_catalog(
     clo = base.cloud_offers
     if cloud is not None:
         clo = _merge(clo, _check_cloud(read_table(cloud, CLOUD_SCHEMA), Path(cloud), acc))
-    return Catalog(accelerators=acc.copy(), models=mod.copy(), servers=srv.copy(),
-                   switches=swi.copy(), storage=sto.copy(), optics=base.optics.copy(),
-                   server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv",
-                                             srv), families=fam.copy(),
-                   failure_rates=fail.copy(), cloud_offers=clo.copy(),
-                   grid_carbon=base.grid_carbon.copy())  # fmt: skip
+    return Catalog(
+        accelerators=acc.copy(),
+        models=mod.copy(),
+        servers=srv.copy(),
+        switches=swi.copy(),
+        storage=sto.copy(),
+        optics=base.optics.copy(),
+        server_cages=_check_cages(base.server_cages, data_dir() / "server_cages.csv", srv),
+        families=fam.copy(),
+        failure_rates=fail.copy(),
+        cloud_offers=clo.copy(),
+        grid_carbon=base.grid_carbon.copy(),
+    )
 
 
 def peak_tflops(acc: pd.Series, precision: str, sparse: bool = False) -> float:

@@ -68,12 +68,19 @@ class ExportError(HubplanError):
 
     #: What can fail, each with a label ``export_error.<reason>`` saying what to do.
     REASONS = (
-        "not_writable", "read_only", "no_space", "not_a_folder", "no_folder", "not_a_file",
-        "virtual_fs", "failed",
-    )  # fmt: skip
+        "not_writable",
+        "read_only",
+        "no_space",
+        "not_a_folder",
+        "no_folder",
+        "not_a_file",
+        "virtual_fs",
+        "failed",
+    )
 
-    def __init__(self, what: str, path: str, reason: str, *, where: str = "",
-                 detail: str = "") -> None:  # fmt: skip
+    def __init__(
+        self, what: str, path: str, reason: str, *, where: str = "", detail: str = ""
+    ) -> None:
         if reason not in self.REASONS:
             raise ValueError(f"reason = {reason!r}: use one of {self.REASONS}")
         self.what, self.path, self.reason = what, str(path), reason
@@ -85,8 +92,14 @@ class ExportError(HubplanError):
         failed and what to do."""
         from .labels import label  # labels imports this module
 
-        return label(f"export_error.{self.reason}", lang, what=self.what, path=repr(self.path),
-                     where=self.where, detail=self.detail)  # fmt: skip
+        return label(
+            f"export_error.{self.reason}",
+            lang,
+            what=self.what,
+            path=repr(self.path),
+            where=self.where,
+            detail=self.detail,
+        )
 
 
 def check_range(

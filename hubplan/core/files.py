@@ -48,11 +48,31 @@ STYLE_MAX_BYTES = 1 << 20
 #: File systems that hold no user files: the kernel's views of processes, devices and
 #: settings (``/proc``, ``/sys``, ``/dev``, cgroups ...). A file written there is refused
 #: or lost, so hubplan refuses to write under them before it tries.
-VIRTUAL_FILE_SYSTEMS = frozenset({
-    "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs",
-    "securityfs", "configfs", "bpf", "pstore", "efivarfs", "fusectl", "mqueue",
-    "hugetlbfs", "binfmt_misc", "autofs", "rpc_pipefs", "nsfs", "selinuxfs",
-})  # fmt: skip
+VIRTUAL_FILE_SYSTEMS = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "configfs",
+        "bpf",
+        "pstore",
+        "efivarfs",
+        "fusectl",
+        "mqueue",
+        "hugetlbfs",
+        "binfmt_misc",
+        "autofs",
+        "rpc_pipefs",
+        "nsfs",
+        "selinuxfs",
+    }
+)
 
 
 def _umask() -> int:
@@ -65,12 +85,15 @@ def _umask() -> int:
 
 _KINDS = (
     (stat.S_ISDIR, "is a folder, not a file"),
-    (stat.S_ISFIFO, "is a named pipe (FIFO), not a regular file; hubplan reads only regular "
-                    "files (a pipe could keep it waiting forever)"),
+    (
+        stat.S_ISFIFO,
+        "is a named pipe (FIFO), not a regular file; hubplan reads only regular "
+        "files (a pipe could keep it waiting forever)",
+    ),
     (stat.S_ISCHR, "is a device, not a regular file; give the path of a file"),
     (stat.S_ISBLK, "is a device, not a regular file; give the path of a file"),
     (stat.S_ISSOCK, "is a socket, not a regular file; give the path of a file"),
-)  # fmt: skip
+)
 
 
 def _kind_problem(mode: int) -> str | None:
@@ -375,8 +398,9 @@ def write_folder_atomic(
         else:
             made = _made_by_mkdir(folder.parent)
             folder.parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp",
-                                            dir=folder.parent))  # fmt: skip
+            staging = Path(
+                tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent)
+            )
     except OSError as exc:
         _remove_empty(made)
         raise export_error(what, folder, exc) from None

@@ -38,10 +38,15 @@ class Finding:
 def findings_frame(findings: list[Finding] | tuple[Finding, ...]) -> pd.DataFrame:
     """Findings as a table of data (no sentences), most severe first."""
     rows = [
-        {"severity": f.severity, "stage": f.stage, "subject": f.subject, "code": f.code,
-         "data": dict(f.params)}
+        {
+            "severity": f.severity,
+            "stage": f.stage,
+            "subject": f.subject,
+            "code": f.code,
+            "data": dict(f.params),
+        }
         for f in findings
-    ]  # fmt: skip
+    ]
     df = pd.DataFrame(rows, columns=COLUMNS)
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return df.sort_values("severity", key=lambda s: s.map(order), kind="stable").reset_index(

@@ -30,10 +30,20 @@ _FIELDS = ("unit", "en", "zh", "excel_format", "description")
 
 LANGUAGES = ("en", "zh")
 _ALIASES = {
-    "en": "en", "en-us": "en", "en_us": "en", "en-gb": "en", "english": "en",
-    "zh": "zh", "zh-cn": "zh", "zh_cn": "zh", "zh-hans": "zh", "zh-hans-cn": "zh",
-    "cn": "zh", "chinese": "zh", "中文": "zh",
-}  # fmt: skip
+    "en": "en",
+    "en-us": "en",
+    "en_us": "en",
+    "en-gb": "en",
+    "english": "en",
+    "zh": "zh",
+    "zh-cn": "zh",
+    "zh_cn": "zh",
+    "zh-hans": "zh",
+    "zh-hans-cn": "zh",
+    "cn": "zh",
+    "chinese": "zh",
+    "中文": "zh",
+}
 
 
 def normalize_language(lang: str | None) -> str:
@@ -149,47 +159,91 @@ def column_label(key: str, lang: str = "en") -> str:
 
 
 #: Columns whose values are themselves label keys: column -> key prefix.
-VALUE_COLUMNS = {"binding": "binding", "token_binding": "binding",
-                 "failure_component": "failure_component", "failure_per": "failure_per",
-                 "interconnect": "interconnect", "status": "status", "check": "checkname",
-                 "quota": "choice.quota", "kind": "choice.pool", "pool": "choice.pool",
-                 "level": "choice.level", "policy": "choice.policy",
-                 "severity": "severity", "unranked": "unranked",
-                 "price_basis": "choice.price_basis", "cloud_basis": "choice.cloud_basis",
-                 "rule_basis": "choice.rule_basis", "phase": "phase",
-                 "criterion": "criterion", "step": "step", "verification": "verification",
-                 "test": "test", "result": "result", "device_type": "device_type",
-                 "type": "device_type", "scope": "device_type",
-                 "cooling_mode": "choice.cooling_mode", "sized_by": "choice.sized_by",
-                 "limited_by": "choice.limited_by", "category": "choice.category",
-                 "pass_if": "pass_if", "figure_basis": "figure_basis",
-                 "figure_source": "figure_source", "stage": "choice.area",
-                 "price_confidence": "choice.price_confidence",
-                 "cost_basis": "choice.cost_basis", "line_unit": "choice.line_unit",
-                 "gpu_cost_basis": "choice.gpu_cost_basis",
-                 "item_kind": "choice.item_kind",
-                 "precision": "choice.precision", "method": "choice.method",
-                 "recompute": "choice.recompute", "limit": "choice.limit",
-                 "scaleup_kind": "choice.scaleup_kind", "segment": "choice.segment",
-                 "marketing_basis": "choice.marketing_basis", "tier": "choice.tier",
-                 "content": "storage.content", "protection": "choice.protection",
-                 "dr": "choice.dr", "role": "choice.role", "plane": "choice.plane",
-                 "media": "choice.media", "device_role": "device_type",
-                 "link_segment": "choice.link_segment", "transport": "choice.technology",
-                 "layer": "choice.rdma_layer", "component": "choice.latency_component",
-                 "power_source": "choice.figure_origin",
-                 "size_source": "choice.figure_origin",
-                 "typical_source": "choice.figure_origin",
-                 "item": ("choice.opex_item", "checklist"),
-                 "cloud_pricing": "choice.cloud_pricing", "strategy": "choice.strategy",
-                 "flow": "choice.flow", "assumption": "cost.assumption",
-                 "metric": "", "task": "task", "figure_unit": "choice.figure_unit",
-                 "checked_by": "choice.area",
-                 "subject": ("choice.plane", "choice.tier", "choice.pool", "choice.precision",
-                             "sheet", "subject"),
-                 "confidence": "choice.price_confidence", "technology": "choice.technology",
-                 "architecture": "choice.architecture", "per": "failure_per",
-                 "price_unit": "choice.line_unit"}  # fmt: skip
+VALUE_COLUMNS = {
+    "binding": "binding",
+    "token_binding": "binding",
+    "failure_component": "failure_component",
+    "failure_per": "failure_per",
+    "interconnect": "interconnect",
+    "status": "status",
+    "check": "checkname",
+    "quota": "choice.quota",
+    "kind": "choice.pool",
+    "pool": "choice.pool",
+    "level": "choice.level",
+    "policy": "choice.policy",
+    "severity": "severity",
+    "unranked": "unranked",
+    "price_basis": "choice.price_basis",
+    "cloud_basis": "choice.cloud_basis",
+    "rule_basis": "choice.rule_basis",
+    "phase": "phase",
+    "criterion": "criterion",
+    "step": "step",
+    "verification": "verification",
+    "test": "test",
+    "result": "result",
+    "device_type": "device_type",
+    "type": "device_type",
+    "scope": "device_type",
+    "cooling_mode": "choice.cooling_mode",
+    "sized_by": "choice.sized_by",
+    "limited_by": "choice.limited_by",
+    "category": "choice.category",
+    "pass_if": "pass_if",
+    "figure_basis": "figure_basis",
+    "figure_source": "figure_source",
+    "stage": "choice.area",
+    "price_confidence": "choice.price_confidence",
+    "cost_basis": "choice.cost_basis",
+    "line_unit": "choice.line_unit",
+    "gpu_cost_basis": "choice.gpu_cost_basis",
+    "item_kind": "choice.item_kind",
+    "precision": "choice.precision",
+    "method": "choice.method",
+    "recompute": "choice.recompute",
+    "limit": "choice.limit",
+    "scaleup_kind": "choice.scaleup_kind",
+    "segment": "choice.segment",
+    "marketing_basis": "choice.marketing_basis",
+    "tier": "choice.tier",
+    "content": "storage.content",
+    "protection": "choice.protection",
+    "dr": "choice.dr",
+    "role": "choice.role",
+    "plane": "choice.plane",
+    "media": "choice.media",
+    "device_role": "device_type",
+    "link_segment": "choice.link_segment",
+    "transport": "choice.technology",
+    "layer": "choice.rdma_layer",
+    "component": "choice.latency_component",
+    "power_source": "choice.figure_origin",
+    "size_source": "choice.figure_origin",
+    "typical_source": "choice.figure_origin",
+    "item": ("choice.opex_item", "checklist"),
+    "cloud_pricing": "choice.cloud_pricing",
+    "strategy": "choice.strategy",
+    "flow": "choice.flow",
+    "assumption": "cost.assumption",
+    "metric": "",
+    "task": "task",
+    "figure_unit": "choice.figure_unit",
+    "checked_by": "choice.area",
+    "subject": (
+        "choice.plane",
+        "choice.tier",
+        "choice.pool",
+        "choice.precision",
+        "sheet",
+        "subject",
+    ),
+    "confidence": "choice.price_confidence",
+    "technology": "choice.technology",
+    "architecture": "choice.architecture",
+    "per": "failure_per",
+    "price_unit": "choice.line_unit",
+}
 """A column mapped to ``""`` holds column keys (``cost_tornado.metric``: the figure an
 assumption moves), labelled by the column's own label; a column mapped to a tuple of
 prefixes tries each in turn (a ``subject`` is a plane, a tier, a pool, or a finding's
@@ -205,10 +259,17 @@ LIST_VALUE_COLUMNS = {"depends_on": "task"}
 #: Finding parameters whose values are codes with labels, beside :data:`VALUE_COLUMNS`:
 #: parameter -> key prefix. A finding's ``{plane}`` reads "in-band" / "带内管理", never
 #: the raw ``inband``; a list value (``fabrics``) is labelled item by item.
-PARAM_VALUES = {"plane": "choice.plane", "media": "choice.media",
-                "technology": "choice.technology", "fabrics": "choice.technology",
-                "area": "choice.area", "tests": "test", "rdma_tool": "choice.tool",
-                "collective_tool": "choice.tool", "source": "choice.tier"}  # fmt: skip
+PARAM_VALUES = {
+    "plane": "choice.plane",
+    "media": "choice.media",
+    "technology": "choice.technology",
+    "fabrics": "choice.technology",
+    "area": "choice.area",
+    "tests": "test",
+    "rdma_tool": "choice.tool",
+    "collective_tool": "choice.tool",
+    "source": "choice.tier",
+}
 
 #: How a list parameter's items are joined, per language.
 _LIST_SEP = {"en": ", ", "zh": "、"}
@@ -426,8 +487,9 @@ def localize(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     return out
 
 
-def _label_values(values: pd.Series, prefix: str, keys: dict, lang: str,
-                  listed: bool = False) -> pd.Series:  # fmt: skip
+def _label_values(
+    values: pd.Series, prefix: str, keys: dict, lang: str, listed: bool = False
+) -> pd.Series:
     """``values`` with each value that has a label (:func:`value_label`) replaced by it;
     ``listed``: each value a comma-separated list of codes, labelled item by item.
 
@@ -473,7 +535,7 @@ def display_frame(df: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
         shown[header] = [
             (yes if v else no) if isinstance(v, bool | np.bool_) else format_value(key, v)
             for v in shown[header]
-        ]  # fmt: skip
+        ]
     return shown
 
 

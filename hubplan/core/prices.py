@@ -32,12 +32,18 @@ from .paths import data_dir
 
 _STR, _NUM = "str", "num"
 PRICE_SCHEMA: dict[str, tuple[str, bool]] = {
-    "item_kind": (_STR, True), "name": (_STR, True), "unit": (_STR, True),
-    "currency": (_STR, True), "price": (_NUM, True), "price_low": (_NUM, True),
+    "item_kind": (_STR, True),
+    "name": (_STR, True),
+    "unit": (_STR, True),
+    "currency": (_STR, True),
+    "price": (_NUM, True),
+    "price_low": (_NUM, True),
     "price_high": (_NUM, True),
-    "price_source": (_STR, True), "price_as_of": (_STR, True), "confidence": (_STR, True),
+    "price_source": (_STR, True),
+    "price_as_of": (_STR, True),
+    "confidence": (_STR, True),
     "notes": (_STR, False),
-}  # fmt: skip
+}
 #: What a row can price: a catalogue server, a switch or appliance (switches.csv / the
 #: network stage's ``model``), a storage building block (storage.csv), an optical module
 #: or a cable by medium and speed (``"<media> <speed_gbps> module"`` / ``… cable``), the
@@ -84,21 +90,28 @@ def check_prices(df: pd.DataFrame, path: str = "data/prices.csv") -> pd.DataFram
         check_one_of(f"{path}, line {line}", "currency", r["currency"], CURRENCIES)
         key = (str(r["item_kind"]), str(r["name"]).lower())
         if key in seen:
-            raise CatalogError(f"{path}, line {line}, column name: {r['name']!r} is priced "
-                               f"twice as {r['item_kind']}; keep one row")  # fmt: skip
+            raise CatalogError(
+                f"{path}, line {line}, column name: {r['name']!r} is priced "
+                f"twice as {r['item_kind']}; keep one row"
+            )
         seen.add(key)
         low, point, high = r["price_low"], r["price"], r["price_high"]
         if low < 0:
-            raise CatalogError(f"{path}, line {line}, column price_low: {low:g} is "
-                               "negative; prices are >= 0")  # fmt: skip
+            raise CatalogError(
+                f"{path}, line {line}, column price_low: {low:g} is negative; prices are >= 0"
+            )
         if low > point:
-            raise CatalogError(f"{path}, line {line}, column price_low: {low:g} is above "
-                               f"price ({point:g}); a range must hold its point: "
-                               "0 <= low <= point <= high")  # fmt: skip
+            raise CatalogError(
+                f"{path}, line {line}, column price_low: {low:g} is above "
+                f"price ({point:g}); a range must hold its point: "
+                "0 <= low <= point <= high"
+            )
         if high < point:
-            raise CatalogError(f"{path}, line {line}, column price_high: {high:g} is "
-                               f"below price ({point:g}); a range must hold its point: "
-                               "0 <= low <= point <= high")  # fmt: skip
+            raise CatalogError(
+                f"{path}, line {line}, column price_high: {high:g} is "
+                f"below price ({point:g}); a range must hold its point: "
+                "0 <= low <= point <= high"
+            )
     return df
 
 
@@ -118,12 +131,16 @@ def price_table() -> pd.DataFrame:
 def _index() -> dict[tuple[str, str], Price]:
     return {
         (str(r["item_kind"]), str(r["name"]).lower()): Price(
-            float(r["price"]), float(r["price_low"]), float(r["price_high"]),
-            str(r["price_source"]), str(r["price_as_of"]), str(r["currency"]),
+            float(r["price"]),
+            float(r["price_low"]),
+            float(r["price_high"]),
+            str(r["price_source"]),
+            str(r["price_as_of"]),
+            str(r["currency"]),
             str(r["confidence"]),
         )
         for r in price_table().to_dict(orient="records")
-    }  # fmt: skip
+    }
 
 
 def in_usd(price: Price, cny_per_usd: float = DEFAULT_CNY_PER_USD) -> Price:
@@ -136,13 +153,20 @@ def in_usd(price: Price, cny_per_usd: float = DEFAULT_CNY_PER_USD) -> Price:
     """
     if price.currency == "USD":
         return price
-    return Price(price.point_usd / cny_per_usd, price.low_usd / cny_per_usd,
-                 price.high_usd / cny_per_usd, price.source, price.as_of,
-                 price.currency, price.confidence)  # fmt: skip
+    return Price(
+        price.point_usd / cny_per_usd,
+        price.low_usd / cny_per_usd,
+        price.high_usd / cny_per_usd,
+        price.source,
+        price.as_of,
+        price.currency,
+        price.confidence,
+    )
 
 
-def catalogue_price(kind: str, name: str, quotes: tuple = (),
-                    cny_per_usd: float = DEFAULT_CNY_PER_USD) -> Price | None:  # fmt: skip
+def catalogue_price(
+    kind: str, name: str, quotes: tuple = (), cny_per_usd: float = DEFAULT_CNY_PER_USD
+) -> Price | None:
     """The price of one item in USD: the client's quote (the cost section's ``quotes``) if
     one names it, else the price catalogue's (a CNY row at ``cny_per_usd``), else None
     (names compare case-insensitively).

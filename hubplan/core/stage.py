@@ -92,6 +92,8 @@ class Stage:
             if table.empty:
                 wrong = [c for c, d in schema.items() if str(table[c].dtype) != d]
                 if wrong:
-                    raise RuntimeError(f"stage {self.name!r}: empty table {name!r} has "
-                                       f"undeclared dtypes in {', '.join(wrong)}")  # fmt: skip
+                    raise RuntimeError(
+                        f"stage {self.name!r}: empty table {name!r} has "
+                        f"undeclared dtypes in {', '.join(wrong)}"
+                    )
         return result

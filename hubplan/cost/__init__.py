@@ -107,4 +107,4 @@ __all__ = [
     "staff_usd_per_year",
     "tornado",
     "useful_gpu_hours",
-]  # fmt: skip
+]

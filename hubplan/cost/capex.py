@@ -15,14 +15,26 @@ import pandas as pd
 from ..core.frames import records as _records
 from .prices import DEFAULT_CNY_PER_USD, Price, catalogue_price, optics_key, scaled_range
 
-CAPEX_COLUMNS = ["category", "item", "line_quantity", "line_unit", "line_unit_usd", "capex_usd",
-                 "price_basis", "price_source", "priced",
-                 # prices: each line's unit price range and date, and its extended range
-                 "price_low_usd", "price_high_usd", "price_as_of", "capex_low_usd",
-                 "capex_high_usd",
-                 # prices: how far the line's price can be trusted (data/prices.csv's
-                 # confidence; "quote" for a client's quote, "section" for a section figure)
-                 "price_confidence"]  # fmt: skip
+CAPEX_COLUMNS = [
+    "category",
+    "item",
+    "line_quantity",
+    "line_unit",
+    "line_unit_usd",
+    "capex_usd",
+    "price_basis",
+    "price_source",
+    "priced",
+    # prices: each line's unit price range and date, and its extended range
+    "price_low_usd",
+    "price_high_usd",
+    "price_as_of",
+    "capex_low_usd",
+    "capex_high_usd",
+    # prices: how far the line's price can be trusted (data/prices.csv's
+    # confidence; "quote" for a client's quote, "section" for a section figure)
+    "price_confidence",
+]
 
 
 def line_usd(quantity, line_unit_usd):
@@ -114,8 +126,19 @@ def priced_totals(capex_usd, priced) -> tuple[float, int]:
     return float(np.nansum(amounts)), int(priced.size - np.count_nonzero(priced))
 
 
-def _line(category, item, quantity, unit, price, basis, source, low=None, high=None,
-          as_of="", confidence="section") -> dict:  # fmt: skip
+def _line(
+    category,
+    item,
+    quantity,
+    unit,
+    price,
+    basis,
+    source,
+    low=None,
+    high=None,
+    as_of="",
+    confidence="section",
+) -> dict:
     """One capex line. A priced line without a stated range (a quote, a user's figure)
     carries its point as both ends: the range is as narrow as what is known."""
     price = math.nan if price is None else float(price)
@@ -123,19 +146,34 @@ def _line(category, item, quantity, unit, price, basis, source, low=None, high=N
     ok = not math.isnan(amount)
     low = price if low is None or not ok else float(low)
     high = price if high is None or not ok else float(high)
-    return {"category": category, "item": item, "line_quantity": float(quantity), "line_unit": unit,
-            "line_unit_usd": price, "capex_usd": amount if ok else math.nan,
-            "price_basis": basis if ok else "none", "price_source": source if ok else "",
-            "priced": ok, "price_low_usd": low if ok else math.nan,
-            "price_high_usd": high if ok else math.nan, "price_as_of": as_of if ok else "",
-            "capex_low_usd": float(line_usd(quantity, low)) if ok else math.nan,
-            "capex_high_usd": float(line_usd(quantity, high)) if ok else math.nan,
-            "price_confidence": confidence if ok else ""}  # fmt: skip
+    return {
+        "category": category,
+        "item": item,
+        "line_quantity": float(quantity),
+        "line_unit": unit,
+        "line_unit_usd": price,
+        "capex_usd": amount if ok else math.nan,
+        "price_basis": basis if ok else "none",
+        "price_source": source if ok else "",
+        "priced": ok,
+        "price_low_usd": low if ok else math.nan,
+        "price_high_usd": high if ok else math.nan,
+        "price_as_of": as_of if ok else "",
+        "capex_low_usd": float(line_usd(quantity, low)) if ok else math.nan,
+        "capex_high_usd": float(line_usd(quantity, high)) if ok else math.nan,
+        "price_confidence": confidence if ok else "",
+    }
 
 
-def _catalogue_or(kind: str, name: str, price, basis: str, source: str, quotes: tuple = (),
-                  fx: float = DEFAULT_CNY_PER_USD,
-                  ) -> tuple[object, str, str, Price | None]:  # fmt: skip
+def _catalogue_or(
+    kind: str,
+    name: str,
+    price,
+    basis: str,
+    source: str,
+    quotes: tuple = (),
+    fx: float = DEFAULT_CNY_PER_USD,
+) -> tuple[object, str, str, Price | None]:
     """(unit price, basis, source, catalogue row): a client's quote when one names the
     item, else the table's own price when it has one, else the price catalogue's
     (``data/prices.csv``) point (a CNY row at ``fx`` CNY per USD)."""
@@ -150,9 +188,13 @@ def _catalogue_or(kind: str, name: str, price, basis: str, source: str, quotes: 
     return row.point_usd, "catalogue_prices", row.source, row
 
 
-def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
-                 gpu_factors: tuple[float, float] = (0.74, 1.17),
-                 quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
+def server_lines(
+    pools: pd.DataFrame,
+    price_sources: dict[str, str],
+    gpu_factors: tuple[float, float] = (0.74, 1.17),
+    quotes: tuple = (),
+    fx: float = DEFAULT_CNY_PER_USD,
+) -> list[dict]:
     """One line per pool's new GPU servers (spares included: the pools table counts them).
 
     A server whose price ``data/prices.csv`` brackets carries that range and date; any
@@ -162,8 +204,15 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
     range (a CNY row, e.g. a tender award, at ``fx`` CNY per USD). A client's quote for
     the server (the cost section's ``quotes``) replaces all of these."""
     rows = []
-    columns = ["pool", "accelerator", "server", "gpus_per_server", "new_servers",
-               "price_basis", "server_price_usd"]  # fmt: skip
+    columns = [
+        "pool",
+        "accelerator",
+        "server",
+        "gpus_per_server",
+        "new_servers",
+        "price_basis",
+        "server_price_usd",
+    ]
     for p in _records(pools, columns, pools["level"].to_numpy() == "pool"):
         if int(p["new_servers"]) == 0:
             continue
@@ -189,14 +238,35 @@ def server_lines(pools: pd.DataFrame, price_sources: dict[str, str],
             as_of = ""
             # cards × (1 + platform overhead) is a rule, not a price of the server
             confidence = "estimate" if basis == "card_overhead" else "low"
-        rows.append(_line("gpu_servers", f"{p['pool']}: {item}", p["new_servers"], "server",
-                          point, basis, source, low, high, as_of, confidence))  # fmt: skip
+        rows.append(
+            _line(
+                "gpu_servers",
+                f"{p['pool']}: {item}",
+                p["new_servers"],
+                "server",
+                point,
+                basis,
+                source,
+                low,
+                high,
+                as_of,
+                confidence,
+            )
+        )
     return rows
 
 
-def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: list[str],
-                 basis: str, source: str, kind: str = "",
-                 quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
+def device_lines(
+    df: pd.DataFrame,
+    category: str,
+    count_col: str,
+    label_cols: list[str],
+    basis: str,
+    source: str,
+    kind: str = "",
+    quotes: tuple = (),
+    fx: float = DEFAULT_CNY_PER_USD,
+) -> list[dict]:
     """One line per row of a device table (storage nodes, switches) at its unit price: the
     table's own, else the price catalogue's for the row's ``model`` as ``kind``."""
     rows = []
@@ -204,17 +274,33 @@ def device_lines(df: pd.DataFrame, category: str, count_col: str, label_cols: li
         if int(r[count_col]) == 0:
             continue
         item = " ".join(str(r[c]) for c in label_cols if str(r[c]))
-        price, how, src, row = _catalogue_or(kind, str(r.get("model", "")), r["price_usd"],
-                                             basis, source, quotes, fx)  # fmt: skip
-        rows.append(_line(category, item, r[count_col], "unit", price, how, src,
-                          row.low_usd if row else None, row.high_usd if row else None,
-                          row.as_of if row else "",
-                          row.confidence if row else "low"))  # fmt: skip
+        price, how, src, row = _catalogue_or(
+            kind, str(r.get("model", "")), r["price_usd"], basis, source, quotes, fx
+        )
+        rows.append(
+            _line(
+                category,
+                item,
+                r[count_col],
+                "unit",
+                price,
+                how,
+                src,
+                row.low_usd if row else None,
+                row.high_usd if row else None,
+                row.as_of if row else "",
+                row.confidence if row else "low",
+            )
+        )
     return rows
 
 
-def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], object],
-                 quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
+def optics_lines(
+    transceivers: pd.DataFrame,
+    prices: dict[tuple[str, float], object],
+    quotes: tuple = (),
+    fx: float = DEFAULT_CNY_PER_USD,
+) -> list[dict]:
     """Modules and cables per plane, segment and medium: at the section's prices (a quote)
     where it gives one, else at the price catalogue's (``optics_module`` /
     ``optics_cable`` rows named ``"<media> <speed> module"`` / ``… cable``; a client's
@@ -224,26 +310,49 @@ def optics_lines(transceivers: pd.DataFrame, prices: dict[tuple[str, float], obj
     for r in _records(transceivers, columns):
         price = prices.get((str(r["media"]), float(r["speed_gbps"])))
         item = f"{r['plane']} {r['link_segment']} {r['media']} {r['speed_gbps']:g}G"
-        for part, count, unit in (("module", r["modules"], "module"),
-                                  ("cable", r["cables"], "cable")):  # fmt: skip
+        for part, count, unit in (
+            ("module", r["modules"], "module"),
+            ("cable", r["cables"], "cable"),
+        ):
             if int(count) <= 0:
                 continue
             own = getattr(price, f"{part}_usd") if price is not None else None
             if own is not None:
-                rows.append(_line("optics", f"{item} {part}", count, unit, own,
-                                  "section_optics_prices", price.source,
-                                  confidence="quote"))  # fmt: skip
+                rows.append(
+                    _line(
+                        "optics",
+                        f"{item} {part}",
+                        count,
+                        unit,
+                        own,
+                        "section_optics_prices",
+                        price.source,
+                        confidence="quote",
+                    )
+                )
                 continue
             name = optics_key(str(r["media"]), float(r["speed_gbps"]), part)
             row = catalogue_price(f"optics_{part}", name, quotes, fx)
-            how = "section_quotes" if row and row.source.startswith("quote: ") else (
-                "catalogue_prices")  # fmt: skip
-            rows.append(_line("optics", f"{item} {part}", count, unit,
-                              row.point_usd if row else None, how,
-                              row.source if row else "", row.low_usd if row else None,
-                              row.high_usd if row else None,
-                              row.as_of if row else "",
-                              row.confidence if row else ""))  # fmt: skip
+            how = (
+                "section_quotes"
+                if row and row.source.startswith("quote: ")
+                else ("catalogue_prices")
+            )
+            rows.append(
+                _line(
+                    "optics",
+                    f"{item} {part}",
+                    count,
+                    unit,
+                    row.point_usd if row else None,
+                    how,
+                    row.source if row else "",
+                    row.low_usd if row else None,
+                    row.high_usd if row else None,
+                    row.as_of if row else "",
+                    row.confidence if row else "",
+                )
+            )
     return rows
 
 
@@ -254,9 +363,15 @@ def derived_line(category: str, base: pd.DataFrame, share: float | None, basis: 
     return share_line(category, total, unpriced, share, basis)
 
 
-def share_line(category: str, total: float, unpriced: int, share: float | None,
-               basis: str, low_total: float | None = None,
-               high_total: float | None = None) -> dict:  # fmt: skip
+def share_line(
+    category: str,
+    total: float,
+    unpriced: int,
+    share: float | None,
+    basis: str,
+    low_total: float | None = None,
+    high_total: float | None = None,
+) -> dict:
     """:func:`derived_line` from the totals of the lines it rests on: their priced sum
     [USD] and how many of them are unpriced; its range is the share of their low and
     high totals (the share itself has no range: it is the section's figure).
@@ -271,8 +386,7 @@ def share_line(category: str, total: float, unpriced: int, share: float | None,
     else:
         low = share_usd(total if low_total is None else low_total, share)
         high = share_usd(total if high_total is None else high_total, share)
-        row = _line(category, category, 1, "lot", share_usd(total, share), basis, "",
-                    low, high)  # fmt: skip
+        row = _line(category, category, 1, "lot", share_usd(total, share), basis, "", low, high)
     row["line_unit_usd"] = share if share is not None else math.nan
     row["line_unit"] = "share"
     row["line_quantity"] = total if row["priced"] else math.nan
@@ -293,17 +407,27 @@ def fitout_line(critical_kw: float, usd_per_kw: float | None) -> dict:
     ref = catalogue_price("fitout_per_kw", "own_building")
     price = math.nan if usd_per_kw is None else float(usd_per_kw)
     same = ref is not None and ref.point_usd == price
-    row = _line("facility_fitout", "facility_fitout", critical_kw, "kw", price,
-                "section_fitout_usd_per_kw",
-                ref.source if same else "cost section (fitout_usd_per_kw)",
-                ref.low_usd if same else None, ref.high_usd if same else None,
-                ref.as_of if same else "", ref.confidence if same else "section")  # fmt: skip
+    row = _line(
+        "facility_fitout",
+        "facility_fitout",
+        critical_kw,
+        "kw",
+        price,
+        "section_fitout_usd_per_kw",
+        ref.source if same else "cost section (fitout_usd_per_kw)",
+        ref.low_usd if same else None,
+        ref.high_usd if same else None,
+        ref.as_of if same else "",
+        ref.confidence if same else "section",
+    )
     row["line_quantity"] = critical_kw
     return row
 
 
-def shares_of(rows: list[dict], categories: tuple[str, ...] | None = None,
-              ) -> tuple[float, int, float, float]:  # fmt: skip
+def shares_of(
+    rows: list[dict],
+    categories: tuple[str, ...] | None = None,
+) -> tuple[float, int, float, float]:
     """(priced sum, unpriced lines, low sum, high sum) of the lines in ``categories``
     (all lines when None): the base a share line (spares, installation) rests on.
 
@@ -319,8 +443,9 @@ def shares_of(rows: list[dict], categories: tuple[str, ...] | None = None,
     return total, gaps, low, high
 
 
-def management_line(model: str, count: int, quotes: tuple = (),
-                    fx: float = DEFAULT_CNY_PER_USD) -> list[dict]:  # fmt: skip
+def management_line(
+    model: str, count: int, quotes: tuple = (), fx: float = DEFAULT_CNY_PER_USD
+) -> list[dict]:
     """The management servers (scheduler controllers, cluster manager, monitoring: the
     facility section's ``management_servers``) as a capex line: racked and powered by the
     facility stage, so bought too. Priced by a quote or ``data/prices.csv`` (kind
@@ -337,7 +462,18 @@ def management_line(model: str, count: int, quotes: tuple = (),
         return []
     row = catalogue_price("server", model, quotes, fx)
     how = "section_quotes" if row and row.source.startswith("quote: ") else "catalogue_prices"
-    return [_line("management_servers", f"management: {model}", count, "server",
-                  row.point_usd if row else None, how, row.source if row else "",
-                  row.low_usd if row else None, row.high_usd if row else None,
-                  row.as_of if row else "", row.confidence if row else "")]  # fmt: skip
+    return [
+        _line(
+            "management_servers",
+            f"management: {model}",
+            count,
+            "server",
+            row.point_usd if row else None,
+            how,
+            row.source if row else "",
+            row.low_usd if row else None,
+            row.high_usd if row else None,
+            row.as_of if row else "",
+            row.confidence if row else "",
+        )
+    ]

@@ -175,10 +175,16 @@ def purchase_years(life_years: float, horizon_years: int) -> list[int]:
     return years
 
 
-def cashflow_table(capex_by_class: dict[str, float], lives: dict[str, float],
-                   residual_shares: dict[str, float], opex_by_category: dict[str, float],
-                   horizon_years: int, rate: float, annual_price_decline: float,
-                   declining: tuple[str, ...] = IT_CLASSES) -> pd.DataFrame:  # fmt: skip
+def cashflow_table(
+    capex_by_class: dict[str, float],
+    lives: dict[str, float],
+    residual_shares: dict[str, float],
+    opex_by_category: dict[str, float],
+    horizon_years: int,
+    rate: float,
+    annual_price_decline: float,
+    declining: tuple[str, ...] = IT_CLASSES,
+) -> pd.DataFrame:
     """Cash out by year and category over the horizon, each flow discounted.
 
     Rows: each asset class's purchase (year 0) and refreshes (``flow`` ``purchase`` /

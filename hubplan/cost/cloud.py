@@ -32,8 +32,9 @@ def cloud_offers() -> pd.DataFrame:
     return load_catalog().cloud_offers
 
 
-def cloud_offer(name: str, field: str = "cost.cloud_offer",
-                offers: pd.DataFrame | None = None) -> pd.Series:  # fmt: skip
+def cloud_offer(
+    name: str, field: str = "cost.cloud_offer", offers: pd.DataFrame | None = None
+) -> pd.Series:
     """One offer by name (case-insensitive); an unknown name lists the closest.
 
     ``offers``: the catalogue's offers (default the shipped ones).
@@ -115,8 +116,13 @@ def breakeven_utilisation(own_usd_per_year, gpus, usd_per_gpu_hour):
     return np.divide(own_usd_per_year, np.multiply(gpus, HOURS_PER_YEAR) * usd_per_gpu_hour)
 
 
-def cumulative_curves(capex_usd: float, opex_usd_per_year: float, cloud_per_year: float,
-                      own_share: float, horizon_years: int) -> pd.DataFrame:  # fmt: skip
+def cumulative_curves(
+    capex_usd: float,
+    opex_usd_per_year: float,
+    cloud_per_year: float,
+    own_share: float,
+    horizon_years: int,
+) -> pd.DataFrame:
     """Cumulative cash out by month for owning, renting and a hybrid.
 
     Notes
@@ -132,8 +138,14 @@ def cumulative_curves(capex_usd: float, opex_usd_per_year: float, cloud_per_year
     m = np.arange(horizon_years * 12 + 1)
     own = capex_usd + opex_usd_per_year * m / 12
     cloud = cloud_per_year * m / 12
-    return pd.DataFrame({"month": m, "own_usd": own, "cloud_usd": cloud,
-                         "hybrid_usd": own_share * own + (1 - own_share) * cloud})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "month": m,
+            "own_usd": own,
+            "cloud_usd": cloud,
+            "hybrid_usd": own_share * own + (1 - own_share) * cloud,
+        }
+    )
 
 
 def breakeven_month(capex_usd: float, opex_usd_per_year: float, cloud_per_year: float) -> float:
@@ -157,8 +169,9 @@ def breakeven_month(capex_usd: float, opex_usd_per_year: float, cloud_per_year: 
     return 12.0 * capex_usd / gap
 
 
-def npv_usd(upfront_usd: float, per_year_usd, rate: float, years: int,
-            end_value_usd: float = 0.0) -> float:  # fmt: skip
+def npv_usd(
+    upfront_usd: float, per_year_usd, rate: float, years: int, end_value_usd: float = 0.0
+) -> float:
     """Net present cost of a cash-flow stream [USD].
 
     Notes
@@ -185,8 +198,7 @@ def npv_usd(upfront_usd: float, per_year_usd, rate: float, years: int,
 CLOUD_BASES = ("utilisation", "term_total", "no_offer")
 
 
-def cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput,
-                                  kind: str = "on_demand"):  # fmt: skip
+def cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput, kind: str = "on_demand"):
     """What renting costs per useful GPU-hour [USD], the basis the own fleet's cost per
     useful GPU-hour is on.
 
@@ -211,9 +223,16 @@ def cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput,
     return np.asarray(usd_per_gpu_hour, dtype=float) / (used * np.asarray(goodput, dtype=float))
 
 
-def compare_with_cloud(own_usd_per_year: float, gpus: float, utilisation: float,
-                       goodput: float, usd_per_gpu_hour: float, kind: str, term_months: float,
-                       horizon_years: float) -> dict[str, float | str]:  # fmt: skip
+def compare_with_cloud(
+    own_usd_per_year: float,
+    gpus: float,
+    utilisation: float,
+    goodput: float,
+    usd_per_gpu_hour: float,
+    kind: str,
+    term_months: float,
+    horizon_years: float,
+) -> dict[str, float | str]:
     """Owning against renting, like for like: both per useful GPU-hour; on demand by
     utilisation, a reservation or a capacity block by total cost over its term.
 
@@ -252,20 +271,35 @@ def compare_with_cloud(own_usd_per_year: float, gpus: float, utilisation: float,
     """
     nan = math.nan
     if not usd_per_gpu_hour == usd_per_gpu_hour:  # NaN: nothing to compare against
-        return {"cloud_basis": "no_offer", "cloud_usd_per_useful_gpu_hour": nan,
-                "breakeven_utilisation": nan, "cloud_term_years": nan,
-                "own_term_usd": nan, "cloud_term_usd": nan}  # fmt: skip
-    per_useful = float(cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput,
-                                                     kind))  # fmt: skip
+        return {
+            "cloud_basis": "no_offer",
+            "cloud_usd_per_useful_gpu_hour": nan,
+            "breakeven_utilisation": nan,
+            "cloud_term_years": nan,
+            "own_term_usd": nan,
+            "cloud_term_usd": nan,
+        }
+    per_useful = float(cloud_usd_per_useful_gpu_hour(usd_per_gpu_hour, utilisation, goodput, kind))
     if kind == "on_demand":
-        b_util = float(breakeven_utilisation(own_usd_per_year, gpus, usd_per_gpu_hour)) \
-            if gpus else nan  # fmt: skip
-        return {"cloud_basis": "utilisation", "cloud_usd_per_useful_gpu_hour": per_useful,
-                "breakeven_utilisation": b_util, "cloud_term_years": nan,
-                "own_term_usd": nan, "cloud_term_usd": nan}  # fmt: skip
+        b_util = (
+            float(breakeven_utilisation(own_usd_per_year, gpus, usd_per_gpu_hour)) if gpus else nan
+        )
+        return {
+            "cloud_basis": "utilisation",
+            "cloud_usd_per_useful_gpu_hour": per_useful,
+            "breakeven_utilisation": b_util,
+            "cloud_term_years": nan,
+            "own_term_usd": nan,
+            "cloud_term_usd": nan,
+        }
     years = horizon_years if term_months != term_months else term_months / 12
-    return {"cloud_basis": "term_total", "cloud_usd_per_useful_gpu_hour": per_useful,
-            "breakeven_utilisation": nan, "cloud_term_years": float(years),
-            "own_term_usd": float(own_usd_per_year * years),
-            "cloud_term_usd": float(cloud_usd_per_year(gpus, usd_per_gpu_hour, utilisation,
-                                                       kind) * years)}  # fmt: skip
+    return {
+        "cloud_basis": "term_total",
+        "cloud_usd_per_useful_gpu_hour": per_useful,
+        "breakeven_utilisation": nan,
+        "cloud_term_years": float(years),
+        "own_term_usd": float(own_usd_per_year * years),
+        "cloud_term_usd": float(
+            cloud_usd_per_year(gpus, usd_per_gpu_hour, utilisation, kind) * years
+        ),
+    }

@@ -5,10 +5,21 @@ from __future__ import annotations
 import pandas as pd
 
 #: The figures a side-by-side comparison shows, in order.
-COMPARE_COLUMNS = ["scenario", "gpus", "capex_usd", "capex_unpriced_lines",
-                   "opex_usd_per_year", "own_usd_per_year", "cost_per_useful_gpu_hour_usd",
-                   "cloud_usd_per_gpu_hour", "breakeven_month", "breakeven_utilisation",
-                   "npv_own_usd", "npv_cloud_usd", "co2_t_per_year"]  # fmt: skip
+COMPARE_COLUMNS = [
+    "scenario",
+    "gpus",
+    "capex_usd",
+    "capex_unpriced_lines",
+    "opex_usd_per_year",
+    "own_usd_per_year",
+    "cost_per_useful_gpu_hour_usd",
+    "cloud_usd_per_gpu_hour",
+    "breakeven_month",
+    "breakeven_utilisation",
+    "npv_own_usd",
+    "npv_cloud_usd",
+    "co2_t_per_year",
+]
 
 
 def side_by_side(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:

@@ -29,8 +29,12 @@ IMPORTED_CATEGORIES = ("gpu_servers", "network", "optics", "network_spares", "st
 #: Opex categories bought from suppliers (VAT applies to them; staff is payroll).
 TAXED_OPEX_CATEGORIES = ("energy", "maintenance", "space", "licences")
 #: Metrics of the tornado and the Monte Carlo that are money (their values convert).
-MONEY_METRICS = ("cost_per_useful_gpu_hour_usd", "training_cost_usd", "capex_usd",
-                 "own_usd_per_year")  # fmt: skip
+MONEY_METRICS = (
+    "cost_per_useful_gpu_hour_usd",
+    "training_cost_usd",
+    "capex_usd",
+    "own_usd_per_year",
+)
 #: Unit-price columns: a rate, not money, on lines priced as a share.
 UNIT_PRICE_COLUMNS = ("line_unit_usd", "unit_cost_usd")
 #: Value columns of the tornado and the Monte Carlo.
@@ -100,8 +104,9 @@ def with_cny(df: pd.DataFrame, cny_per_usd: float) -> pd.DataFrame:
         return out
     # a unit price on a line priced as a share (unit "share", or "usd": a share of an
     # amount) is a rate, the same in any currency
-    rate_rows = (df["line_unit"].isin(("share", "usd")).to_numpy()
-                 if "line_unit" in df.columns else None)  # fmt: skip
+    rate_rows = (
+        df["line_unit"].isin(("share", "usd")).to_numpy() if "line_unit" in df.columns else None
+    )
     for col in df.columns:
         if "usd" in col.split("_") and not col.startswith("cny_"):
             values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)

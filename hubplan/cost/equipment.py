@@ -38,8 +38,14 @@ EQUIPMENT_CATEGORIES = {
 #: Equipment types that are part of another row's price (a NIC inside a server).
 INCLUDED_TYPES = ("nic",)
 #: Columns the cost stage adds after the equipment list's own.
-PRICE_COLUMNS = ["category", "price_basis", "price_source", "price_as_of", "price_confidence",
-                 "priced"]  # fmt: skip
+PRICE_COLUMNS = [
+    "category",
+    "price_basis",
+    "price_source",
+    "price_as_of",
+    "price_confidence",
+    "priced",
+]
 
 
 def _model_of(item: str, models: list[str]) -> str | None:
@@ -54,8 +60,9 @@ def _model_of(item: str, models: list[str]) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
-                     ) -> tuple[pd.DataFrame, list[Finding]]:  # fmt: skip
+def priced_equipment(
+    equipment: pd.DataFrame, capex: pd.DataFrame
+) -> tuple[pd.DataFrame, list[Finding]]:
     """The ``cost_equipment`` table and its findings.
 
     Parameters
@@ -113,38 +120,68 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
         mine = [k for k, o in enumerate(owner) if o == i]
         typ = types[i] if types else ""
         if typ in INCLUDED_TYPES:
-            rec.update(unit_price_usd=math.nan, extended_price_usd=0.0, category="",
-                       price_basis="included_in_server", price_source="", price_as_of="",
-                       price_confidence="", priced=True)  # fmt: skip
+            rec.update(
+                unit_price_usd=math.nan,
+                extended_price_usd=0.0,
+                category="",
+                price_basis="included_in_server",
+                price_source="",
+                price_as_of="",
+                price_confidence="",
+                priced=True,
+            )
         elif not mine:
-            rec.update(unit_price_usd=math.nan, extended_price_usd=math.nan, category="",
-                       price_basis="no_capex_line", price_source="", price_as_of="",
-                       price_confidence="", priced=False)  # fmt: skip
+            rec.update(
+                unit_price_usd=math.nan,
+                extended_price_usd=math.nan,
+                category="",
+                price_basis="no_capex_line",
+                price_source="",
+                price_as_of="",
+                price_confidence="",
+                priced=False,
+            )
         else:
             part = lines.iloc[mine]
             ok = bool(part["priced"].all())
             qty = float(part["line_quantity"].sum())
             ext = float(part["capex_usd"].sum()) if ok else math.nan
             if not math.isclose(qty, float(row.get("quantity", qty)), abs_tol=1e-9):
-                findings.append(Finding("warning", "cost", str(row.get("model")),
-                                        "equipment_quantity_mismatch",
-                                        {"model": str(row.get("model")),
-                                         "equipment": float(row.get("quantity")),
-                                         "capex": qty}))  # fmt: skip
+                findings.append(
+                    Finding(
+                        "warning",
+                        "cost",
+                        str(row.get("model")),
+                        "equipment_quantity_mismatch",
+                        {
+                            "model": str(row.get("model")),
+                            "equipment": float(row.get("quantity")),
+                            "capex": qty,
+                        },
+                    )
+                )
             rec.update(
                 unit_price_usd=ext / qty if ok and qty else math.nan,
                 extended_price_usd=ext,
                 category=str(part["category"].iloc[0]),
                 price_basis="; ".join(dict.fromkeys(part["price_basis"].astype(str)))
-                if ok else "none",
-                price_source="; ".join(dict.fromkeys(s for s in part["price_source"]
-                                                     .astype(str) if s)),
-                price_as_of="; ".join(dict.fromkeys(s for s in part["price_as_of"]
-                                                    .astype(str) if s)) if has_date else "",
-                price_confidence="; ".join(dict.fromkeys(
-                    s for s in part["price_confidence"].astype(str) if s)) if has_conf else "",
+                if ok
+                else "none",
+                price_source="; ".join(
+                    dict.fromkeys(s for s in part["price_source"].astype(str) if s)
+                ),
+                price_as_of="; ".join(
+                    dict.fromkeys(s for s in part["price_as_of"].astype(str) if s)
+                )
+                if has_date
+                else "",
+                price_confidence="; ".join(
+                    dict.fromkeys(s for s in part["price_confidence"].astype(str) if s)
+                )
+                if has_conf
+                else "",
                 priced=ok,
-            )  # fmt: skip
+            )
         out.append(rec)
     for k, o in enumerate(owner):
         if o is not None:
@@ -154,16 +191,21 @@ def priced_equipment(equipment: pd.DataFrame, capex: pd.DataFrame
         share = str(r.get("line_unit", "")) == "share"
         rec = {c: None for c in cols}
         rec.update(
-            type="bill_only", model=str(r["item"]), configuration="",
+            type="bill_only",
+            model=str(r["item"]),
+            configuration="",
             quantity=1.0 if share else float(r["line_quantity"]),
             unit_price_usd=(float(r["capex_usd"]) if share else float(r["line_unit_usd"]))
-            if ok else math.nan,
+            if ok
+            else math.nan,
             extended_price_usd=float(r["capex_usd"]) if ok else math.nan,
-            category=str(r["category"]), price_basis=str(r["price_basis"]),
+            category=str(r["category"]),
+            price_basis=str(r["price_basis"]),
             price_source=str(r["price_source"]),
             price_as_of=str(r["price_as_of"]) if has_date and ok else "",
-            price_confidence=str(r["price_confidence"]) if has_conf and ok else "", priced=ok,
-        )  # fmt: skip
+            price_confidence=str(r["price_confidence"]) if has_conf and ok else "",
+            priced=ok,
+        )
         out.append(rec)
     table = pd.DataFrame(out, columns=[*cols, *PRICE_COLUMNS])
     for c in ("unit_price_usd", "extended_price_usd", "quantity"):

@@ -16,10 +16,21 @@ import pandas as pd
 from ..core.catalog import Catalog
 from ..core.prices import DEFAULT_CNY_PER_USD, server_price_usd
 
-MARKET_COLUMNS = ["server", "vendor", "accelerator", "gpus", "server_price_usd",
-                  "price_basis", "price_confidence", "bf16_dense_pflops", "hbm_gb",
-                  "accelerator_kw", "usd_per_dense_pflop", "usd_per_hbm_gb",
-                  "usd_per_accelerator_kw"]  # fmt: skip
+MARKET_COLUMNS = [
+    "server",
+    "vendor",
+    "accelerator",
+    "gpus",
+    "server_price_usd",
+    "price_basis",
+    "price_confidence",
+    "bf16_dense_pflops",
+    "hbm_gb",
+    "accelerator_kw",
+    "usd_per_dense_pflop",
+    "usd_per_hbm_gb",
+    "usd_per_accelerator_kw",
+]
 
 
 def per_unit_usd(price_usd: float, amount: float) -> float:
@@ -58,8 +69,7 @@ def market_view(catalog: Catalog, cny_per_usd: float = DEFAULT_CNY_PER_USD) -> p
         if s["accelerator"] not in acc.index or not s["gpus"] == s["gpus"]:
             continue
         a = acc.loc[s["accelerator"]]
-        price, source, row = server_price_usd(str(s["name"]), float(s["price_usd"]),
-                                              cny_per_usd)  # fmt: skip
+        price, source, row = server_price_usd(str(s["name"]), float(s["price_usd"]), cny_per_usd)
         if source == "none":
             continue
         basis = "server_catalogue" if source == "server" else source
@@ -70,12 +80,22 @@ def market_view(catalog: Catalog, cny_per_usd: float = DEFAULT_CNY_PER_USD) -> p
         pflops = n * float(a["bf16_dense_tflops"]) / 1000.0
         hbm = n * float(a["vram_gb"])
         kw = n * float(a["tdp_w"]) / 1000.0
-        rows.append({"server": s["name"], "vendor": s["vendor"], "accelerator": s["accelerator"],
-                     "gpus": n, "server_price_usd": price, "price_basis": basis,
-                     "price_confidence": confidence, "bf16_dense_pflops": pflops,
-                     "hbm_gb": hbm, "accelerator_kw": kw,
-                     "usd_per_dense_pflop": per_unit_usd(price, pflops),
-                     "usd_per_hbm_gb": per_unit_usd(price, hbm),
-                     "usd_per_accelerator_kw": per_unit_usd(price, kw)})  # fmt: skip
+        rows.append(
+            {
+                "server": s["name"],
+                "vendor": s["vendor"],
+                "accelerator": s["accelerator"],
+                "gpus": n,
+                "server_price_usd": price,
+                "price_basis": basis,
+                "price_confidence": confidence,
+                "bf16_dense_pflops": pflops,
+                "hbm_gb": hbm,
+                "accelerator_kw": kw,
+                "usd_per_dense_pflop": per_unit_usd(price, pflops),
+                "usd_per_hbm_gb": per_unit_usd(price, hbm),
+                "usd_per_accelerator_kw": per_unit_usd(price, kw),
+            }
+        )
     out = pd.DataFrame(rows, columns=MARKET_COLUMNS)
     return out.sort_values("usd_per_dense_pflop", kind="stable").reset_index(drop=True)

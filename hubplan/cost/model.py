@@ -126,10 +126,21 @@ def capital_charge_usd_per_year(capex_usd, life_years, residual_share, rate):
     return present * crf
 
 
-def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
-             electricity_price=1.0, pue=None, cloud_price=1.0,
-             depreciation_years=None, fitout_usd_per_kw=None, staff_cost=1.0,
-             discount_rate=None, maintenance=1.0) -> dict[str, np.ndarray]:  # fmt: skip
+def headline(
+    base: CostBase,
+    *,
+    mfu=None,
+    utilisation=None,
+    gpu_price=1.0,
+    electricity_price=1.0,
+    pue=None,
+    cloud_price=1.0,
+    depreciation_years=None,
+    fitout_usd_per_kw=None,
+    staff_cost=1.0,
+    discount_rate=None,
+    maintenance=1.0,
+) -> dict[str, np.ndarray]:
     """The headline figures with assumptions changed (arrays broadcast).
 
     ``gpu_price``, ``electricity_price``, ``cloud_price``, ``staff_cost`` and
@@ -152,22 +163,29 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     days = job days × MFU₀ ÷ MFU (same GPUs); own/cloud = annual ÷ cloud a year.
     """
     u = base.utilisation if utilisation is None else np.asarray(utilisation, dtype=float)
-    life = base.depreciation_years if depreciation_years is None else np.asarray(
-        depreciation_years, dtype=float)  # fmt: skip
+    life = (
+        base.depreciation_years
+        if depreciation_years is None
+        else np.asarray(depreciation_years, dtype=float)
+    )
     p = base.pue if pue is None else np.asarray(pue, dtype=float)
     m = base.mfu if mfu is None else np.asarray(mfu, dtype=float)
     f = np.asarray(gpu_price, dtype=float)
     capex = base.capex_usd + base.server_capex_usd * (f - 1.0) * (1.0 + base.share_on_servers)
     delta_fit = None  # the change in fit-out capex when its price per kW is varied
     if fitout_usd_per_kw is not None and base.fitout_usd_per_kw == base.fitout_usd_per_kw:
-        delta_fit = (np.asarray(fitout_usd_per_kw, dtype=float)
-                     - base.fitout_usd_per_kw) * _known(base.critical_kw)  # fmt: skip
+        delta_fit = (np.asarray(fitout_usd_per_kw, dtype=float) - base.fitout_usd_per_kw) * _known(
+            base.critical_kw
+        )
         capex = capex + delta_fit
     rate = base.discount_rate if discount_rate is None else np.asarray(discount_rate, float)
     fixed = base.fixed_opex_usd + base.staff_usd_per_year * (np.asarray(staff_cost, float) - 1)
-    energy = energy_usd_per_year(_known(base.it_kw), p,
-                                 base.usd_per_kwh * np.asarray(electricity_price, dtype=float),
-                                 base.duty_cycle)  # fmt: skip
+    energy = energy_usd_per_year(
+        _known(base.it_kw),
+        p,
+        base.usd_per_kwh * np.asarray(electricity_price, dtype=float),
+        base.duty_cycle,
+    )
     if (discount_rate is None and delta_fit is None) or not base.other_classes:
         # the plan's rate: the cash flow's own figure, bit for bit (without classes to
         # re-annuitise, the other classes' charge stays the plan's)
@@ -185,8 +203,7 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
         capital = capital_charge_usd_per_year(capex - others, life, base.residual_share, rate)
         for name, amount, years, residual in base.other_classes:
             extra = delta_fit if name == "fitout" and delta_fit is not None else 0.0
-            capital = capital + capital_charge_usd_per_year(amount + extra, years, residual,
-                                                            rate)  # fmt: skip
+            capital = capital + capital_charge_usd_per_year(amount + extra, years, residual, rate)
     f_m = np.asarray(maintenance, dtype=float)
     shares = (
         base.share_opex_usd
@@ -201,8 +218,12 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
     per_hour = cost_per_useful_gpu_hour(annual, base.gpus, u, base.goodput)
     per_used_hour = annual / (base.gpus * HOURS_PER_YEAR * u)
     ratio = base.mfu / m
-    cloud = cloud_usd_per_year(base.gpus, base.cloud_usd_per_gpu_hour * np.asarray(
-        cloud_price, dtype=float), u, base.cloud_pricing)  # fmt: skip
+    cloud = cloud_usd_per_year(
+        base.gpus,
+        base.cloud_usd_per_gpu_hour * np.asarray(cloud_price, dtype=float),
+        u,
+        base.cloud_pricing,
+    )
     return {
         "cost_per_useful_gpu_hour_usd": per_hour,
         "own_usd_per_year": annual,
@@ -218,16 +239,29 @@ def headline(base: CostBase, *, mfu=None, utilisation=None, gpu_price=1.0,
 
 #: The tornado's and the Monte Carlo's outcome figures.
 METRICS = ("cost_per_useful_gpu_hour_usd", "training_cost_usd", "own_to_cloud")
-TORNADO_COLUMNS = ["assumption", "metric", "base_value", "low_value", "high_value", "base",
-                   "at_low", "at_high", "swing"]  # fmt: skip
+TORNADO_COLUMNS = [
+    "assumption",
+    "metric",
+    "base_value",
+    "low_value",
+    "high_value",
+    "base",
+    "at_low",
+    "at_high",
+    "swing",
+]
 
 
 def base_value(base: CostBase, name: str) -> float:
     """The plan's own value of an assumption (1.0 for a price factor)."""
-    return {"mfu": base.mfu, "utilisation": base.utilisation, "pue": base.pue,
-            "depreciation_years": base.depreciation_years,
-            "fitout_usd_per_kw": base.fitout_usd_per_kw,
-            "discount_rate": base.discount_rate}.get(name, 1.0)  # fmt: skip
+    return {
+        "mfu": base.mfu,
+        "utilisation": base.utilisation,
+        "pue": base.pue,
+        "depreciation_years": base.depreciation_years,
+        "fitout_usd_per_kw": base.fitout_usd_per_kw,
+        "discount_rate": base.discount_rate,
+    }.get(name, 1.0)
 
 
 def tornado(base: CostBase, ranges) -> pd.DataFrame:
@@ -243,21 +277,44 @@ def tornado(base: CostBase, ranges) -> pd.DataFrame:
         lo, hi = headline(base, **{r.name: r.low}), headline(base, **{r.name: r.high})
         for metric in METRICS:
             a, b = float(lo[metric]), float(hi[metric])
-            rows.append({"assumption": r.name, "metric": metric,
-                         "base_value": base_value(base, r.name), "low_value": r.low,
-                         "high_value": r.high, "base": float(ref[metric]), "at_low": a,
-                         "at_high": b, "swing": abs(b - a)})  # fmt: skip
+            rows.append(
+                {
+                    "assumption": r.name,
+                    "metric": metric,
+                    "base_value": base_value(base, r.name),
+                    "low_value": r.low,
+                    "high_value": r.high,
+                    "base": float(ref[metric]),
+                    "at_low": a,
+                    "at_high": b,
+                    "swing": abs(b - a),
+                }
+            )
     # metric A→Z, then swing widest first, NaN last; ties keep their order (a stable sort,
     # as pandas' sort_values(kind="stable") orders it, without a frame to sort)
-    rows.sort(key=lambda r: (r["metric"], math.isnan(r["swing"]),
-                             0.0 if math.isnan(r["swing"]) else -r["swing"]))  # fmt: skip
-    return pd.DataFrame({c: [r[c] for r in rows] for c in TORNADO_COLUMNS}) if rows else \
-        pd.DataFrame(rows, columns=TORNADO_COLUMNS)  # fmt: skip
+    rows.sort(
+        key=lambda r: (
+            r["metric"],
+            math.isnan(r["swing"]),
+            0.0 if math.isnan(r["swing"]) else -r["swing"],
+        )
+    )
+    return (
+        pd.DataFrame({c: [r[c] for r in rows] for c in TORNADO_COLUMNS})
+        if rows
+        else pd.DataFrame(rows, columns=TORNADO_COLUMNS)
+    )
 
 
 MC_COLUMNS = ["metric", "p10", "p50", "p90", "mean", "samples"]
-MC_METRICS = ("cost_per_useful_gpu_hour_usd", "capex_usd", "own_usd_per_year",
-              "training_days", "training_cost_usd", "own_to_cloud")  # fmt: skip
+MC_METRICS = (
+    "cost_per_useful_gpu_hour_usd",
+    "capex_usd",
+    "own_usd_per_year",
+    "training_days",
+    "training_cost_usd",
+    "own_to_cloud",
+)
 
 
 def sample_assumptions(base: CostBase, ranges, samples: int, seed: int) -> dict[str, np.ndarray]:
@@ -286,8 +343,16 @@ def monte_carlo(base: CostBase, ranges, samples: int, seed: int) -> pd.DataFrame
         # Percentiles depend only on the sorted values; NumPy's SIMD sort and a selection
         # in sorted data take a third of the time of selecting in the raw samples.
         p10, p50, p90 = np.percentile(np.sort(v), [10, 50, 90])
-        rows.append({"metric": metric, "p10": p10, "p50": p50, "p90": p90,
-                     "mean": float(v.mean()), "samples": samples})  # fmt: skip
+        rows.append(
+            {
+                "metric": metric,
+                "p10": p10,
+                "p50": p50,
+                "p90": p90,
+                "mean": float(v.mean()),
+                "samples": samples,
+            }
+        )
     return pd.DataFrame(rows, columns=MC_COLUMNS)
 
 
@@ -309,24 +374,40 @@ def own_beats_cloud_probability(base: CostBase, ranges, samples: int, seed: int)
     """
     if not base.cloud_usd_per_gpu_hour == base.cloud_usd_per_gpu_hour:
         return math.nan
-    ratio = np.broadcast_to(headline(base, **sample_assumptions(base, ranges, samples, seed))[
-        "own_to_cloud"], (samples,))  # fmt: skip
+    ratio = np.broadcast_to(
+        headline(base, **sample_assumptions(base, ranges, samples, seed))["own_to_cloud"],
+        (samples,),
+    )
     return float(np.mean(ratio < 1.0))
 
 
-def with_cloud_assumptions(base: CostBase, cost, opex_rows: list[dict], critical_kw: float,
-                           classes: dict[str, tuple[float, float, float]]) -> CostBase:  # fmt: skip
+def with_cloud_assumptions(
+    base: CostBase,
+    cost,
+    opex_rows: list[dict],
+    critical_kw: float,
+    classes: dict[str, tuple[float, float, float]],
+) -> CostBase:
     """``base`` with what the fit-out, staff and cost-of-capital ranges act on: the
     fit-out price per kW and the critical kW it is charged on (own building only), the
     priced staff lines' yearly sum, and each asset class other than the servers as
     (name, capex, life, residual share) from ``classes``. ``cost`` is the cost section."""
     fit = cost.fitout_usd_per_kw
     staff = [r["usd_per_year"] for r in opex_rows if r["priced"] and r["category"] == "staff"]
-    others = tuple((name, float(a), float(life), float(res))
-                   for name, (a, life, res) in classes.items() if name != "servers")  # fmt: skip
-    return replace(base, fitout_usd_per_kw=float(fit) if cost.site == "own_building"
-                   and fit is not None else math.nan, critical_kw=critical_kw,
-                   staff_usd_per_year=float(sum(staff)), other_classes=others)  # fmt: skip
+    others = tuple(
+        (name, float(a), float(life), float(res))
+        for name, (a, life, res) in classes.items()
+        if name != "servers"
+    )
+    return replace(
+        base,
+        fitout_usd_per_kw=float(fit)
+        if cost.site == "own_building" and fit is not None
+        else math.nan,
+        critical_kw=critical_kw,
+        staff_usd_per_year=float(sum(staff)),
+        other_classes=others,
+    )
 
 
 def headline_range(
@@ -337,7 +418,9 @@ def headline_range(
     (:func:`own_beats_cloud_probability`, NaN without an offer or GPUs)."""
     row = mc.set_index("metric").loc["cost_per_useful_gpu_hour_usd"]
     chance = own_beats_cloud_probability(base, ranges, samples, seed) if base.gpus else math.nan
-    return {"cost_per_useful_gpu_hour_p10_usd": float(row["p10"]),
-            "cost_per_useful_gpu_hour_p50_usd": float(row["p50"]),
-            "cost_per_useful_gpu_hour_p90_usd": float(row["p90"]),
-            "own_beats_cloud_probability": chance}  # fmt: skip
+    return {
+        "cost_per_useful_gpu_hour_p10_usd": float(row["p10"]),
+        "cost_per_useful_gpu_hour_p50_usd": float(row["p50"]),
+        "cost_per_useful_gpu_hour_p90_usd": float(row["p90"]),
+        "own_beats_cloud_probability": chance,
+    }

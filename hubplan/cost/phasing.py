@@ -11,8 +11,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-PHASING_COLUMNS = ["strategy", "year", "gpus_added", "gpus_total", "price_factor",
-                   "capex_usd", "discounted_capex_usd"]  # fmt: skip
+PHASING_COLUMNS = [
+    "strategy",
+    "year",
+    "gpus_added",
+    "gpus_total",
+    "price_factor",
+    "capex_usd",
+    "discounted_capex_usd",
+]
 
 
 def price_factor(years: float, annual_decline: float) -> float:
@@ -29,9 +36,16 @@ def price_factor(years: float, annual_decline: float) -> float:
     return (1.0 - annual_decline) ** years
 
 
-def phasing_table(need_gpus: float, capex_per_gpu_usd: float, headroom: float,
-                  full_factor: float, expand_year: int, annual_decline: float,
-                  rate: float, fixed_price_per_gpu_usd: float = 0.0) -> pd.DataFrame:  # fmt: skip
+def phasing_table(
+    need_gpus: float,
+    capex_per_gpu_usd: float,
+    headroom: float,
+    full_factor: float,
+    expand_year: int,
+    annual_decline: float,
+    rate: float,
+    fixed_price_per_gpu_usd: float = 0.0,
+) -> pd.DataFrame:
     """Capex by year of the phased build and of buying everything now.
 
     Both end with need × full factor GPUs. Capex per GPU is the plan's priced IT capex
@@ -56,14 +70,24 @@ def phasing_table(need_gpus: float, capex_per_gpu_usd: float, headroom: float,
     final = need_gpus * max(full_factor, 1 + headroom)
     rows = []
     f = price_factor(expand_year, annual_decline)
-    for strategy, plan in (("phased", [(0, first), (expand_year, final - first)]),
-                           ("all_now", [(0, final)])):  # fmt: skip
+    for strategy, plan in (
+        ("phased", [(0, first), (expand_year, final - first)]),
+        ("all_now", [(0, final)]),
+    ):
         total = 0.0
         for year, gpus in plan:
             factor = f if year else 1.0
             capex = gpus * capex_per_gpu_usd * factor + gpus * fixed_price_per_gpu_usd
             total += gpus
-            rows.append({"strategy": strategy, "year": year, "gpus_added": gpus,
-                         "gpus_total": total, "price_factor": factor, "capex_usd": capex,
-                         "discounted_capex_usd": capex / (1 + rate) ** year})  # fmt: skip
+            rows.append(
+                {
+                    "strategy": strategy,
+                    "year": year,
+                    "gpus_added": gpus,
+                    "gpus_total": total,
+                    "price_factor": factor,
+                    "capex_usd": capex,
+                    "discounted_capex_usd": capex / (1 + rate) ** year,
+                }
+            )
     return pd.DataFrame(rows, columns=PHASING_COLUMNS)

@@ -24,15 +24,23 @@ from pydantic import Field, model_validator
 from ..core.section import Section
 
 #: The assumptions the tornado and the Monte Carlo vary (see :class:`Assumption`).
-ASSUMPTIONS = ("mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
-               "depreciation_years",
-               # cloud: fit-out, staff and the cost of capital join the tornado
-               "fitout_usd_per_kw", "staff_cost", "discount_rate",
-               # prices: the hardware maintenance share
-               "maintenance")  # fmt: skip
+ASSUMPTIONS = (
+    "mfu",
+    "utilisation",
+    "gpu_price",
+    "electricity_price",
+    "pue",
+    "cloud_price",
+    "depreciation_years",
+    # cloud: fit-out, staff and the cost of capital join the tornado
+    "fitout_usd_per_kw",
+    "staff_cost",
+    "discount_rate",
+    # prices: the hardware maintenance share
+    "maintenance",
+)
 #: Assumptions given as a factor on the plan's own figure rather than as a value.
-FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price", "staff_cost",
-                      "maintenance")  # fmt: skip
+FACTOR_ASSUMPTIONS = ("gpu_price", "electricity_price", "cloud_price", "staff_cost", "maintenance")
 CloudKind = Literal["on_demand", "reserved", "capacity_block"]
 
 
@@ -59,9 +67,10 @@ class StaffRatio(Section):
     units_per_fte: float = Field(gt=0, description="Servers, racks or MW one FTE covers.")
     minimum_fte: float = Field(0.0, ge=0, le=10_000, description="FTE at the smallest size.")
     own_building_only: bool = Field(
-        False, description="Only when site = own_building (a colocation provider staffs its "
-        "own power and cooling)."
-    )  # fmt: skip
+        False,
+        description="Only when site = own_building (a colocation provider staffs its "
+        "own power and cooling).",
+    )
     usd_per_year: float | None = Field(None, ge=0, description="Annual pay [USD].")
     cny_per_year: float | None = Field(
         None, ge=0, description="Annual pay in China [CNY], used when currency = CNY."
@@ -72,8 +81,11 @@ class StaffRatio(Section):
 class OpticsPrice(Section):
     """Price of one cable and one module of a link medium at a speed."""
 
-    media: str = Field(min_length=1, description="As the network stage's transceivers table "
-                       "names it, e.g. 'transceiver-SR4', 'DAC'.")  # fmt: skip
+    media: str = Field(
+        min_length=1,
+        description="As the network stage's transceivers table "
+        "names it, e.g. 'transceiver-SR4', 'DAC'.",
+    )
     speed_gbps: float = Field(gt=0, description="Link speed [Gb/s].")
     module_usd: float | None = Field(None, ge=0, description="One module [USD].")
     cable_usd: float | None = Field(None, ge=0, description="One cable [USD].")
@@ -87,9 +99,12 @@ class Quote(Section):
     kind: Literal["server", "switch", "storage", "optics_module", "optics_cable"] = Field(
         description="What it prices, as data/prices.csv's item_kind."
     )
-    name: str = Field(min_length=1, description="The item: a server, switch or storage "
-                      "model as the plan names it, or '<media> <speed> module' / '… cable' "
-                      "for optics, e.g. 'transceiver-DR4 100 module'.")  # fmt: skip
+    name: str = Field(
+        min_length=1,
+        description="The item: a server, switch or storage "
+        "model as the plan names it, or '<media> <speed> module' / '… cable' "
+        "for optics, e.g. 'transceiver-DR4 100 module'.",
+    )
     price_usd: float = Field(ge=0, description="Unit price [USD].")
     low_usd: float | None = Field(None, ge=0, description="Low end [USD]; empty = the price.")
     high_usd: float | None = Field(None, ge=0, description="High end [USD]; empty = the price.")
@@ -101,8 +116,10 @@ class Quote(Section):
         low = self.price_usd if self.low_usd is None else self.low_usd
         high = self.price_usd if self.high_usd is None else self.high_usd
         if not low <= self.price_usd <= high:
-            raise ValueError(f"quote {self.kind} {self.name!r}: low ({low:g}) <= price_usd "
-                             f"({self.price_usd:g}) <= high ({high:g}) must hold")  # fmt: skip
+            raise ValueError(
+                f"quote {self.kind} {self.name!r}: low ({low:g}) <= price_usd "
+                f"({self.price_usd:g}) <= high ({high:g}) must hold"
+            )
         return self
 
 
@@ -113,9 +130,19 @@ class Assumption(Section):
     factors on the plan's price; the others are values (``fitout_usd_per_kw`` in USD per
     kW of critical load, ``discount_rate`` the cost of capital a year)."""
 
-    name: Literal["mfu", "utilisation", "gpu_price", "electricity_price", "pue", "cloud_price",
-                  "depreciation_years", "fitout_usd_per_kw", "staff_cost",
-                  "discount_rate", "maintenance"]  # fmt: skip
+    name: Literal[
+        "mfu",
+        "utilisation",
+        "gpu_price",
+        "electricity_price",
+        "pue",
+        "cloud_price",
+        "depreciation_years",
+        "fitout_usd_per_kw",
+        "staff_cost",
+        "discount_rate",
+        "maintenance",
+    ]
     low: float = Field(gt=0, description="Low end (value or factor).")
     high: float = Field(gt=0, description="High end (value or factor).")
     source: str = Field("", description="Why this range.")
@@ -123,8 +150,9 @@ class Assumption(Section):
     @model_validator(mode="after")
     def _ordered(self) -> Assumption:
         if not self.low <= self.high:
-            raise ValueError(f"assumption {self.name}: low ({self.low:g}) must be <= high "
-                             f"({self.high:g})")  # fmt: skip
+            raise ValueError(
+                f"assumption {self.name}: low ({self.low:g}) must be <= high ({self.high:g})"
+            )
         return self
 
 
@@ -133,71 +161,127 @@ class Assumption(Section):
 SHIFT_RELIEF_FTE = 8760 / 2080
 
 DEFAULT_STAFF_RATIOS = (
-    StaffRatio(role="systems_operations", basis="servers", units_per_fte=125, minimum_fte=1,
-               usd_per_year=90_520, cny_per_year=231_810,
-               source="Roskies & Zacharia, 'Designing and Supporting High-end Computational "
-               "Facilities', CTWatch Quarterly 2(2), 2006: sites add one systems FTE for about "
-               "every 250 processors (two a server: 125 servers); 8-12 FTE for a large "
-               "stand-alone system. Pay: BLS OOH, network and computer systems administrators, "
-               "median $90,520 (May 2022); NBS, information transmission, software and IT "
-               "services, urban non-private units, 231 810 CNY (2023)."),
-    StaffRatio(role="facility_shift", basis="mw", units_per_fte=1 / 3,
-               minimum_fte=round(2 * SHIFT_RELIEF_FTE, 2), own_building_only=True,
-               usd_per_year=57_300, cny_per_year=120_698,
-               source="Facilitiesnet, 'Operations Objectives Should Drive Data Center Staffing "
-               "Decisions': a minimum of two people on each shift for a critical facility "
-               "run around the clock; 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE. Above that, "
-               "three per MW of critical load: Broadstaff Global, 'Data Center Staffing "
-               "Levels' (2025), 8-15 staff for a 1-5 MW facility, 15 at 5 MW; beyond 5 MW "
-               "an extrapolation (larger sites need fewer per MW). Pay: BLS OOH, HVACR "
-               "mechanics, median $57,300 (May 2023); NBS, all urban non-private units, "
-               "120 698 CNY (2023)."),
-)  # fmt: skip
+    StaffRatio(
+        role="systems_operations",
+        basis="servers",
+        units_per_fte=125,
+        minimum_fte=1,
+        usd_per_year=90_520,
+        cny_per_year=231_810,
+        source="Roskies & Zacharia, 'Designing and Supporting High-end Computational "
+        "Facilities', CTWatch Quarterly 2(2), 2006: sites add one systems FTE for about "
+        "every 250 processors (two a server: 125 servers); 8-12 FTE for a large "
+        "stand-alone system. Pay: BLS OOH, network and computer systems administrators, "
+        "median $90,520 (May 2022); NBS, information transmission, software and IT "
+        "services, urban non-private units, 231 810 CNY (2023).",
+    ),
+    StaffRatio(
+        role="facility_shift",
+        basis="mw",
+        units_per_fte=1 / 3,
+        minimum_fte=round(2 * SHIFT_RELIEF_FTE, 2),
+        own_building_only=True,
+        usd_per_year=57_300,
+        cny_per_year=120_698,
+        source="Facilitiesnet, 'Operations Objectives Should Drive Data Center Staffing "
+        "Decisions': a minimum of two people on each shift for a critical facility "
+        "run around the clock; 2 posts × 8 760 h ÷ 2 080 h = 8.42 FTE. Above that, "
+        "three per MW of critical load: Broadstaff Global, 'Data Center Staffing "
+        "Levels' (2025), 8-15 staff for a 1-5 MW facility, 15 at 5 MW; beyond 5 MW "
+        "an extrapolation (larger sites need fewer per MW). Pay: BLS OOH, HVACR "
+        "mechanics, median $57,300 (May 2023); NBS, all urban non-private units, "
+        "120 698 CNY (2023).",
+    ),
+)
 
 DEFAULT_RANGES = (
-    Assumption(name="mfu", low=0.35, high=0.55,
-               source="MFU of a new cluster: 0.35-0.55 is the range the compute-hub proposal "
-               "review works with (0.45 typical; Llama 3 405B 38-43 %)."),
-    Assumption(name="utilisation", low=0.30, high=0.80,
-               source="Planning guide §4.4: 30-50 % with manual allocation, 70 %+ with a "
-               "scheduler; 0.80 a well-run scheduler."),
-    Assumption(name="gpu_price", low=0.74, high=1.17,
-               source="DGX H100 $199k (supercluster.blog) and an 8 × H100 HGX quote of $317k "
-               "(Thinkmate, Aug 2024) against $270k (SemiAnalysis via Epoch AI)."),
-    Assumption(name="electricity_price", low=0.57, high=1.2,
-               source="0.36 RMB/kWh (Zhongwei, Ningxia) against the 0.63 RMB national "
-               "industrial average (China Briefing 2024) = 0.57; +20 % for time-of-use peaks "
-               "(an assumption)."),
-    Assumption(name="pue", low=1.1, high=1.58,
-               source="Hyperscale 1.08-1.12 (Patterson et al. 2021, Table 4); Uptime "
-               "Institute 2023 global average 1.58."),
-    Assumption(name="cloud_price", low=0.84, high=3.84,
-               source="H100 SXM on demand in the 2026 price lists: $2.69 (RunPod community "
-               "cloud, runpod.io/pricing, 2026-11-09: marketplace capacity, the low end of "
-               "the market, not in data/cloud.csv) to $12.29 (Azure ND96isr H100 v5) "
-               "against the cheapest data-centre offer, Hyperstack's $3.20 (data/cloud.csv): "
-               "2.69 / 3.20 = 0.84, 12.29 / 3.20 = 3.84."),
-    Assumption(name="depreciation_years", low=4, high=6,
-               source="Nebius 4 years for GPUs; Microsoft, Alphabet and CoreWeave 6 years "
-               "(10-K / S-1 filings)."),
+    Assumption(
+        name="mfu",
+        low=0.35,
+        high=0.55,
+        source="MFU of a new cluster: 0.35-0.55 is the range the compute-hub proposal "
+        "review works with (0.45 typical; Llama 3 405B 38-43 %).",
+    ),
+    Assumption(
+        name="utilisation",
+        low=0.30,
+        high=0.80,
+        source="Planning guide §4.4: 30-50 % with manual allocation, 70 %+ with a "
+        "scheduler; 0.80 a well-run scheduler.",
+    ),
+    Assumption(
+        name="gpu_price",
+        low=0.74,
+        high=1.17,
+        source="DGX H100 $199k (supercluster.blog) and an 8 × H100 HGX quote of $317k "
+        "(Thinkmate, Aug 2024) against $270k (SemiAnalysis via Epoch AI).",
+    ),
+    Assumption(
+        name="electricity_price",
+        low=0.57,
+        high=1.2,
+        source="0.36 RMB/kWh (Zhongwei, Ningxia) against the 0.63 RMB national "
+        "industrial average (China Briefing 2024) = 0.57; +20 % for time-of-use peaks "
+        "(an assumption).",
+    ),
+    Assumption(
+        name="pue",
+        low=1.1,
+        high=1.58,
+        source="Hyperscale 1.08-1.12 (Patterson et al. 2021, Table 4); Uptime "
+        "Institute 2023 global average 1.58.",
+    ),
+    Assumption(
+        name="cloud_price",
+        low=0.84,
+        high=3.84,
+        source="H100 SXM on demand in the 2026 price lists: $2.69 (RunPod community "
+        "cloud, runpod.io/pricing, 2026-11-09: marketplace capacity, the low end of "
+        "the market, not in data/cloud.csv) to $12.29 (Azure ND96isr H100 v5) "
+        "against the cheapest data-centre offer, Hyperstack's $3.20 (data/cloud.csv): "
+        "2.69 / 3.20 = 0.84, 12.29 / 3.20 = 3.84.",
+    ),
+    Assumption(
+        name="depreciation_years",
+        low=4,
+        high=6,
+        source="Nebius 4 years for GPUs; Microsoft, Alphabet and CoreWeave 6 years "
+        "(10-K / S-1 filings).",
+    ),
     # cloud: fit-out, staff and the cost of capital
-    Assumption(name="fitout_usd_per_kw", low=9_300, high=15_000,
-               source="Cushman & Wakefield, Data Center Development Cost Guide 2025: "
-               "$9.3-15.0 M per MW across 19 US markets ($11.7 M average)."),
-    Assumption(name="staff_cost", low=0.8, high=1.5,
-               source="An assumption: the loaded cost of the operations team from 20 % "
-               "below the plan's salaries to half again above them (a tight hiring "
-               "market, on-call cover); set it from the client's offers."),
-    Assumption(name="maintenance", low=0.83, high=1.67,
-               source="Hardware maintenance and support 10-12 % of the purchase price a year "
-               "(Library Technology Guides) up to about 20 % for a year of DGX H100 support "
-               "(supercluster.blog) against the section's 12 %: 10 / 12 = 0.83, "
-               "20 / 12 = 1.67."),
-    Assumption(name="discount_rate", low=0.04, high=0.12,
-               source="An assumption around the section's 8 %: 4 % a state-backed "
-               "borrower's cost of debt, 12 % a private investor's hurdle rate; the "
-               "client's finance team sets the rate."),
-)  # fmt: skip
+    Assumption(
+        name="fitout_usd_per_kw",
+        low=9_300,
+        high=15_000,
+        source="Cushman & Wakefield, Data Center Development Cost Guide 2025: "
+        "$9.3-15.0 M per MW across 19 US markets ($11.7 M average).",
+    ),
+    Assumption(
+        name="staff_cost",
+        low=0.8,
+        high=1.5,
+        source="An assumption: the loaded cost of the operations team from 20 % "
+        "below the plan's salaries to half again above them (a tight hiring "
+        "market, on-call cover); set it from the client's offers.",
+    ),
+    Assumption(
+        name="maintenance",
+        low=0.83,
+        high=1.67,
+        source="Hardware maintenance and support 10-12 % of the purchase price a year "
+        "(Library Technology Guides) up to about 20 % for a year of DGX H100 support "
+        "(supercluster.blog) against the section's 12 %: 10 / 12 = 0.83, "
+        "20 / 12 = 1.67.",
+    ),
+    Assumption(
+        name="discount_rate",
+        low=0.04,
+        high=0.12,
+        source="An assumption around the section's 8 %: 4 % a state-backed "
+        "borrower's cost of debt, 12 % a private investor's hurdle rate; the "
+        "client's finance team sets the rate.",
+    ),
+)
 
 
 class Cost(Section):
@@ -439,10 +523,12 @@ class Cost(Section):
         "the 'double it' the planning guide warns against (§7).",
     )
     expand_after_years: int = Field(
-        2, ge=1, le=15,
+        2,
+        ge=1,
+        le=15,
         description="Phased build: the year the rest is bought (GPUs come in two-year "
         "generations, planning guide §7).",
-    )  # fmt: skip
+    )
     annual_price_decline: float = Field(
         0.285,
         ge=0,
@@ -456,18 +542,27 @@ class Cost(Section):
         DEFAULT_RANGES, description="Ranges for the tornado and the Monte Carlo (cited)."
     )
     samples: int = Field(
-        10_000, ge=100, le=1_000_000,
+        10_000,
+        ge=100,
+        le=1_000_000,
         description="Monte Carlo samples: 10 000 keep P10/P90 within about 1 % (binomial "
         "error of a 10 % quantile at n = 10 000 is √(0.1 × 0.9 / 10 000) = 0.3 %).",
-    )  # fmt: skip
+    )
     seed: int = Field(12, ge=0, description="Random seed: the same plan gives the same answer.")
     # -- carbon --------------------------------------------------------------------------
-    grid_region: Literal["china_2022", "china_2023", "china_yunnan_2022", "china_sichuan_2022",
-                         "china_hebei_2022", "us_2022", "eu27_2018"] = Field(
+    grid_region: Literal[
+        "china_2022",
+        "china_2023",
+        "china_yunnan_2022",
+        "china_sichuan_2022",
+        "china_hebei_2022",
+        "us_2022",
+        "eu27_2018",
+    ] = Field(
         "china_2022",
         description="Grid emission factor region (data/grid_carbon.csv, each with its "
         "source): China's 2022 national factor, 0.5366 kg CO2/kWh (MEE/NBS, Dec 2024).",
-    )  # fmt: skip
+    )
     green_share: float = Field(
         0.0,
         ge=0,

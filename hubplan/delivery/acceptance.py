@@ -170,10 +170,14 @@ def family_tools(family: pd.Series, gpus: int) -> dict[str, str]:
     return {k: v or UNKNOWN_TOOL for k, v in tools.items()}
 
 
-def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
-                    storage_tiers: pd.DataFrame | None = None,
-                    fabric: pd.DataFrame | None = None,
-                    spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
+def acceptance_plan(
+    pools: pd.DataFrame,
+    catalog: Catalog,
+    delivery: Delivery,
+    storage_tiers: pd.DataFrame | None = None,
+    fabric: pd.DataFrame | None = None,
+    spec: Pools | None = None,
+) -> pd.DataFrame:
     """The acceptance tests with their figures and pass floors, per pool, unit, fabric and
     storage tier.
 
@@ -192,15 +196,41 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
     d = delivery
     rows: list[dict] = []
 
-    def add(scope, pool, subject, test, tool, count, expected, share, pass_if, basis,
-            source, unit, factor=math.nan):  # fmt: skip
+    def add(
+        scope,
+        pool,
+        subject,
+        test,
+        tool,
+        count,
+        expected,
+        share,
+        pass_if,
+        basis,
+        source,
+        unit,
+        factor=math.nan,
+    ):
         # the pass floor is the expected figure × the test's floor share (1 for a count,
         # a rule or a figure the plan fixes)
-        rows.append({"scope": scope, "pool": pool, "subject": subject, "test": test,
-                     "tool": tool, "count": int(count), "expected": float(expected),
-                     "floor_share": float(share), "floor": float(expected * share),
-                     "pass_if": pass_if, "figure_basis": basis, "figure_source": source,
-                     "protection_factor": float(factor), "figure_unit": unit})  # fmt: skip
+        rows.append(
+            {
+                "scope": scope,
+                "pool": pool,
+                "subject": subject,
+                "test": test,
+                "tool": tool,
+                "count": int(count),
+                "expected": float(expected),
+                "floor_share": float(share),
+                "floor": float(expected * share),
+                "pass_if": pass_if,
+                "figure_basis": basis,
+                "figure_source": source,
+                "protection_factor": float(factor),
+                "figure_unit": unit,
+            }
+        )
 
     bw_floor = d.bandwidth_floor_share
     columns = ["pool", "server", "accelerator", "total_servers", "gpus_per_server"]
@@ -216,16 +246,40 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         host = p["server"] or acc["name"]
         if per > 1:  # the node tests run on each compute tray: name the tray
             host = str(compute_tray(str(p["server"]), catalog)["name"])
-        add("node", pool, host, "gpu_count", tools["gpu_count"], nodes, gps, 1.0, "equal",
-            "plan", "plan_pools", "count")  # fmt: skip
+        add(
+            "node",
+            pool,
+            host,
+            "gpu_count",
+            tools["gpu_count"],
+            nodes,
+            gps,
+            1.0,
+            "equal",
+            "plan",
+            "plan_pools",
+            "count",
+        )
         mamf = float(acc["mamf_bf16_tflops"])
         if mamf == mamf and mamf > 0:
             tflops, basis, source = mamf, "measured", "mamf_finder"
         else:
             tflops = matmul_tflops(float(acc["bf16_dense_tflops"]), d.matmul_typical_share)
             basis, source = "derived", "peak_times_typical_share"
-        add("node", pool, acc["name"], "dense_matmul", "mamf-finder (BF16)", nodes * gps,
-            tflops, d.matmul_floor_share, "at_least", basis, source, "TFLOPS")  # fmt: skip
+        add(
+            "node",
+            pool,
+            acc["name"],
+            "dense_matmul",
+            "mamf-finder (BF16)",
+            nodes * gps,
+            tflops,
+            d.matmul_floor_share,
+            "at_least",
+            basis,
+            source,
+            "TFLOPS",
+        )
         nvlink = math.nan
         if acc["scaleup_kind"] == "nvswitch" and gps > 1:
             if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
@@ -234,8 +288,20 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             else:
                 nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
                 basis, source = "derived", "scaleup_times_ring_share"
-            add("node", pool, acc["name"], "nvlink_all_reduce", tools["scaleup_all_reduce"],
-                nodes, nvlink, bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
+            add(
+                "node",
+                pool,
+                acc["name"],
+                "nvlink_all_reduce",
+                tools["scaleup_all_reduce"],
+                nodes,
+                nvlink,
+                bw_floor,
+                "at_least",
+                basis,
+                source,
+                "GB/s",
+            )
         if per > 1 and acc["scaleup_kind"] == "nvswitch":
             # A rack-scale NVLink domain spans its trays: the per-tray test never crosses
             # a tray. Its whole-domain all_reduce runs over MPI on all its GPUs (every GPU
@@ -245,12 +311,35 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             # domain", NVIDIA IMEX Service for NVLink Networks user's guide).
             systems = int(p["total_servers"])
             if nvlink == nvlink:
-                add("domain", pool, p["server"], "nvlink_domain_all_reduce",
-                    f"{tools['fabric_all_reduce']}, {per} nodes × {gps}", systems, nvlink,
-                    bw_floor, "at_least", basis, source, "GB/s")  # fmt: skip
+                add(
+                    "domain",
+                    pool,
+                    p["server"],
+                    "nvlink_domain_all_reduce",
+                    f"{tools['fabric_all_reduce']}, {per} nodes × {gps}",
+                    systems,
+                    nvlink,
+                    bw_floor,
+                    "at_least",
+                    basis,
+                    source,
+                    "GB/s",
+                )
             if fact(family, "name") == "NVIDIA":
-                add("domain", pool, p["server"], "imex_domain", "nvidia-imex-ctl -N",
-                    systems, per, 1.0, "equal", "plan", "plan_domain_nodes", "count")  # fmt: skip
+                add(
+                    "domain",
+                    pool,
+                    p["server"],
+                    "imex_domain",
+                    "nvidia-imex-ctl -N",
+                    systems,
+                    per,
+                    1.0,
+                    "equal",
+                    "plan",
+                    "plan_domain_nodes",
+                    "count",
+                )
         nics = float(server["compute_nics"]) / per if server is not None else 0.0
         nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
         if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
@@ -263,8 +352,20 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             else:
                 rdma = rdma_gbps(nic_gbps, d.rdma_share)
                 basis, source = "derived", "line_rate_times_share"
-            add("node", pool, host, "rdma_write_bw", tools["rdma_write_bw"],
-                nodes * nics, rdma, bw_floor, "at_least", basis, source, "Gb/s")  # fmt: skip
+            add(
+                "node",
+                pool,
+                host,
+                "rdma_write_bw",
+                tools["rdma_write_bw"],
+                nodes * nics,
+                rdma,
+                bw_floor,
+                "at_least",
+                basis,
+                source,
+                "Gb/s",
+            )
             if pool == "training" and nodes > 1:
                 units = 1
                 if fabric is not None and not fabric.empty:
@@ -274,17 +375,63 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
                 if nvlink == nvlink:
                     busbw = min(busbw, nvlink)
                 for scope, count in (("unit", units), ("fabric", 1)):
-                    add(scope, pool, "compute", "fabric_all_reduce", tools["fabric_all_reduce"],
-                        count, busbw, bw_floor, "at_least", "derived",
-                        "nic_line_rate_times_share", "GB/s")  # fmt: skip
+                    add(
+                        scope,
+                        pool,
+                        "compute",
+                        "fabric_all_reduce",
+                        tools["fabric_all_reduce"],
+                        count,
+                        busbw,
+                        bw_floor,
+                        "at_least",
+                        "derived",
+                        "nic_line_rate_times_share",
+                        "GB/s",
+                    )
         diag = "dcgm_diag" if fact(family, "name") == "NVIDIA" else "device_diag"
-        add("node", pool, host, diag, tools["diag"], nodes, 0, 1.0, "at_most",
-            "rule", "zero_failures", "count")  # fmt: skip
-        add("node", pool, host, "ecc_errors", tools["ecc_errors"], nodes, 0, 1.0, "at_most",
-            "rule", "zero_failures", "count")  # fmt: skip
-        add("cluster", pool, host, "stability_run", "training job / burn-in", nodes,
-            d.stability_hours, 1.0, "at_least", "rule", "burn_in_practice",
-            "h")  # fmt: skip
+        add(
+            "node",
+            pool,
+            host,
+            diag,
+            tools["diag"],
+            nodes,
+            0,
+            1.0,
+            "at_most",
+            "rule",
+            "zero_failures",
+            "count",
+        )
+        add(
+            "node",
+            pool,
+            host,
+            "ecc_errors",
+            tools["ecc_errors"],
+            nodes,
+            0,
+            1.0,
+            "at_most",
+            "rule",
+            "zero_failures",
+            "count",
+        )
+        add(
+            "cluster",
+            pool,
+            host,
+            "stability_run",
+            "training job / burn-in",
+            nodes,
+            d.stability_hours,
+            1.0,
+            "at_least",
+            "rule",
+            "burn_in_practice",
+            "h",
+        )
     if storage_tiers is not None:
         cols = ["tier", "nodes", "read_gb_s", "write_gb_s", "write_factor"]
         for t in records(storage_tiers, cols):
@@ -295,20 +442,44 @@ def acceptance_plan(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
             # measured at the clients), once; the floor takes it as it is.
             read, write = float(t["read_gb_s"]), float(t["write_gb_s"])
             if not math.isnan(read) and read > 0:
-                add("storage", "", t["tier"], "storage_read", "fio / IOR", t["nodes"], read,
-                    d.storage_floor_share, "at_least", "plan", "plan_storage_tiers",
-                    "GB/s")  # fmt: skip
+                add(
+                    "storage",
+                    "",
+                    t["tier"],
+                    "storage_read",
+                    "fio / IOR",
+                    t["nodes"],
+                    read,
+                    d.storage_floor_share,
+                    "at_least",
+                    "plan",
+                    "plan_storage_tiers",
+                    "GB/s",
+                )
             if not math.isnan(write) and write > 0:
-                add("storage", "", t["tier"], "storage_write", "fio / IOR", t["nodes"], write,
-                    d.storage_floor_share, "at_least", "plan",
-                    "plan_storage_after_protection", "GB/s", t["write_factor"])  # fmt: skip
+                add(
+                    "storage",
+                    "",
+                    t["tier"],
+                    "storage_write",
+                    "fio / IOR",
+                    t["nodes"],
+                    write,
+                    d.storage_floor_share,
+                    "at_least",
+                    "plan",
+                    "plan_storage_after_protection",
+                    "GB/s",
+                    t["write_factor"],
+                )
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})
 
 
-def unknown_tool_findings(acceptance: pd.DataFrame, pools: pd.DataFrame,
-                          catalog: Catalog) -> list[Finding]:  # fmt: skip
+def unknown_tool_findings(
+    acceptance: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog
+) -> list[Finding]:
     """One info finding per pool with acceptance tests whose tool its accelerator family's
     sources do not name (``data/families.csv``): the team names the tool before
     acceptance rather than running another family's."""
@@ -320,8 +491,11 @@ def unknown_tool_findings(acceptance: pd.DataFrame, pools: pd.DataFrame,
     found = []
     for pool, rows in unknown.groupby("pool", sort=False):
         family = catalog.accelerator_family(accelerators[pool])
-        params = {"pool": str(pool), "family": fact(family, "name") or "unknown",
-                  "tests": ", ".join(dict.fromkeys(rows["test"].tolist()))}  # fmt: skip
+        params = {
+            "pool": str(pool),
+            "family": fact(family, "name") or "unknown",
+            "tests": ", ".join(dict.fromkeys(rows["test"].tolist())),
+        }
         found.append(Finding("info", "delivery", str(pool), "acceptance_tool_unknown", params))
     return found
 
@@ -339,6 +513,9 @@ def derived_figure_findings(acceptance: pd.DataFrame) -> list[Finding]:
     for pool, rows in derived.groupby("pool", sort=False):
         tests = ", ".join(dict.fromkeys(rows["test"].tolist()))
         params = {"pool": str(pool), "tests": tests}
-        found.append(Finding("info", "delivery", str(pool) or "storage",
-                             "acceptance_figures_derived", params))  # fmt: skip
+        found.append(
+            Finding(
+                "info", "delivery", str(pool) or "storage", "acceptance_figures_derived", params
+            )
+        )
     return found

@@ -34,10 +34,25 @@ from ..pools import Pools
 from .scheduler import server_figures, threads_per_core
 from .section import Delivery
 
-K8S_COLUMNS = ["service", "k8s_name", "pool", "accelerator", "node_label", "taint",
-               "device_resource", "gpus_per_pod", "replicas", "max_surge", "max_unavailable",
-               "gpu_quota", "cpus_per_pod", "memory_gib_per_pod", "shm_gib", "startup_s",
-               "image"]  # fmt: skip
+K8S_COLUMNS = [
+    "service",
+    "k8s_name",
+    "pool",
+    "accelerator",
+    "node_label",
+    "taint",
+    "device_resource",
+    "gpus_per_pod",
+    "replicas",
+    "max_surge",
+    "max_unavailable",
+    "gpu_quota",
+    "cpus_per_pod",
+    "memory_gib_per_pod",
+    "shm_gib",
+    "startup_s",
+    "image",
+]
 
 #: The serving framework's HTTP port and health endpoint. vLLM's OpenAI-compatible server
 #: listens on 8000 and answers ``GET /health`` with 200 once the engine is up (vLLM
@@ -245,8 +260,10 @@ def node_allocatable(cpus: float, memory_gib: float) -> tuple[float, float]:
                 break
         return out
 
-    return (cpus - reserve(cpus, tiers_cpu),
-            memory_gib - reserve(memory_gib, tiers_mem) - 100 / 1024)  # fmt: skip
+    return (
+        cpus - reserve(cpus, tiers_cpu),
+        memory_gib - reserve(memory_gib, tiers_mem) - 100 / 1024,
+    )
 
 
 def shm_gib(gpus_per_pod: int, vendor: str, scaleup_kind: str, scaleup_gpus: float) -> float:
@@ -310,9 +327,13 @@ def _accelerator(catalog: Catalog | None, name: str) -> pd.Series | None:
         return None
 
 
-def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | None = None,
-              delivery: Delivery | None = None,
-              spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
+def k8s_pools(
+    inference: pd.DataFrame,
+    pools: pd.DataFrame,
+    catalog: Catalog | None = None,
+    delivery: Delivery | None = None,
+    spec: Pools | None = None,
+) -> pd.DataFrame:
     """Kubernetes scheduling per inference service.
 
     Columns: the object name (:func:`unique_labels`), the inference pool's node label and
@@ -334,8 +355,9 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
     if not fits.any():
         return pd.DataFrame(columns=K8S_COLUMNS)
     pool = None
-    for p in records(pools, ["level", "pool", "partition", "accelerator", "server",
-                             "gpus_per_server"]):  # fmt: skip
+    for p in records(
+        pools, ["level", "pool", "partition", "accelerator", "server", "gpus_per_server"]
+    ):
         if p["level"] == "pool" and p["pool"] == "inference":
             pool = p
     partition = pool["partition"] if pool else None
@@ -350,8 +372,11 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
     # Per-pod share of one node of the inference pool.
     node_cpu = node_mem = math.nan
     gps = int(pool["gpus_per_server"]) if pool else 0
-    server = (server_figures(str(pool["server"]), catalog, spec, str(pool["pool"]))
-              if pool and catalog else None)  # fmt: skip
+    server = (
+        server_figures(str(pool["server"]), catalog, spec, str(pool["pool"]))
+        if pool and catalog
+        else None
+    )
     if server is not None:
         # a rack-scale system's Kubernetes nodes are its compute trays
         per = int(server["nodes"])
@@ -371,22 +396,33 @@ def k8s_pools(inference: pd.DataFrame, pools: pd.DataFrame, catalog: Catalog | N
     weights = inference["weights_gb"].to_numpy(dtype=float)[fits]
     share = gpus / gps if gps else gpus * math.nan
     surge, unavailable = delivery.k8s_max_surge, delivery.k8s_max_unavailable
-    return pd.DataFrame({
-        "service": services, "k8s_name": unique_labels(services, prefix="svc"),
-        "pool": "inference", "accelerator": accelerator,
-        "node_label": f"hubplan/pool={label_value(partition)}",
-        "taint": f"{resource}=present:NoSchedule" if resource else "",
-        "device_resource": resource or "", "gpus_per_pod": gpus, "replicas": replicas,
-        "max_surge": surge, "max_unavailable": unavailable,
-        "gpu_quota": (replicas + surge) * gpus,
-        "cpus_per_pod": [math.floor(node_cpu * s) if node_cpu == node_cpu else math.nan
-                         for s in share],
-        "memory_gib_per_pod": [math.floor(node_mem * s) if node_mem == node_mem else math.nan
-                               for s in share],
-        "shm_gib": [shm_gib(int(g), vendor, kind, domain) for g in gpus],
-        "startup_s": [startup_s(float(w), delivery) for w in weights],
-        "image": image,
-    }, index=inference.index[fits], columns=K8S_COLUMNS)  # fmt: skip
+    return pd.DataFrame(
+        {
+            "service": services,
+            "k8s_name": unique_labels(services, prefix="svc"),
+            "pool": "inference",
+            "accelerator": accelerator,
+            "node_label": f"hubplan/pool={label_value(partition)}",
+            "taint": f"{resource}=present:NoSchedule" if resource else "",
+            "device_resource": resource or "",
+            "gpus_per_pod": gpus,
+            "replicas": replicas,
+            "max_surge": surge,
+            "max_unavailable": unavailable,
+            "gpu_quota": (replicas + surge) * gpus,
+            "cpus_per_pod": [
+                math.floor(node_cpu * s) if node_cpu == node_cpu else math.nan for s in share
+            ],
+            "memory_gib_per_pod": [
+                math.floor(node_mem * s) if node_mem == node_mem else math.nan for s in share
+            ],
+            "shm_gib": [shm_gib(int(g), vendor, kind, domain) for g in gpus],
+            "startup_s": [startup_s(float(w), delivery) for w in weights],
+            "image": image,
+        },
+        index=inference.index[fits],
+        columns=K8S_COLUMNS,
+    )
 
 
 def k8s_findings(k8s: pd.DataFrame, pools: pd.DataFrame) -> list[Finding]:
@@ -402,31 +438,67 @@ def k8s_findings(k8s: pd.DataFrame, pools: pd.DataFrame) -> list[Finding]:
         return found
     first = k8s.iloc[0]
     if not first["device_resource"]:
-        found.append(Finding("warning", "delivery", str(first["accelerator"]),
-                             "k8s_device_resource_unknown",
-                             {"accelerator": str(first["accelerator"])}))  # fmt: skip
+        found.append(
+            Finding(
+                "warning",
+                "delivery",
+                str(first["accelerator"]),
+                "k8s_device_resource_unknown",
+                {"accelerator": str(first["accelerator"])},
+            )
+        )
     for r in records(k8s, ["k8s_name", "cpus_per_pod", "memory_gib_per_pod", "shm_gib"]):
         cpu, mem = r["cpus_per_pod"], r["memory_gib_per_pod"]
         if cpu != cpu or mem != mem:
-            found.append(Finding("warning", "delivery", r["k8s_name"], "k8s_node_figures_unknown",
-                                 {"service": r["k8s_name"]}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "delivery",
+                    r["k8s_name"],
+                    "k8s_node_figures_unknown",
+                    {"service": r["k8s_name"]},
+                )
+            )
         elif mem < r["shm_gib"] + 1 or cpu < 1:
-            found.append(Finding("error", "delivery", r["k8s_name"], "k8s_pod_too_small",
-                                 {"service": r["k8s_name"], "cpus": cpu, "memory": mem,
-                                  "shm": r["shm_gib"]}))  # fmt: skip
+            found.append(
+                Finding(
+                    "error",
+                    "delivery",
+                    r["k8s_name"],
+                    "k8s_pod_too_small",
+                    {"service": r["k8s_name"], "cpus": cpu, "memory": mem, "shm": r["shm_gib"]},
+                )
+            )
     inf = (pools["level"].to_numpy() == "pool") & (pools["pool"].to_numpy() == "inference")
     if inf.any():
         per_node = int(pools["gpus_per_server"].to_numpy()[inf][0])
         for r in records(k8s, ["k8s_name", "gpus_per_pod"]):
             if int(r["gpus_per_pod"]) > per_node:
-                found.append(Finding("error", "delivery", r["k8s_name"], "k8s_pod_exceeds_node",
-                                     {"service": r["k8s_name"], "gpus": int(r["gpus_per_pod"]),
-                                      "per_node": per_node}))  # fmt: skip
+                found.append(
+                    Finding(
+                        "error",
+                        "delivery",
+                        r["k8s_name"],
+                        "k8s_pod_exceeds_node",
+                        {
+                            "service": r["k8s_name"],
+                            "gpus": int(r["gpus_per_pod"]),
+                            "per_node": per_node,
+                        },
+                    )
+                )
         have = int(pools["total_gpus"].to_numpy()[inf][0])
         want = int(k8s["gpu_quota"].sum())
         if want > have:
-            found.append(Finding("warning", "delivery", "inference", "k8s_surge_exceeds_pool",
-                                 {"quota": want, "gpus": have}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "delivery",
+                    "inference",
+                    "k8s_surge_exceeds_pool",
+                    {"quota": want, "gpus": have},
+                )
+            )
     return found
 
 
@@ -467,10 +539,14 @@ def k8s_objects(k8s: pd.DataFrame, scenario_name: str = "inference") -> list[dic
             # Extended resources take quota under requests.<name> only (Resource Quotas).
             quota[f"requests.{resource}"] = str(int(n))
     if quota:
-        objects.append({"apiVersion": "v1", "kind": "ResourceQuota",
-                        "metadata": {"name": "accelerator-quota", "namespace": ns,
-                                     "labels": meta},
-                        "spec": {"hard": quota}})  # fmt: skip
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ResourceQuota",
+                "metadata": {"name": "accelerator-quota", "namespace": ns, "labels": meta},
+                "spec": {"hard": quota},
+            }
+        )
     for r in k8s.to_dict(orient="records"):
         name = r["k8s_name"]
         key, value = r["node_label"].split("=", 1)
@@ -485,55 +561,88 @@ def k8s_objects(k8s: pd.DataFrame, scenario_name: str = "inference") -> list[dic
         labels = {"app.kubernetes.io/name": name, **meta}
         probe = {"httpGet": {"path": HEALTH_PATH, "port": "http"}}
         container = {
-            "name": "server", "image": r["image"],
+            "name": "server",
+            "image": r["image"],
             "command": ["vllm", "serve"],
-            "args": ["REPLACE-WITH-MODEL-PATH", "--served-model-name", name,
-                     "--tensor-parallel-size", str(int(r["gpus_per_pod"])),
-                     "--port", str(SERVING_PORT)],
+            "args": [
+                "REPLACE-WITH-MODEL-PATH",
+                "--served-model-name",
+                name,
+                "--tensor-parallel-size",
+                str(int(r["gpus_per_pod"])),
+                "--port",
+                str(SERVING_PORT),
+            ],
             "ports": [{"name": "http", "containerPort": SERVING_PORT}],
             "resources": {"requests": dict(resources), "limits": dict(resources)},
-            "startupProbe": {**probe, "periodSeconds": PROBE_PERIOD_S,
-                             "failureThreshold": int(r["startup_s"]) // PROBE_PERIOD_S},
-            "readinessProbe": {**probe, "periodSeconds": READINESS_PERIOD_S,
-                               "failureThreshold": 3},
+            "startupProbe": {
+                **probe,
+                "periodSeconds": PROBE_PERIOD_S,
+                "failureThreshold": int(r["startup_s"]) // PROBE_PERIOD_S,
+            },
+            "readinessProbe": {**probe, "periodSeconds": READINESS_PERIOD_S, "failureThreshold": 3},
             "livenessProbe": {**probe, "periodSeconds": PROBE_PERIOD_S, "failureThreshold": 3},
             "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
-        }  # fmt: skip
+        }
         tolerations = []
         if r["device_resource"]:
-            tolerations = [{"key": r["device_resource"], "operator": "Exists",
-                            "effect": "NoSchedule"}]  # fmt: skip
-        objects.append({
-            "apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "namespace": ns, "labels": labels,
-                         "annotations": {"hubplan/service": str(r["service"])}},
-            "spec": {
-                "replicas": int(r["replicas"]),
-                "progressDeadlineSeconds": max(PROGRESS_DEADLINE_MIN_S,
-                                               int(r["startup_s"]) + PROGRESS_DEADLINE_MIN_S),
-                "strategy": {"type": "RollingUpdate",
-                             "rollingUpdate": {"maxSurge": int(r["max_surge"]),
-                                               "maxUnavailable": int(r["max_unavailable"])}},
-                "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
-                "template": {
-                    "metadata": {"labels": labels},
-                    "spec": {
-                        "nodeSelector": {key: value},
-                        "tolerations": tolerations,
-                        "containers": [container],
-                        "volumes": [{"name": "dshm",
-                                     "emptyDir": {"medium": "Memory",
-                                                  "sizeLimit": _gi(r["shm_gib"])}}],
+            tolerations = [
+                {"key": r["device_resource"], "operator": "Exists", "effect": "NoSchedule"}
+            ]
+        objects.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {
+                    "name": name,
+                    "namespace": ns,
+                    "labels": labels,
+                    "annotations": {"hubplan/service": str(r["service"])},
+                },
+                "spec": {
+                    "replicas": int(r["replicas"]),
+                    "progressDeadlineSeconds": max(
+                        PROGRESS_DEADLINE_MIN_S, int(r["startup_s"]) + PROGRESS_DEADLINE_MIN_S
+                    ),
+                    "strategy": {
+                        "type": "RollingUpdate",
+                        "rollingUpdate": {
+                            "maxSurge": int(r["max_surge"]),
+                            "maxUnavailable": int(r["max_unavailable"]),
+                        },
+                    },
+                    "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
+                    "template": {
+                        "metadata": {"labels": labels},
+                        "spec": {
+                            "nodeSelector": {key: value},
+                            "tolerations": tolerations,
+                            "containers": [container],
+                            "volumes": [
+                                {
+                                    "name": "dshm",
+                                    "emptyDir": {
+                                        "medium": "Memory",
+                                        "sizeLimit": _gi(r["shm_gib"]),
+                                    },
+                                }
+                            ],
+                        },
                     },
                 },
-            },
-        })  # fmt: skip
-        objects.append({
-            "apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": name, "namespace": ns, "labels": labels},
-            "spec": {"selector": {"app.kubernetes.io/name": name},
-                     "ports": [{"name": "http", "port": SERVING_PORT, "targetPort": "http"}]},
-        })  # fmt: skip
+            }
+        )
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": name, "namespace": ns, "labels": labels},
+                "spec": {
+                    "selector": {"app.kubernetes.io/name": name},
+                    "ports": [{"name": "http", "port": SERVING_PORT, "targetPort": "http"}],
+                },
+            }
+        )
     return objects
 
 
@@ -551,18 +660,24 @@ def k8s_manifests(k8s: pd.DataFrame, scenario_name: str = "inference") -> str:
         text = yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
         if obj["kind"] == "Deployment":
             r = rows[obj["metadata"]["name"]]
-            text = (f"# {_comment(r['service'])}: {int(r['replicas'])} replicas × "
-                    f"{int(r['gpus_per_pod'])} {r['device_resource'] or 'accelerators'}, "
-                    f"surge {int(r['max_surge'])}, "
-                    f"/dev/shm {_gi(r['shm_gib'])}, start-up allowance "
-                    f"{int(r['startup_s'])} s\n") + text  # fmt: skip
+            text = (
+                f"# {_comment(r['service'])}: {int(r['replicas'])} replicas × "
+                f"{int(r['gpus_per_pod'])} {r['device_resource'] or 'accelerators'}, "
+                f"surge {int(r['max_surge'])}, "
+                f"/dev/shm {_gi(r['shm_gib'])}, start-up allowance "
+                f"{int(r['startup_s'])} s\n"
+            ) + text
         docs.append(text)
     first = k8s.iloc[0]
-    header = [f"# Kubernetes manifests generated by hubplan for {_comment(scenario_name)}",
-              "# Before kubectl apply -f: label and taint each inference node, e.g.",
-              f"#   kubectl label node <node> {first['node_label']}"]  # fmt: skip
+    header = [
+        f"# Kubernetes manifests generated by hubplan for {_comment(scenario_name)}",
+        "# Before kubectl apply -f: label and taint each inference node, e.g.",
+        f"#   kubectl label node <node> {first['node_label']}",
+    ]
     if first["taint"]:
         header.append(f"#   kubectl taint node <node> {first['taint']}")
-    header.append("# and replace every REPLACE-WITH-... marker (model path; image or device "
-                  "resource where none is published).")  # fmt: skip
+    header.append(
+        "# and replace every REPLACE-WITH-... marker (model path; image or device "
+        "resource where none is published)."
+    )
     return "\n".join(header) + "\n" + "---\n".join(docs)

@@ -20,9 +20,21 @@ from .section import Delivery
 
 PHASES = ("design_procurement", "facility_fitout", "delivery_racking", "commissioning")
 
-SCHEDULE_COLUMNS = ["task", "phase", "batch", "depends_on", "duration_days", "buffer_days",
-                    "start_day", "end_day", "slack_days", "critical", "milestone",
-                    "start_date", "end_date"]  # fmt: skip
+SCHEDULE_COLUMNS = [
+    "task",
+    "phase",
+    "batch",
+    "depends_on",
+    "duration_days",
+    "buffer_days",
+    "start_day",
+    "end_day",
+    "slack_days",
+    "critical",
+    "milestone",
+    "start_date",
+    "end_date",
+]
 
 #: Acceptance criteria per phase: (phase, criterion code, target, unit).
 PHASE_CRITERIA: tuple[tuple[str, str, float, str], ...] = (
@@ -76,12 +88,12 @@ def racking_days(servers: int, per_crew_day: float, crews: int = 1) -> int:
     >>> racking_days(100, 8, 2)
     7
     """
-    return _crew_days(servers, per_crew_day, crews, "racking_servers_per_crew_day",
-                      "install_crews")  # fmt: skip
+    return _crew_days(servers, per_crew_day, crews, "racking_servers_per_crew_day", "install_crews")
 
 
-def _crew_days(work: float, per_crew_day: float, crews: int, rate_field: str,
-               crews_field: str) -> int:  # fmt: skip
+def _crew_days(
+    work: float, per_crew_day: float, crews: int, rate_field: str, crews_field: str
+) -> int:
     """Whole days for ``crews`` crews at ``per_crew_day`` each to get through ``work``; a
     rate or crew count out of range is an error naming its ``delivery`` field."""
     if per_crew_day <= 0:
@@ -105,8 +117,7 @@ def cabling_days(links: float, per_crew_day: float, crews: int = 1) -> int:
     >>> cabling_days(2900, 96, 2)
     16
     """
-    return _crew_days(links, per_crew_day, crews, "cabling_links_per_crew_day",
-                      "cabling_crews")  # fmt: skip
+    return _crew_days(links, per_crew_day, crews, "cabling_links_per_crew_day", "cabling_crews")
 
 
 def fabric_links(fabric: pd.DataFrame) -> float:
@@ -153,27 +164,48 @@ def batch_sizes(servers: int, batches: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(batches)]
 
 
-def schedule_tasks(servers: int, delivery: Delivery, *, storage: bool = True,
-                   network: bool = True, links: float = 0.0) -> pd.DataFrame:  # fmt: skip
+def schedule_tasks(
+    servers: int,
+    delivery: Delivery,
+    *,
+    storage: bool = True,
+    network: bool = True,
+    links: float = 0.0,
+) -> pd.DataFrame:
     """The tasks with their phase, batch, dependencies and base duration [days].
 
     One procurement, racking, network, commissioning and trial task per hand-over batch;
     milestones have zero duration. ``links`` is the cable count of every plane
     (:func:`fabric_links`), shared among the batches in proportion to their servers.
     """
-    return pd.DataFrame(_task_rows(servers, delivery, storage=storage, network=network,
-                                   links=links))  # fmt: skip
+    return pd.DataFrame(
+        _task_rows(servers, delivery, storage=storage, network=network, links=links)
+    )
 
 
-def _task_rows(servers: int, delivery: Delivery, *, storage: bool = True,
-               network: bool = True, links: float = 0.0) -> list[dict]:  # fmt: skip
+def _task_rows(
+    servers: int,
+    delivery: Delivery,
+    *,
+    storage: bool = True,
+    network: bool = True,
+    links: float = 0.0,
+) -> list[dict]:
     """:func:`schedule_tasks` as a list of rows (the stage builds one frame at the end)."""
     d = delivery
     rows: list[dict] = []
 
     def add(task, phase, days, deps, batch=0, milestone=False):
-        rows.append({"task": task, "phase": phase, "batch": batch, "depends_on": deps,
-                     "base_days": float(days), "milestone": milestone})  # fmt: skip
+        rows.append(
+            {
+                "task": task,
+                "phase": phase,
+                "batch": batch,
+                "depends_on": deps,
+                "base_days": float(days),
+                "milestone": milestone,
+            }
+        )
 
     add("design", "design_procurement", d.design_weeks * 7, ())
     add("orders_placed", "design_procurement", 0, ("design",), milestone=True)
@@ -202,10 +234,20 @@ def _task_rows(servers: int, delivery: Delivery, *, storage: bool = True,
         add(f"network_{b}", "delivery_racking", d.network_days + cable, tuple(net_deps), b)
         add(f"network_up_{b}", "delivery_racking", 0, (f"network_{b}",), b, milestone=True)
         accept = math.ceil(round(n / d.acceptance_servers_per_day, 9))
-        add(f"commission_{b}", "commissioning", d.commissioning_days + accept,
-            (f"network_up_{b}",), b)  # fmt: skip
-        add(f"trial_run_{b}", "commissioning", math.ceil(d.stability_hours / 24) + 1,
-            (f"commission_{b}",), b)  # fmt: skip
+        add(
+            f"commission_{b}",
+            "commissioning",
+            d.commissioning_days + accept,
+            (f"network_up_{b}",),
+            b,
+        )
+        add(
+            f"trial_run_{b}",
+            "commissioning",
+            math.ceil(d.stability_hours / 24) + 1,
+            (f"commission_{b}",),
+            b,
+        )
         add(f"handover_{b}", "commissioning", 0, (f"trial_run_{b}",), b, milestone=True)
         previous = b
     return rows
@@ -223,21 +265,32 @@ def critical_path(tasks: pd.DataFrame, buffer: float) -> pd.DataFrame:
     The loop runs over tasks (tens), not over GPUs.
     """
     t = tasks.copy()
-    cpm = _cpm(t["task"].tolist(), t["base_days"].tolist(), t["milestone"].tolist(),
-               t["depends_on"].tolist(), buffer)  # fmt: skip
+    cpm = _cpm(
+        t["task"].tolist(),
+        t["base_days"].tolist(),
+        t["milestone"].tolist(),
+        t["depends_on"].tolist(),
+        buffer,
+    )
     for column, values in cpm.items():
         t[column] = values
     return t
 
 
-def _cpm(tasks: list[str], base_days: list[float], milestone: list[bool],
-         depends_on: list[tuple[str, ...]], buffer: float) -> dict[str, list]:  # fmt: skip
+def _cpm(
+    tasks: list[str],
+    base_days: list[float],
+    milestone: list[bool],
+    depends_on: list[tuple[str, ...]],
+    buffer: float,
+) -> dict[str, list]:
     """The columns :func:`critical_path` adds, from the tasks' columns as lists: buffered
     whole-day durations, so every day figure is a whole number, exact in float."""
-    duration = [0 if m else buffered_days(x, 0) for x, m in
-                zip(base_days, milestone, strict=True)]  # fmt: skip
-    buffer_days = [0 if m else buffered_days(x, buffer) - buffered_days(x, 0) for x, m in
-                   zip(base_days, milestone, strict=True)]  # fmt: skip
+    duration = [0 if m else buffered_days(x, 0) for x, m in zip(base_days, milestone, strict=True)]
+    buffer_days = [
+        0 if m else buffered_days(x, buffer) - buffered_days(x, 0)
+        for x, m in zip(base_days, milestone, strict=True)
+    ]
     dur = {k: a + b for k, a, b in zip(tasks, duration, buffer_days, strict=True)}
     deps = dict(zip(tasks, depends_on, strict=True))
     unknown = {p for ps in deps.values() for p in ps} - set(dur)
@@ -257,13 +310,25 @@ def _cpm(tasks: list[str], base_days: list[float], milestone: list[bool],
     start_day = np.array([es[k] for k in tasks], dtype=float)
     end_day = start_day + np.array([dur[k] for k in tasks], dtype=float)
     slack = np.array([lf[k] for k in tasks], dtype=float) - end_day
-    return {"duration_days": duration, "buffer_days": buffer_days, "start_day": start_day,
-            "end_day": end_day, "slack_days": slack, "critical": np.abs(slack) < 1e-9,
-            "depends_on": [", ".join(d) for d in depends_on]}  # fmt: skip
+    return {
+        "duration_days": duration,
+        "buffer_days": buffer_days,
+        "start_day": start_day,
+        "end_day": end_day,
+        "slack_days": slack,
+        "critical": np.abs(slack) < 1e-9,
+        "depends_on": [", ".join(d) for d in depends_on],
+    }
 
 
-def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool = True,
-                            network: bool = True, links: float = 0.0) -> pd.DataFrame:  # fmt: skip
+def implementation_schedule(
+    servers: int,
+    delivery: Delivery,
+    *,
+    storage: bool = True,
+    network: bool = True,
+    links: float = 0.0,
+) -> pd.DataFrame:
     """The dated schedule: tasks, buffered durations, start and end dates, slack and the
     critical path. [days]
 
@@ -281,8 +346,10 @@ def implementation_schedule(servers: int, delivery: Delivery, *, storage: bool =
     254
     """
     rows = _task_rows(servers, delivery, storage=storage, network=network, links=links)
-    t = {c: [r[c] for r in rows] for c in ("task", "phase", "batch", "depends_on",
-                                           "base_days", "milestone")}  # fmt: skip
+    t = {
+        c: [r[c] for r in rows]
+        for c in ("task", "phase", "batch", "depends_on", "base_days", "milestone")
+    }
     t.update(_cpm(t["task"], t["base_days"], t["milestone"], t["depends_on"], delivery.buffer))
     start = pd.Timestamp(delivery.start_date)
     t["start_date"] = start + pd.to_timedelta(t["start_day"], unit="D")
@@ -327,12 +394,16 @@ def _family_tool(template: str, family: pd.Series) -> str:
 #: (NVIDIA MNNVL user guide: NMX-Controller on the switch trays, IMEX service;
 #: "nvidia-imex-ctl -N: Gets the full status of the entire IMEX domain", IMEX user's
 #: guide; a GPU's fabric registration in ``nvidia-smi -q``, section Fabric).
-NVLINK_DOMAIN_STEP = ("nvlink_domain", "verify_nvlink_domain",
-                      "nvidia-smi -q (Fabric: State Completed); nvidia-imex-ctl -N")  # fmt: skip
+NVLINK_DOMAIN_STEP = (
+    "nvlink_domain",
+    "verify_nvlink_domain",
+    "nvidia-smi -q (Fabric: State Completed); nvidia-imex-ctl -N",
+)
 
 
-def deployment_steps(families: list[pd.Series] | None = None,
-                     rack_scale_nvlink: bool = False) -> pd.DataFrame:  # fmt: skip
+def deployment_steps(
+    families: list[pd.Series] | None = None, rack_scale_nvlink: bool = False
+) -> pd.DataFrame:
     """The six deployment steps in order, each with its verification action and tool
     (seven with ``rack_scale_nvlink``: :data:`NVLINK_DOMAIN_STEP` after the driver).
 
@@ -354,8 +425,9 @@ def deployment_steps(families: list[pd.Series] | None = None,
     for i, (step, verification, template) in enumerate(steps, start=1):
         if "{" in template:
             tools = [(str(f.get("name", "")), _family_tool(template, f)) for f in families]
-            tool = (tools[0][1] if len(tools) == 1
-                    else " | ".join(f"{name}: {t}" for name, t in tools))  # fmt: skip
+            tool = (
+                tools[0][1] if len(tools) == 1 else " | ".join(f"{name}: {t}" for name, t in tools)
+            )
         else:
             tool = template
         rows.append({"order": i, "step": step, "verification": verification, "tool": tool})

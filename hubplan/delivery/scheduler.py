@@ -25,25 +25,63 @@ from ..server import catalog_server, pool_server
 from .section import Delivery
 
 SLURM_POOLS = ("training", "development")
-NODE_COLUMNS = ["node_group", "pool", "partition", "nodes", "sockets", "cores_per_socket",
-                "threads_per_core", "cpus", "physical_memory_mib", "real_memory_mib",
-                "gres_gpus", "gpus_per_server", "gpu_type", "domain_nodes", "family",
-                "gres_autodetect", "device_files", "device_list_cmd", "ecc_check_cmd",
-                "diag_cmd", "container_image"]  # fmt: skip
+NODE_COLUMNS = [
+    "node_group",
+    "pool",
+    "partition",
+    "nodes",
+    "sockets",
+    "cores_per_socket",
+    "threads_per_core",
+    "cpus",
+    "physical_memory_mib",
+    "real_memory_mib",
+    "gres_gpus",
+    "gpus_per_server",
+    "gpu_type",
+    "domain_nodes",
+    "family",
+    "gres_autodetect",
+    "device_files",
+    "device_list_cmd",
+    "ecc_check_cmd",
+    "diag_cmd",
+    "container_image",
+]
 #: The family facts (``data/families.csv``) each node group carries for the generated
 #: files; empty = unknown.
-FAMILY_NODE_FACTS = ("gres_autodetect", "device_list_cmd", "ecc_check_cmd", "diag_cmd",
-                     "container_image")  # fmt: skip
-PARTITION_COLUMNS = ["partition", "pool", "node_group", "max_time_min", "is_default", "qos",
-                     "quota", "max_gpus_per_user"]  # fmt: skip
-TOPOLOGY_COLUMNS = ["name", "topology_plugin", "switch_level", "child_nodes", "child_switches",
-                    "physical_switches"]  # fmt: skip
+FAMILY_NODE_FACTS = (
+    "gres_autodetect",
+    "device_list_cmd",
+    "ecc_check_cmd",
+    "diag_cmd",
+    "container_image",
+)
+PARTITION_COLUMNS = [
+    "partition",
+    "pool",
+    "node_group",
+    "max_time_min",
+    "is_default",
+    "qos",
+    "quota",
+    "max_gpus_per_user",
+]
+TOPOLOGY_COLUMNS = [
+    "name",
+    "topology_plugin",
+    "switch_level",
+    "child_nodes",
+    "child_switches",
+    "physical_switches",
+]
 
 MIB = 2**20
 
 
-def server_figures(name: str, catalog: Catalog, pools: Pools | None = None,
-                   pool: str = "") -> pd.Series | None:  # fmt: skip
+def server_figures(
+    name: str, catalog: Catalog, pools: Pools | None = None, pool: str = ""
+) -> pd.Series | None:
     """The figures of the server of ``pool`` (``pools.<pool>``: its catalogue row or its
     custom server, from the one resolver, ``hubplan.server.resolve_server``); without the
     pools section, the catalogue server called ``name``. None when neither is known;
@@ -119,8 +157,9 @@ def node_range(prefix: str, count: int, trays: int = 1) -> str:
     ('train-[0001-0020]', 'dev-0001', 'train-[0001-0002]-t[01-18]')
     """
     width = max(4, len(str(count)))
-    racks = (f"{prefix}-{1:0{width}d}" if count == 1
-             else f"{prefix}-[{1:0{width}d}-{count:0{width}d}]")  # fmt: skip
+    racks = (
+        f"{prefix}-{1:0{width}d}" if count == 1 else f"{prefix}-[{1:0{width}d}-{count:0{width}d}]"
+    )
     return racks if trays <= 1 else f"{racks}-t[01-{trays:02d}]"
 
 
@@ -232,14 +271,17 @@ def cluster_name(name: str) -> str:
     return tag
 
 
-def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
-                spec: Pools | None = None) -> pd.DataFrame:  # fmt: skip
+def slurm_nodes(
+    pools: pd.DataFrame, catalog: Catalog, delivery: Delivery, spec: Pools | None = None
+) -> pd.DataFrame:
     """One Slurm node group per Slurm pool (training, development) with its CPUs, memory,
     GPUs and the nodes of one NVLink domain (``domain_nodes``, 18 for GB200 NVL72 trays);
     figures the catalogue does not source stay empty (NaN)."""
     rows = []
-    slurm = [level == "pool" and pool in SLURM_POOLS for level, pool in
-             zip(pools["level"].tolist(), pools["pool"].tolist(), strict=True)]  # fmt: skip
+    slurm = [
+        level == "pool" and pool in SLURM_POOLS
+        for level, pool in zip(pools["level"].tolist(), pools["pool"].tolist(), strict=True)
+    ]
     columns = ["pool", "server", "partition", "total_servers", "gpus_per_server", "accelerator"]
     for p in records(pools, columns, slurm):
         try:
@@ -263,27 +305,35 @@ def slurm_nodes(pools: pd.DataFrame, catalog: Catalog, delivery: Delivery,
         # Slurm names the nodes exactly as the IP plan and the port map do.
         partition = str(p["partition"]) or p["pool"]
         gps = int(p["gpus_per_server"]) // per
-        rows.append({
-            "node_group": node_range(partition, int(p["total_servers"]), per), "pool": p["pool"],
-            "partition": partition, "nodes": int(p["total_servers"]) * per,
-            "sockets": sockets,
-            "cores_per_socket": cores / sockets if sockets == sockets else math.nan,
-            "threads_per_core": tpc, "cpus": cores * tpc,
-            "physical_memory_mib": math.floor(ram * 1e9 / MIB) if ram == ram else math.nan,
-            "real_memory_mib": (real_memory_mib(ram, delivery.realmemory_margin)
-                                if ram == ram else math.nan),
-            "gres_gpus": gps, "gpus_per_server": gps,
-            "gpu_type": gpu_type(str(p["accelerator"])),
-            "domain_nodes": domain_nodes(domain, gps),
-            "family": fact(family, "name"),
-            "device_files": device_files(family, gps),
-            **{c: fact(family, c) for c in FAMILY_NODE_FACTS},
-        })  # fmt: skip
+        rows.append(
+            {
+                "node_group": node_range(partition, int(p["total_servers"]), per),
+                "pool": p["pool"],
+                "partition": partition,
+                "nodes": int(p["total_servers"]) * per,
+                "sockets": sockets,
+                "cores_per_socket": cores / sockets if sockets == sockets else math.nan,
+                "threads_per_core": tpc,
+                "cpus": cores * tpc,
+                "physical_memory_mib": math.floor(ram * 1e9 / MIB) if ram == ram else math.nan,
+                "real_memory_mib": (
+                    real_memory_mib(ram, delivery.realmemory_margin) if ram == ram else math.nan
+                ),
+                "gres_gpus": gps,
+                "gpus_per_server": gps,
+                "gpu_type": gpu_type(str(p["accelerator"])),
+                "domain_nodes": domain_nodes(domain, gps),
+                "family": fact(family, "name"),
+                "device_files": device_files(family, gps),
+                **{c: fact(family, c) for c in FAMILY_NODE_FACTS},
+            }
+        )
     return pd.DataFrame(rows, columns=NODE_COLUMNS)
 
 
-def slurm_partitions(nodes: pd.DataFrame, delivery: Delivery,
-                     pools: pd.DataFrame | None = None) -> pd.DataFrame:  # fmt: skip
+def slurm_partitions(
+    nodes: pd.DataFrame, delivery: Delivery, pools: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One partition per Slurm pool: time limit, the default partition (development, else
     the first) and the pool's quota policy as a partition QOS of the same name (with the
     pool's per-user GPU cap when it has one)."""
@@ -299,14 +349,19 @@ def slurm_partitions(nodes: pd.DataFrame, delivery: Delivery,
                 cap[p["pool"]] = p["max_gpus_per_user"]
     groups = records(nodes, ["partition", "pool", "node_group"])
     default = "development" if any(n["pool"] == "development" for n in groups) else None
-    rows = [{"partition": n["partition"], "pool": n["pool"], "node_group": n["node_group"],
-             "max_time_min": round(limits[n["pool"]] * 60),
-             "is_default": n["pool"] == default or (default is None and i == 0),
-             "qos": n["partition"].lower(),
-             "quota": quota.get(n["pool"], "exclusive" if n["pool"] == "training"
-                                else "fair_share"),
-             "max_gpus_per_user": float(cap.get(n["pool"], math.nan) or math.nan)}
-            for i, n in enumerate(groups)]  # fmt: skip
+    rows = [
+        {
+            "partition": n["partition"],
+            "pool": n["pool"],
+            "node_group": n["node_group"],
+            "max_time_min": round(limits[n["pool"]] * 60),
+            "is_default": n["pool"] == default or (default is None and i == 0),
+            "qos": n["partition"].lower(),
+            "quota": quota.get(n["pool"], "exclusive" if n["pool"] == "training" else "fair_share"),
+            "max_gpus_per_user": float(cap.get(n["pool"], math.nan) or math.nan),
+        }
+        for i, n in enumerate(groups)
+    ]
     return pd.DataFrame(rows, columns=PARTITION_COLUMNS)
 
 
@@ -340,8 +395,7 @@ def hostlist(names: list[str]) -> str:
         if width < 0:
             out.append(prefix)
             continue
-        parts = [f"{a:0{width}d}" if a == b else f"{a:0{width}d}-{b:0{width}d}"
-                 for a, b in ranges]  # fmt: skip
+        parts = [f"{a:0{width}d}" if a == b else f"{a:0{width}d}-{b:0{width}d}" for a, b in ranges]
         single = len(ranges) == 1 and ranges[0][0] == ranges[0][1]
         out.append(f"{prefix}{parts[0]}" if single else f"{prefix}[{','.join(parts)}]")
     return ",".join(out)
@@ -358,8 +412,11 @@ def _uplinks(port_map: pd.DataFrame, plane: str) -> dict[str, tuple[str, ...]]:
     lists every link lower end first: server → leaf → spine → core)."""
     rows = port_map["plane"].to_numpy() == plane
     up: dict[str, set[str]] = {}
-    for a, b in zip(port_map["device_a"].to_numpy()[rows].tolist(),
-                    port_map["device_b"].to_numpy()[rows].tolist(), strict=True):  # fmt: skip
+    for a, b in zip(
+        port_map["device_a"].to_numpy()[rows].tolist(),
+        port_map["device_b"].to_numpy()[rows].tolist(),
+        strict=True,
+    ):
         up.setdefault(a, set()).add(b)
     return {a: tuple(sorted(b)) for a, b in up.items()}
 
@@ -385,8 +442,9 @@ def _tree_levels(nodes: list[str], port_map: pd.DataFrame) -> list[list[tuple[st
                 parents.setdefault(above, []).append(i)
         if not parents:
             return levels
-        levels.append([(",".join(str(i) for i in members), key)
-                       for key, members in parents.items()])  # fmt: skip
+        levels.append(
+            [(",".join(str(i) for i in members), key) for key, members in parents.items()]
+        )
     return levels
 
 
@@ -426,10 +484,16 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
             blocks = [b for b in blocks if len(b) == size] or blocks[:1]
             width = max(2, len(str(len(blocks))))
             for i, block in enumerate(blocks):
-                rows.append({"name": f"{g['partition']}-nvl-{i + 1:0{width}d}",
-                             "topology_plugin": "block", "switch_level": 0,
-                             "child_nodes": hostlist(block), "child_switches": "",
-                             "physical_switches": ""})  # fmt: skip
+                rows.append(
+                    {
+                        "name": f"{g['partition']}-nvl-{i + 1:0{width}d}",
+                        "topology_plugin": "block",
+                        "switch_level": 0,
+                        "child_nodes": hostlist(block),
+                        "child_switches": "",
+                        "physical_switches": "",
+                    }
+                )
         return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
     names = [n for g in groups for n in hostnames(g["node_group"])]
     if not names:
@@ -456,9 +520,16 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
                 kids = [below_names[int(k)] for k in members.split(",")]
                 child_nodes, child_switches = "", hostlist(kids)
             real = hostlist(list(physical))
-            rows.append({"name": name, "topology_plugin": "tree", "switch_level": depth,
-                         "child_nodes": child_nodes, "child_switches": child_switches,
-                         "physical_switches": real})  # fmt: skip
+            rows.append(
+                {
+                    "name": name,
+                    "topology_plugin": "tree",
+                    "switch_level": depth,
+                    "child_nodes": child_nodes,
+                    "child_switches": child_switches,
+                    "physical_switches": real,
+                }
+            )
         below_names = level_names
     return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
 
@@ -481,8 +552,12 @@ ACCOUNTING_END = "# -- end accounting --"
 FAIRSHARE_WEIGHT = 10_000
 
 
-def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hubplan",
-               topology: pd.DataFrame | None = None) -> str:  # fmt: skip
+def slurm_conf(
+    nodes: pd.DataFrame,
+    partitions: pd.DataFrame,
+    cluster: str = "hubplan",
+    topology: pd.DataFrame | None = None,
+) -> str:
     """``slurm.conf`` for the plan's nodes, partitions, QOS and topology (slurm.conf(5)).
 
     What hubplan cannot know is left to the site and named in the header: the controller
@@ -497,13 +572,17 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
     those lines form one marked block.
     """
     quotas = set(partitions["quota"]) if "quota" in partitions else set()
-    lines = [f"# slurm.conf generated by hubplan for {' '.join(cluster.split())}",
-             "# Add for your site (slurm.conf(5)): SlurmctldHost, StateSaveLocation,",
-             "# SlurmctldLogFile, SlurmdSpoolDir, AuthType (auth/munge) and AccountingStorageHost.",
-             f"ClusterName={cluster_name(cluster)}",
-             "GresTypes=gpu", "SelectType=select/cons_tres",
-             "SelectTypeParameters=CR_Core_Memory", "Prolog=/etc/slurm/prolog.d/*",
-             "PriorityType=priority/multifactor"]  # fmt: skip
+    lines = [
+        f"# slurm.conf generated by hubplan for {' '.join(cluster.split())}",
+        "# Add for your site (slurm.conf(5)): SlurmctldHost, StateSaveLocation,",
+        "# SlurmctldLogFile, SlurmdSpoolDir, AuthType (auth/munge) and AccountingStorageHost.",
+        f"ClusterName={cluster_name(cluster)}",
+        "GresTypes=gpu",
+        "SelectType=select/cons_tres",
+        "SelectTypeParameters=CR_Core_Memory",
+        "Prolog=/etc/slurm/prolog.d/*",
+        "PriorityType=priority/multifactor",
+    ]
     if topology is not None and not topology.empty:
         plugin = topology["topology_plugin"].iloc[0]
         lines.append(f"TopologyPlugin=topology/{plugin}")
@@ -518,20 +597,35 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
             lines.append("SwitchType=switch/nvidia_imex")
     if "preemptible" in quotas:
         lines += ["PreemptType=preempt/qos", "PreemptMode=REQUEUE"]
-    lines += ["", ACCOUNTING_BEGIN, "AccountingStorageType=accounting_storage/slurmdbd",
-              "AccountingStorageEnforce=associations,limits,qos",
-              "AccountingStorageTRES=gres/gpu"]  # fmt: skip
+    lines += [
+        "",
+        ACCOUNTING_BEGIN,
+        "AccountingStorageType=accounting_storage/slurmdbd",
+        "AccountingStorageEnforce=associations,limits,qos",
+        "AccountingStorageTRES=gres/gpu",
+    ]
     if "fair_share" in quotas:
         lines.append(f"PriorityWeightFairshare={FAIRSHARE_WEIGHT}")
     lines += [ACCOUNTING_END, ""]
-    columns = ["node_group", "sockets", "cpus", "cores_per_socket", "threads_per_core",
-               "real_memory_mib", "gpu_type", "gres_gpus"]  # fmt: skip
+    columns = [
+        "node_group",
+        "sockets",
+        "cpus",
+        "cores_per_socket",
+        "threads_per_core",
+        "real_memory_mib",
+        "gpu_type",
+        "gres_gpus",
+    ]
     for n in records(nodes, columns):
         parts = [f"NodeName={n['node_group']}"]
         if n["sockets"] == n["sockets"]:
-            parts += [f"CPUs={_int(n['cpus'])}", f"Sockets={_int(n['sockets'])}",
-                      f"CoresPerSocket={_int(n['cores_per_socket'])}",
-                      f"ThreadsPerCore={_int(n['threads_per_core'])}"]  # fmt: skip
+            parts += [
+                f"CPUs={_int(n['cpus'])}",
+                f"Sockets={_int(n['sockets'])}",
+                f"CoresPerSocket={_int(n['cores_per_socket'])}",
+                f"ThreadsPerCore={_int(n['threads_per_core'])}",
+            ]
         if n["real_memory_mib"] == n["real_memory_mib"]:
             parts.append(f"RealMemory={_int(n['real_memory_mib'])}")
         parts += [f"Gres=gpu:{n['gpu_type']}:{_int(n['gres_gpus'])}", "State=UNKNOWN"]
@@ -539,9 +633,11 @@ def slurm_conf(nodes: pd.DataFrame, partitions: pd.DataFrame, cluster: str = "hu
     lines.append("")
     columns = ["partition", "node_group", "is_default", "max_time_min", "qos", "quota"]
     for p in records(partitions, [c for c in columns if c in partitions]):
-        line = (f"PartitionName={p['partition']} Nodes={p['node_group']} "
-                f"Default={'YES' if p['is_default'] else 'NO'} "
-                f"MaxTime={_int(p['max_time_min'])} State=UP")  # fmt: skip
+        line = (
+            f"PartitionName={p['partition']} Nodes={p['node_group']} "
+            f"Default={'YES' if p['is_default'] else 'NO'} "
+            f"MaxTime={_int(p['max_time_min'])} State=UP"
+        )
         if p.get("qos"):
             line += f" QOS={p['qos']}"
         if p.get("quota") == "exclusive":
@@ -584,8 +680,9 @@ def topology_conf(topology: pd.DataFrame) -> str:
     for r in records(topology, ["name", "child_nodes", "child_switches", "physical_switches"]):
         if r["physical_switches"] and r["physical_switches"] != r["name"]:
             lines.append(f"# {r['name']}: {r['physical_switches']}")
-        child = (f"Nodes={r['child_nodes']}" if r["child_nodes"]
-                 else f"Switches={r['child_switches']}")  # fmt: skip
+        child = (
+            f"Nodes={r['child_nodes']}" if r["child_nodes"] else f"Switches={r['child_switches']}"
+        )
         lines.append(f"SwitchName={r['name']} {child}")
     children = {c for sw in topology["child_switches"] if sw for c in hostnames(sw)}
     if sum(name not in children for name in topology["name"]) > 1:
@@ -631,17 +728,19 @@ def qos_script(partitions: pd.DataFrame, cluster: str = "hubplan") -> str:
     name = cluster_name(cluster)
     rows = records(partitions, ["qos", "quota", "max_gpus_per_user"])
     preemptible = [r["qos"] for r in rows if r["quota"] == "preemptible"]
-    out = ["#!/bin/bash",
-           f"# Slurm QOS per pool generated by hubplan for {' '.join(cluster.split())}.",
-           "# Run once where sacctmgr reaches slurmdbd. slurm.conf keeps the accounting block",
-           "# (AccountingStorageEnforce=associations,limits,qos, AccountingStorageTRES=gres/gpu)",
-           "# without which these limits are not applied.",
-           "set -euo pipefail",
-           f"cluster={name}",
-           'sacctmgr -n -P show cluster where name="$cluster" format=cluster \\',
-           '  | grep -qx "$cluster" || sacctmgr -i add cluster "$cluster"',
-           "add_qos() { sacctmgr -n -P show qos where name=\"$1\" format=name | grep -qx \"$1\" \\",
-           '  || sacctmgr -i add qos "$1"; }']  # fmt: skip
+    out = [
+        "#!/bin/bash",
+        f"# Slurm QOS per pool generated by hubplan for {' '.join(cluster.split())}.",
+        "# Run once where sacctmgr reaches slurmdbd. slurm.conf keeps the accounting block",
+        "# (AccountingStorageEnforce=associations,limits,qos, AccountingStorageTRES=gres/gpu)",
+        "# without which these limits are not applied.",
+        "set -euo pipefail",
+        f"cluster={name}",
+        'sacctmgr -n -P show cluster where name="$cluster" format=cluster \\',
+        '  | grep -qx "$cluster" || sacctmgr -i add cluster "$cluster"',
+        'add_qos() { sacctmgr -n -P show qos where name="$1" format=name | grep -qx "$1" \\',
+        '  || sacctmgr -i add qos "$1"; }',
+    ]
     for r in rows:
         cap = r["max_gpus_per_user"]
         limit = f"gres/gpu={int(cap)}" if cap == cap and cap is not None else "gres/gpu=-1"
@@ -651,8 +750,11 @@ def qos_script(partitions: pd.DataFrame, cluster: str = "hubplan") -> str:
         elif preemptible:
             settings.append("Preempt=" + ",".join(preemptible))
         modify = f"sacctmgr -i modify qos where name={r['qos']} set "
-        out += [f"# {r['qos']}: {r['quota']} pool", f"add_qos {r['qos']}",
-                modify + " ".join(settings)]  # fmt: skip
+        out += [
+            f"# {r['qos']}: {r['quota']} pool",
+            f"add_qos {r['qos']}",
+            modify + " ".join(settings),
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -666,23 +768,31 @@ def gres_conf(nodes: pd.DataFrame) -> str:
     ``Count=`` and a comment saying so.
     """
     lines = ["# gres.conf generated by hubplan"]
-    rows = records(nodes, ["node_group", "gpu_type", "gres_gpus", "family", "gres_autodetect",
-                           "device_files"])  # fmt: skip
+    rows = records(
+        nodes, ["node_group", "gpu_type", "gres_gpus", "family", "gres_autodetect", "device_files"]
+    )
     detect = {str(n["gres_autodetect"]) or "off" for n in rows}
     if len(detect) == 1:
         lines.append(f"AutoDetect={detect.pop()}")
     for n in rows:
-        per_node = "" if len({str(r["gres_autodetect"]) or "off" for r in rows}) == 1 else (
-            f" AutoDetect={n['gres_autodetect'] or 'off'}")  # fmt: skip
+        per_node = (
+            ""
+            if len({str(r["gres_autodetect"]) or "off" for r in rows}) == 1
+            else (f" AutoDetect={n['gres_autodetect'] or 'off'}")
+        )
         if not n["gres_autodetect"]:
-            lines.append(f"# {n['family'] or 'unknown family'}: no Slurm autodetection "
-                         "sourced (data/families.csv)")  # fmt: skip
+            lines.append(
+                f"# {n['family'] or 'unknown family'}: no Slurm autodetection "
+                "sourced (data/families.csv)"
+            )
         head = f"NodeName={n['node_group']}{per_node} Name=gpu Type={n['gpu_type']}"
         if n["device_files"]:
             lines.append(f"{head} File={n['device_files']}")
         else:
-            lines.append(f"# {n['family'] or 'unknown family'}: device files unknown; "
-                         "add File= before binding GPUs to jobs")  # fmt: skip
+            lines.append(
+                f"# {n['family'] or 'unknown family'}: device files unknown; "
+                "add File= before binding GPUs to jobs"
+            )
             lines.append(f"{head} Count={int(n['gres_gpus'])}")
     return "\n".join(lines) + "\n"
 
@@ -710,8 +820,9 @@ def prolog_script(nodes: pd.DataFrame) -> str:
     commands named in comments (hubplan does not parse their output); a family whose
     device files are unknown is not counted, and the script says so.
     """
-    groups = records(nodes, ["node_group", "gres_gpus", "family", "device_files",
-                             "ecc_check_cmd", "diag_cmd"])  # fmt: skip
+    groups = records(
+        nodes, ["node_group", "gres_gpus", "family", "device_files", "ecc_check_cmd", "diag_cmd"]
+    )
     cases = []
     for n in groups:
         prefix = re.sub(r"\[.*", "", n["node_group"]).rstrip("0123456789")
@@ -732,9 +843,17 @@ def prolog_script(nodes: pd.DataFrame) -> str:
                 tool = n[what] or "unknown (data/families.csv)"
                 cases.append(f"    # {family} {what.split('_')[0]} check: {tool}")
     nvidia = any(n["family"] == "NVIDIA" for n in groups)
-    checks = ['if [ "${family:-}" = nvidia ]; then',
-              "  found=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')",
-              "else", "  found=$(count)", "fi"] if nvidia else ["found=$(count)"]  # fmt: skip
+    checks = (
+        [
+            'if [ "${family:-}" = nvidia ]; then',
+            "  found=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')",
+            "else",
+            "  found=$(count)",
+            "fi",
+        ]
+        if nvidia
+        else ["found=$(count)"]
+    )
     nvidia_checks = _NVIDIA_CHECKS if nvidia else ""
     case_text = "\n".join(cases)
     check_text = "\n".join(checks)
@@ -760,8 +879,9 @@ TRAINING_IMAGE_PLACEHOLDER = "REPLACE-WITH-TRAINING-IMAGE-FOR-{family}"
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")
 
 
-def container_spec(delivery: Delivery, rdma: pd.DataFrame | None = None,
-                   nodes: pd.DataFrame | None = None) -> str:  # fmt: skip
+def container_spec(
+    delivery: Delivery, rdma: pd.DataFrame | None = None, nodes: pd.DataFrame | None = None
+) -> str:
     """A Dockerfile for the training environment: the framework base image, the collective
     library's settings from the plan's RDMA table, and no kernel driver inside (the host
     provides it).
@@ -778,18 +898,25 @@ def container_spec(delivery: Delivery, rdma: pd.DataFrame | None = None,
         rows = records(nodes, ["pool", "family", "container_image"])
         row = next((r for r in rows if r["pool"] == "training"), rows[0])
         family, image = str(row["family"]), str(row["container_image"])
-    image = delivery.container_base_image or image or TRAINING_IMAGE_PLACEHOLDER.format(
-        family=re.sub(r"[^A-Z0-9]+", "-", (family or "unknown").upper()))  # fmt: skip
+    image = (
+        delivery.container_base_image
+        or image
+        or TRAINING_IMAGE_PLACEHOLDER.format(
+            family=re.sub(r"[^A-Z0-9]+", "-", (family or "unknown").upper())
+        )
+    )
     env = []
     if rdma is not None and not rdma.empty:
         pairs = zip(rdma["setting"].astype(str), rdma["value"].astype(str), strict=True)
-        env = [f'ENV {s}="{v}"' for s, v in pairs
-               if _ENV_NAME.match(s) and v and " " not in v]  # fmt: skip
-    lines = [f"# Training image generated by hubplan. The {family or 'accelerator'} kernel "
-             "driver is NOT installed",
-             "# here: it comes from the host (the vendor's container runtime); keep the",
-             "# image's user-space libraries within the host driver's supported range.",
-             f"FROM {image}", *env]  # fmt: skip
+        env = [f'ENV {s}="{v}"' for s, v in pairs if _ENV_NAME.match(s) and v and " " not in v]
+    lines = [
+        f"# Training image generated by hubplan. The {family or 'accelerator'} kernel "
+        "driver is NOT installed",
+        "# here: it comes from the host (the vendor's container runtime); keep the",
+        "# image's user-space libraries within the host driver's supported range.",
+        f"FROM {image}",
+        *env,
+    ]
     if family == "NVIDIA":
         lines.append("RUN pip install --no-cache-dir nvidia-ml-py")
     lines.append('CMD ["bash"]')
@@ -801,8 +928,9 @@ def container_spec(delivery: Delivery, rdma: pd.DataFrame | None = None,
 _NODE = re.compile(r"^NodeName=(\S+)(.*)$", re.M)
 
 
-def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame,
-                       topology: pd.DataFrame | None = None) -> list[Finding]:  # fmt: skip
+def validate_scheduler(
+    conf: str, gres: str, nodes: pd.DataFrame, topology: pd.DataFrame | None = None
+) -> list[Finding]:
     """Check the generated text against the plan: RealMemory below physical memory, every
     node group in a partition, ``Gres=gpu:…:N`` equal to the GPUs per server in both
     files, CPU and memory figures present, and every node in the topology.
@@ -822,17 +950,25 @@ def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame,
         placed = {n for expr in topology["child_nodes"] if expr for n in hostnames(expr)}
         blocked = set()  # partitions with a node in a block
         if plugin == "block":
-            blocked = {n["partition"] for n in records(nodes, ["node_group", "partition"])
-                       if placed & set(hostnames(n["node_group"]))}  # fmt: skip
+            blocked = {
+                n["partition"]
+                for n in records(nodes, ["node_group", "partition"])
+                if placed & set(hostnames(n["node_group"]))
+            }
         for n in records(nodes, ["node_group", "partition", "nodes"]):
             if plugin == "block" and n["partition"] not in blocked:
                 continue
             missing = [x for x in hostnames(n["node_group"]) if x not in placed]
             if missing:
-                found.append(Finding("warning", "delivery", n["node_group"],
-                                     "topology_nodes_missing",
-                                     {"nodes": hostlist(missing), "count": len(missing),
-                                      "plugin": plugin}))  # fmt: skip
+                found.append(
+                    Finding(
+                        "warning",
+                        "delivery",
+                        n["node_group"],
+                        "topology_nodes_missing",
+                        {"nodes": hostlist(missing), "count": len(missing), "plugin": plugin},
+                    )
+                )
     physical = dict(zip(nodes["node_group"], nodes["physical_memory_mib"], strict=True))
     gpus = dict(zip(nodes["node_group"], nodes["gpus_per_server"], strict=True))
     partitioned = set()
@@ -843,29 +979,53 @@ def validate_scheduler(conf: str, gres: str, nodes: pd.DataFrame,
         mem = re.search(r"RealMemory=(\d+)", rest)
         phys = physical.get(group, math.nan)
         if mem is None or phys != phys:
-            found.append(Finding("warning", "delivery", group, "slurm_memory_unknown",
-                                 {"nodes": group}))  # fmt: skip
+            found.append(
+                Finding("warning", "delivery", group, "slurm_memory_unknown", {"nodes": group})
+            )
         elif int(mem.group(1)) >= phys:
-            found.append(Finding("error", "delivery", group, "realmemory_not_below_physical",
-                                 {"nodes": group, "real": int(mem.group(1)),
-                                  "physical": int(phys)}))  # fmt: skip
+            found.append(
+                Finding(
+                    "error",
+                    "delivery",
+                    group,
+                    "realmemory_not_below_physical",
+                    {"nodes": group, "real": int(mem.group(1)), "physical": int(phys)},
+                )
+            )
         gres_n = re.search(r"Gres=gpu:(?:[^:\s]+:)?(\d+)", rest)
         want = int(gpus.get(group, -1))
         if gres_n is None or int(gres_n.group(1)) != want:
-            found.append(Finding("error", "delivery", group, "gres_count_mismatch",
-                                 {"nodes": group, "gres": gres_n.group(1) if gres_n else "none",
-                                  "gpus": want}))  # fmt: skip
+            found.append(
+                Finding(
+                    "error",
+                    "delivery",
+                    group,
+                    "gres_count_mismatch",
+                    {"nodes": group, "gres": gres_n.group(1) if gres_n else "none", "gpus": want},
+                )
+            )
         if group not in partitioned:
-            found.append(Finding("error", "delivery", group, "node_without_partition",
-                                 {"nodes": group}))  # fmt: skip
-    for m in re.finditer(r"^NodeName=(\S+) .*?Name=gpu .*?(?:File=\S*?(?:\[(\d+)-(\d+)\]|\d+)"
-                         r"\S*|Count=(\d+))\s*$", gres, re.M):  # fmt: skip
+            found.append(
+                Finding("error", "delivery", group, "node_without_partition", {"nodes": group})
+            )
+    for m in re.finditer(
+        r"^NodeName=(\S+) .*?Name=gpu .*?(?:File=\S*?(?:\[(\d+)-(\d+)\]|\d+)"
+        r"\S*|Count=(\d+))\s*$",
+        gres,
+        re.M,
+    ):
         if m.group(4):
             count = int(m.group(4))
         else:
             count = int(m.group(3)) - int(m.group(2)) + 1 if m.group(2) else 1
         if count != int(gpus.get(m.group(1), -1)):
-            found.append(Finding("error", "delivery", m.group(1), "gres_count_mismatch",
-                                 {"nodes": m.group(1), "gres": count,
-                                  "gpus": int(gpus.get(m.group(1), -1))}))  # fmt: skip
+            found.append(
+                Finding(
+                    "error",
+                    "delivery",
+                    m.group(1),
+                    "gres_count_mismatch",
+                    {"nodes": m.group(1), "gres": count, "gpus": int(gpus.get(m.group(1), -1))},
+                )
+            )
     return found

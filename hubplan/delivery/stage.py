@@ -23,8 +23,9 @@ from .scheduler import (
 from .section import Delivery
 
 
-def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
-                 delivery: Delivery, pools: Pools) -> StageResult:  # fmt: skip
+def run_delivery(
+    *, catalog: Catalog, tables: dict[str, pd.DataFrame], delivery: Delivery, pools: Pools
+) -> StageResult:
     """Schedule, scheduler and acceptance from the server stage's ``pools``, the workload
     stage's ``inference``, the storage stage's ``storage_tiers`` and the network stage's
     ``fabric`` and ``port_map`` (which server hangs off which leaf: the Slurm topology)."""
@@ -33,21 +34,26 @@ def run_delivery(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
     servers = int(pools["total_servers"].to_numpy()[per_pool].sum())
     tiers, fabric = tables["storage_tiers"], tables["fabric"]
     schedule = implementation_schedule(
-        servers, delivery, storage=bool((tiers["nodes"].to_numpy() > 0).any()),
-        network=not fabric.empty, links=fabric_links(fabric),
-    )  # fmt: skip
+        servers,
+        delivery,
+        storage=bool((tiers["nodes"].to_numpy() > 0).any()),
+        network=not fabric.empty,
+        links=fabric_links(fabric),
+    )
     nodes = slurm_nodes(pools, catalog, delivery, spec)
     partitions = slurm_partitions(nodes, delivery, pools)
     topology = slurm_topology(nodes, tables["port_map"])
-    findings = validate_scheduler(slurm_conf(nodes, partitions, topology=topology),
-                                  gres_conf(nodes), nodes, topology)  # fmt: skip
+    findings = validate_scheduler(
+        slurm_conf(nodes, partitions, topology=topology), gres_conf(nodes), nodes, topology
+    )
     acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
     findings += derived_figure_findings(acceptance)
     findings += unknown_tool_findings(acceptance, pools, catalog)
     # The accelerator families of the plan's pools, in pool order: their own tools in the
     # deployment steps (data/families.csv).
-    vendors = dict.fromkeys(str(catalog.accelerator(a)["vendor"])
-                            for a in pools["accelerator"].to_numpy()[per_pool])  # fmt: skip
+    vendors = dict.fromkeys(
+        str(catalog.accelerator(a)["vendor"]) for a in pools["accelerator"].to_numpy()[per_pool]
+    )
     families = [catalog.family(v) for v in vendors]
     k8s = k8s_pools(tables["inference"], pools, catalog, delivery, spec)
     findings += k8s_findings(k8s, pools)

@@ -42,28 +42,79 @@ HEADERS: dict[str, list[str]] = {
     "sites": ["name", "slug", "status", "description"],
     "manufacturers": ["name", "slug"],
     "device_roles": ["name", "slug", "color"],
-    "racks": ["site", "name", "status", "form_factor", "width", "u_height", "max_weight",
-              "weight_unit", "description"],
+    "racks": [
+        "site",
+        "name",
+        "status",
+        "form_factor",
+        "width",
+        "u_height",
+        "max_weight",
+        "weight_unit",
+        "description",
+    ],
     "device_types": ["manufacturer", "model", "slug", "u_height", "weight", "weight_unit"],
-    "devices": ["name", "role", "manufacturer", "device_type", "status", "site", "rack",
-                "position", "face"],
+    "devices": [
+        "name",
+        "role",
+        "manufacturer",
+        "device_type",
+        "status",
+        "site",
+        "rack",
+        "position",
+        "face",
+    ],
     "interfaces": ["device", "name", "type", "speed", "mgmt_only", "description"],
-    "cables": ["side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site",
-               "side_b_device", "side_b_type", "side_b_name", "type", "status", "label",
-               "description"],
+    "cables": [
+        "side_a_site",
+        "side_a_device",
+        "side_a_type",
+        "side_a_name",
+        "side_b_site",
+        "side_b_device",
+        "side_b_type",
+        "side_b_name",
+        "type",
+        "status",
+        "label",
+        "description",
+    ],
     "power_panels": ["site", "name", "description"],
-    "power_feeds": ["site", "power_panel", "rack", "name", "status", "type", "supply",
-                    "phase", "voltage", "amperage", "max_utilization", "description"],
+    "power_feeds": [
+        "site",
+        "power_panel",
+        "rack",
+        "name",
+        "status",
+        "type",
+        "supply",
+        "phase",
+        "voltage",
+        "amperage",
+        "max_utilization",
+        "description",
+    ],
     "power_ports": ["device", "name", "maximum_draw", "allocated_draw", "description"],
     "power_outlets": ["device", "name", "power_port", "feed_leg", "description"],
-    "power_cables": ["side_a_site", "side_a_device", "side_a_power_panel", "side_a_type",
-                     "side_a_name", "side_b_site", "side_b_device", "side_b_type",
-                     "side_b_name", "status", "label"],
+    "power_cables": [
+        "side_a_site",
+        "side_a_device",
+        "side_a_power_panel",
+        "side_a_type",
+        "side_a_name",
+        "side_b_site",
+        "side_b_device",
+        "side_b_type",
+        "side_b_name",
+        "status",
+        "label",
+    ],
     "ipam_roles": ["name", "slug", "weight", "description"],
     "vlans": ["site", "vid", "name", "status", "role", "description"],
     "prefixes": ["prefix", "status", "role", "vlan_site", "vlan", "description"],
     "ip_addresses": ["address", "status", "role", "device", "interface", "description"],
-}  # fmt: skip
+}
 
 #: Import order: what a row names must exist first (a device needs its site, rack, role
 #: and type; a power cable its feed, PDU and device ports; a prefix its role and VLAN).
@@ -74,14 +125,24 @@ IMPORT_ORDER = tuple(HEADERS)
 FORM_OF = {name: name for name in HEADERS} | {"power_cables": "cables"}
 
 #: NetBox interface types by link speed [Gb/s] (dcim/choices.py InterfaceTypeChoices).
-INTERFACE_TYPES = {1: "1000base-t", 10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28",
-                   100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
-                   400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}  # fmt: skip
+INTERFACE_TYPES = {
+    1: "1000base-t",
+    10: "10gbase-x-sfpp",
+    25: "25gbase-x-sfp28",
+    100: "100gbase-x-qsfp28",
+    200: "200gbase-x-qsfp56",
+    400: "400gbase-x-osfp",
+    800: "800gbase-x-osfp",
+}
 
 #: InfiniBand rates by link speed [Gb/s]: 4x EDR 100, HDR 200, NDR 400, XDR 800 Gb/s
 #: (InfiniBand Trade Association roadmap; NetBox's ``infiniband-*`` choices).
-INFINIBAND_TYPES = {100: "infiniband-edr", 200: "infiniband-hdr", 400: "infiniband-ndr",
-                    800: "infiniband-xdr"}  # fmt: skip
+INFINIBAND_TYPES = {
+    100: "infiniband-edr",
+    200: "infiniband-hdr",
+    400: "infiniband-ndr",
+    800: "infiniband-xdr",
+}
 
 #: Maker of what the catalogue lists as ``generic`` or does not list (a building block or a
 #: scenario-defined server): NetBox needs a manufacturer for every device type.
@@ -210,8 +271,9 @@ def _vendors(catalog) -> dict[str, str]:
     """Model name (and alias) -> maker, from the catalogue's ``vendor`` columns."""
     out: dict[str, str] = {}
     for table in (catalog.servers, catalog.switches, catalog.storage):
-        for name, aliases, vendor in zip(table["name"], table["aliases"].fillna(""),
-                                         table["vendor"].fillna(""), strict=True):  # fmt: skip
+        for name, aliases, vendor in zip(
+            table["name"], table["aliases"].fillna(""), table["vendor"].fillna(""), strict=True
+        ):
             maker = GENERIC if str(vendor).strip().lower() in ("", "generic") else str(vendor)
             for key in [name, *str(aliases).split(";")]:
                 out.setdefault(key.strip(), maker)
@@ -230,8 +292,7 @@ def _technology(catalog, fabric: pd.DataFrame | None) -> dict[str, str]:
     if fabric is None:
         return {}
     tech = dict(zip(catalog.switches["name"], catalog.switches["technology"], strict=True))
-    return {p: str(tech.get(m, "")) for p, m in zip(fabric["plane"], fabric["model"],
-                                                    strict=True)}  # fmt: skip
+    return {p: str(tech.get(m, "")) for p, m in zip(fabric["plane"], fabric["model"], strict=True)}
 
 
 def _interface_types(speed: pd.Series, plane: pd.Series, tech: dict[str, str]) -> list[str]:
@@ -273,113 +334,188 @@ def _frames(plan, site: str, catalog=None) -> dict[str, pd.DataFrame]:
         )
     if "racks" in t:
         r = t["racks"]
-        out["racks"] = pd.DataFrame({
-            "site": site, "name": r["rack"], "status": "planned",
-            "form_factor": "4-post-cabinet", "width": 19, "u_height": r["u_total"],
-            # NetBox's Rack.max_weight is a whole number (PositiveIntegerField): round
-            # the load limit down, never above what the floor carries
-            "max_weight": np.floor(r["max_kg"].astype(float)).astype("Int64"),
-            "weight_unit": "kg", "description": r["kind"],
-        })  # fmt: skip
+        out["racks"] = pd.DataFrame(
+            {
+                "site": site,
+                "name": r["rack"],
+                "status": "planned",
+                "form_factor": "4-post-cabinet",
+                "width": 19,
+                "u_height": r["u_total"],
+                # NetBox's Rack.max_weight is a whole number (PositiveIntegerField): round
+                # the load limit down, never above what the floor carries
+                "max_weight": np.floor(r["max_kg"].astype(float)).astype("Int64"),
+                "weight_unit": "kg",
+                "description": r["kind"],
+            }
+        )
     if layout is not None:
         vendors = _vendors(catalog)
         models = layout.drop_duplicates("model")
         makers = models["model"].map(lambda m: vendors.get(m, GENERIC))
-        types = pd.DataFrame({
-            "manufacturer": makers, "model": models["model"],
-            "slug": models["model"].map(slugify), "u_height": models["u_height"],
-            "weight": models["weight_kg"] if "weight_kg" in models else "",
-            "weight_unit": "kg",
-        })  # fmt: skip
-        devices = pd.DataFrame({
-            "name": layout["device"], "role": layout["device_type"],
-            "manufacturer": layout["model"].map(lambda m: vendors.get(m, GENERIC)),
-            "device_type": layout["model"], "status": "planned", "site": site,
-            # a 0 U device (a rack-scale system's own row) has no position and no face:
-            # NetBox refuses a 0 U device type at a rack position
-            "rack": layout["rack"], "position": layout["u_position"],
-            "face": np.where(layout["u_position"].isna(), "", "front"),
-        })  # fmt: skip
+        types = pd.DataFrame(
+            {
+                "manufacturer": makers,
+                "model": models["model"],
+                "slug": models["model"].map(slugify),
+                "u_height": models["u_height"],
+                "weight": models["weight_kg"] if "weight_kg" in models else "",
+                "weight_unit": "kg",
+            }
+        )
+        devices = pd.DataFrame(
+            {
+                "name": layout["device"],
+                "role": layout["device_type"],
+                "manufacturer": layout["model"].map(lambda m: vendors.get(m, GENERIC)),
+                "device_type": layout["model"],
+                "status": "planned",
+                "site": site,
+                # a 0 U device (a rack-scale system's own row) has no position and no face:
+                # NetBox refuses a 0 U device type at a rack position
+                "rack": layout["rack"],
+                "position": layout["u_position"],
+                "face": np.where(layout["u_position"].isna(), "", "front"),
+            }
+        )
         if power:
-            types = pd.concat([types, pd.DataFrame([{
-                "manufacturer": GENERIC, "model": PDU_MODEL, "slug": slugify(PDU_MODEL),
-                "u_height": 0, "weight": "", "weight_unit": "kg"}])])  # fmt: skip
+            types = pd.concat(
+                [
+                    types,
+                    pd.DataFrame(
+                        [
+                            {
+                                "manufacturer": GENERIC,
+                                "model": PDU_MODEL,
+                                "slug": slugify(PDU_MODEL),
+                                "u_height": 0,
+                                "weight": "",
+                                "weight_unit": "kg",
+                            }
+                        ]
+                    ),
+                ]
+            )
         out["manufacturers"] = pd.DataFrame(
-            {"name": sorted(set(types["manufacturer"])),
-             "slug": [slugify(m) for m in sorted(set(types["manufacturer"]))]}
-        )  # fmt: skip
+            {
+                "name": sorted(set(types["manufacturer"])),
+                "slug": [slugify(m) for m in sorted(set(types["manufacturer"]))],
+            }
+        )
         out["device_types"] = types
         out["devices"] = devices
     tech = _technology(catalog, t.get("fabric"))
     if "port_map" in t:
         pm = t["port_map"]
-        ends = pd.concat([
-            pm[["device_a", "port_a", "speed_gbps", "plane"]].set_axis(
-                ["device", "name", "speed_gbps", "plane"], axis=1),
-            pm[["device_b", "port_b", "speed_gbps", "plane"]].set_axis(
-                ["device", "name", "speed_gbps", "plane"], axis=1),
-        ])  # fmt: skip
+        ends = pd.concat(
+            [
+                pm[["device_a", "port_a", "speed_gbps", "plane"]].set_axis(
+                    ["device", "name", "speed_gbps", "plane"], axis=1
+                ),
+                pm[["device_b", "port_b", "speed_gbps", "plane"]].set_axis(
+                    ["device", "name", "speed_gbps", "plane"], axis=1
+                ),
+            ]
+        )
         if "ip_plan" in t:
             ip = t["ip_plan"][["device", "interface", "plane"]].rename(
                 columns={"interface": "name"}
             )
             ends = pd.concat([ends, ip.assign(speed_gbps=float("nan"))])
         ends = ends.drop_duplicates(["device", "name"], keep="first")
-        out["interfaces"] = pd.DataFrame({
-            "device": ends["device"], "name": ends["name"],
-            "type": _interface_types(ends["speed_gbps"], ends["plane"], tech),
-            "speed": (ends["speed_gbps"] * 1_000_000).round().astype("Int64"),  # NetBox: kbps
-            "mgmt_only": ends["plane"].eq("bmc"), "description": ends["plane"],
-        })  # fmt: skip
-        out["cables"] = pd.DataFrame({
-            "side_a_site": site, "side_a_device": pm["device_a"],
-            "side_a_type": "dcim.interface", "side_a_name": pm["port_a"],
-            "side_b_site": site, "side_b_device": pm["device_b"],
-            "side_b_type": "dcim.interface", "side_b_name": pm["port_b"],
-            "type": pm["media"].map(cable_type), "status": "planned",
-            "label": pm["link_id"].astype(str), "description": pm["purpose"],
-        })  # fmt: skip
+        out["interfaces"] = pd.DataFrame(
+            {
+                "device": ends["device"],
+                "name": ends["name"],
+                "type": _interface_types(ends["speed_gbps"], ends["plane"], tech),
+                "speed": (ends["speed_gbps"] * 1_000_000).round().astype("Int64"),  # NetBox: kbps
+                "mgmt_only": ends["plane"].eq("bmc"),
+                "description": ends["plane"],
+            }
+        )
+        out["cables"] = pd.DataFrame(
+            {
+                "side_a_site": site,
+                "side_a_device": pm["device_a"],
+                "side_a_type": "dcim.interface",
+                "side_a_name": pm["port_a"],
+                "side_b_site": site,
+                "side_b_device": pm["device_b"],
+                "side_b_type": "dcim.interface",
+                "side_b_name": pm["port_b"],
+                "type": pm["media"].map(cable_type),
+                "status": "planned",
+                "label": pm["link_id"].astype(str),
+                "description": pm["purpose"],
+            }
+        )
     if "ip_plan" in t:
         ip = t["ip_plan"]
         planes = sorted(set(ip["plane"]))
         out["ipam_roles"] = pd.DataFrame(
             # weight: NetBox's form requires it; 1000 is its model default (ipam Role)
-            {"name": planes, "slug": [slugify(p) for p in planes], "weight": 1000,
-             "description": planes}
-        )  # fmt: skip
+            {
+                "name": planes,
+                "slug": [slugify(p) for p in planes],
+                "weight": 1000,
+                "description": planes,
+            }
+        )
         vid = pd.to_numeric(ip["vlan"], errors="coerce").fillna(0).astype(int)
         vl = pd.DataFrame({"vid": vid, "plane": ip["plane"]})
         vl = vl[vl["vid"] > 0].drop_duplicates("vid")
         if len(vl):
-            out["vlans"] = pd.DataFrame({
-                "site": site, "vid": vl["vid"], "name": vl["plane"], "status": "reserved",
-                "role": vl["plane"], "description": vl["plane"],
-            })  # fmt: skip
+            out["vlans"] = pd.DataFrame(
+                {
+                    "site": site,
+                    "vid": vl["vid"],
+                    "name": vl["plane"],
+                    "status": "reserved",
+                    "role": vl["plane"],
+                    "description": vl["plane"],
+                }
+            )
         iface = [f"{a}/{p}" for a, p in zip(ip["address"], ip["prefix"], strict=True)]
         nets = pd.Series(iface).drop_duplicates()
         at = nets.index.to_numpy()
-        prefixes = pd.DataFrame({
-            "prefix": [str(ipaddress.ip_interface(x).network) for x in nets],
-            "plane": ip["plane"].to_numpy()[at], "vid": vid.to_numpy()[at],
-        }).drop_duplicates("prefix")  # fmt: skip
+        prefixes = pd.DataFrame(
+            {
+                "prefix": [str(ipaddress.ip_interface(x).network) for x in nets],
+                "plane": ip["plane"].to_numpy()[at],
+                "vid": vid.to_numpy()[at],
+            }
+        ).drop_duplicates("prefix")
         # NetBox has no 'planned' prefix or address: 'reserved' is set aside, not yet live.
-        out["prefixes"] = pd.DataFrame({
-            "prefix": prefixes["prefix"], "status": "reserved", "role": prefixes["plane"],
-            "vlan_site": np.where(prefixes["vid"] > 0, site, ""),
-            "vlan": prefixes["vid"].where(prefixes["vid"] > 0).astype("Int64"),
-            "description": prefixes["plane"],
-        })  # fmt: skip
-        out["ip_addresses"] = pd.DataFrame({
-            "address": iface, "status": "reserved",
-            "role": np.where(ip["plane"].eq("loopback"), "loopback", ""),
-            "device": ip["device"].to_numpy(), "interface": ip["interface"].to_numpy(),
-            "description": ip["plane"].to_numpy(),
-        })  # fmt: skip
+        out["prefixes"] = pd.DataFrame(
+            {
+                "prefix": prefixes["prefix"],
+                "status": "reserved",
+                "role": prefixes["plane"],
+                "vlan_site": np.where(prefixes["vid"] > 0, site, ""),
+                "vlan": prefixes["vid"].where(prefixes["vid"] > 0).astype("Int64"),
+                "description": prefixes["plane"],
+            }
+        )
+        out["ip_addresses"] = pd.DataFrame(
+            {
+                "address": iface,
+                "status": "reserved",
+                "role": np.where(ip["plane"].eq("loopback"), "loopback", ""),
+                "device": ip["device"].to_numpy(),
+                "interface": ip["interface"].to_numpy(),
+                "description": ip["plane"].to_numpy(),
+            }
+        )
     if power:
         out.update(_power_frames(t, layout, site))
     elif "power_allocation" in t and "racks" in t:
-        out.update({k: v for k, v in _power_frames(t, None, site).items()
-                    if k in ("power_panels", "power_feeds")})  # fmt: skip
+        out.update(
+            {
+                k: v
+                for k, v in _power_frames(t, None, site).items()
+                if k in ("power_panels", "power_feeds")
+            }
+        )
     return out
 
 
@@ -396,22 +532,37 @@ def _power_frames(t, layout, site: str) -> dict[str, pd.DataFrame]:
     alloc = t["power_allocation"]
     rows = alloc["row"] if "row" in alloc else pd.Series("A", index=alloc.index)
     panels = sorted(set(rows.astype(str)))
-    out = {"power_panels": pd.DataFrame({
-        "site": site, "name": [f"PP-{r}" for r in panels],
-        "description": [f"row {r}" for r in panels],
-    })}  # fmt: skip
+    out = {
+        "power_panels": pd.DataFrame(
+            {
+                "site": site,
+                "name": [f"PP-{r}" for r in panels],
+                "description": [f"row {r}" for r in panels],
+            }
+        )
+    }
     ab = layout is None or "feed" not in layout or (layout["feed"] == "A+B").any()
     sides = (("A", "primary"), ("B", "redundant"))[: 2 if ab else 1]
     feeds = []
-    for rack, row, supply in zip(alloc["rack"], rows.astype(str), alloc["supply_kw"],
-                                 strict=True):  # fmt: skip
+    for rack, row, supply in zip(alloc["rack"], rows.astype(str), alloc["supply_kw"], strict=True):
         amps = feed_amperage(float(supply))
         for side, kind in sides:
-            feeds.append({"site": site, "power_panel": f"PP-{row}", "rack": rack,
-                          "name": f"{rack}-{side}", "status": "planned", "type": kind,
-                          "supply": "ac", "phase": "three-phase", "voltage": 400,
-                          "amperage": amps, "max_utilization": MAX_UTILIZATION_PCT,
-                          "description": f"{float(supply):g} kW"})  # fmt: skip
+            feeds.append(
+                {
+                    "site": site,
+                    "power_panel": f"PP-{row}",
+                    "rack": rack,
+                    "name": f"{rack}-{side}",
+                    "status": "planned",
+                    "type": kind,
+                    "supply": "ac",
+                    "phase": "three-phase",
+                    "voltage": 400,
+                    "amperage": amps,
+                    "max_utilization": MAX_UTILIZATION_PCT,
+                    "description": f"{float(supply):g} kW",
+                }
+            )
     out["power_feeds"] = pd.DataFrame(feeds)
     if layout is None:
         return out
@@ -424,22 +575,52 @@ def _power_frames(t, layout, site: str) -> dict[str, pd.DataFrame]:
     for rack in alloc["rack"]:
         for side, _ in sides:
             pdu = f"{rack}-PDU-{side}"
-            pdus.append({"name": pdu, "role": "pdu", "manufacturer": GENERIC,
-                         "device_type": PDU_MODEL, "status": "planned", "site": site,
-                         "rack": rack, "position": "", "face": ""})  # fmt: skip
+            pdus.append(
+                {
+                    "name": pdu,
+                    "role": "pdu",
+                    "manufacturer": GENERIC,
+                    "device_type": PDU_MODEL,
+                    "status": "planned",
+                    "site": site,
+                    "rack": rack,
+                    "position": "",
+                    "face": "",
+                }
+            )
             # No draw on the PDU's input: NetBox then adds up what its outlets feed.
-            ports.append({"device": pdu, "name": "input", "maximum_draw": "",
-                          "allocated_draw": "", "description": f"feed {rack}-{side}"})  # fmt: skip
-            cables.append({"side_a_site": site, "side_a_device": "",
-                           "side_a_power_panel": f"PP-{panel_of[rack]}",
-                           "side_a_type": "dcim.powerfeed", "side_a_name": f"{rack}-{side}",
-                           "side_b_site": site, "side_b_device": pdu,
-                           "side_b_type": "dcim.powerport", "side_b_name": "input",
-                           "status": "planned", "label": f"{rack}-{side}"})  # fmt: skip
+            ports.append(
+                {
+                    "device": pdu,
+                    "name": "input",
+                    "maximum_draw": "",
+                    "allocated_draw": "",
+                    "description": f"feed {rack}-{side}",
+                }
+            )
+            cables.append(
+                {
+                    "side_a_site": site,
+                    "side_a_device": "",
+                    "side_a_power_panel": f"PP-{panel_of[rack]}",
+                    "side_a_type": "dcim.powerfeed",
+                    "side_a_name": f"{rack}-{side}",
+                    "side_b_site": site,
+                    "side_b_device": pdu,
+                    "side_b_type": "dcim.powerport",
+                    "side_b_name": "input",
+                    "status": "planned",
+                    "label": f"{rack}-{side}",
+                }
+            )
     count: dict[str, int] = {}
-    for dev, rack, kw, feed in zip(layout["device"], layout["rack"], layout["max_power_kw"],
-                                   layout["feed"] if "feed" in layout else ["A"] * len(layout),
-                                   strict=True):  # fmt: skip
+    for dev, rack, kw, feed in zip(
+        layout["device"],
+        layout["rack"],
+        layout["max_power_kw"],
+        layout["feed"] if "feed" in layout else ["A"] * len(layout),
+        strict=True,
+    ):
         if rack not in factor or pd.isna(kw) or round(float(kw) * 1000) < 1:
             # NetBox's draws are whole watts of at least 1: a part drawing nothing of its
             # own (a rack-scale system's switch tray or power shelf) gets no power port
@@ -448,17 +629,39 @@ def _power_frames(t, layout, site: str) -> dict[str, pd.DataFrame]:
             pdu = f"{rack}-PDU-{side}"
             count[pdu] = count.get(pdu, 0) + 1
             outlet = f"outlet-{count[pdu]:02d}"
-            ports.append({"device": dev, "name": f"PSU-{side}",
-                          "maximum_draw": round(float(kw) * 1000),
-                          "allocated_draw": round(float(kw) * factor[rack] * 1000),
-                          "description": f"feed {rack}-{side}"})  # fmt: skip
-            outlets.append({"device": pdu, "name": outlet, "power_port": "input",
-                            "feed_leg": "", "description": dev})  # fmt: skip
-            cables.append({"side_a_site": site, "side_a_device": pdu,
-                           "side_a_power_panel": "", "side_a_type": "dcim.poweroutlet",
-                           "side_a_name": outlet, "side_b_site": site, "side_b_device": dev,
-                           "side_b_type": "dcim.powerport", "side_b_name": f"PSU-{side}",
-                           "status": "planned", "label": f"{dev} PSU-{side}"})  # fmt: skip
+            ports.append(
+                {
+                    "device": dev,
+                    "name": f"PSU-{side}",
+                    "maximum_draw": round(float(kw) * 1000),
+                    "allocated_draw": round(float(kw) * factor[rack] * 1000),
+                    "description": f"feed {rack}-{side}",
+                }
+            )
+            outlets.append(
+                {
+                    "device": pdu,
+                    "name": outlet,
+                    "power_port": "input",
+                    "feed_leg": "",
+                    "description": dev,
+                }
+            )
+            cables.append(
+                {
+                    "side_a_site": site,
+                    "side_a_device": pdu,
+                    "side_a_power_panel": "",
+                    "side_a_type": "dcim.poweroutlet",
+                    "side_a_name": outlet,
+                    "side_b_site": site,
+                    "side_b_device": dev,
+                    "side_b_type": "dcim.powerport",
+                    "side_b_name": f"PSU-{side}",
+                    "status": "planned",
+                    "label": f"{dev} PSU-{side}",
+                }
+            )
     out["pdus"] = pd.DataFrame(pdus)
     out["power_ports"] = pd.DataFrame(ports)
     out["power_outlets"] = pd.DataFrame(outlets)
@@ -490,9 +693,16 @@ def write_netbox(
         w = csv.writer(f)
         w.writerow(HEADERS[name])
         for row in df.itertuples(index=False):
-            w.writerow(["" if v is None or v is pd.NA or (isinstance(v, float)
-                        and math.isnan(v)) else _csv_safe(v) for v in row])  # fmt: skip
+            w.writerow(
+                [
+                    ""
+                    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+                    else _csv_safe(v)
+                    for v in row
+                ]
+            )
         texts[f"{name}.csv"] = f.getvalue()
-    paths = write_folder_atomic(folder, texts, owned=[f"{n}.csv" for n in IMPORT_ORDER],
-                                what="netbox")  # fmt: skip
+    paths = write_folder_atomic(
+        folder, texts, owned=[f"{n}.csv" for n in IMPORT_ORDER], what="netbox"
+    )
     return {p.stem: p for p in paths}

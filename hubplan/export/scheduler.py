@@ -42,7 +42,9 @@ def write_scheduler_files(plan, folder: str | os.PathLike[str]) -> list[Path]:
         "Dockerfile.training": (container_spec(plan.scenario.delivery, rdma, nodes), 0o644),
     }
     return write_folder_atomic(
-        folder, {name: text for name, (text, _) in files.items()},
-        modes={name: mode for name, (_, mode) in files.items()}, owned=list(files),
+        folder,
+        {name: text for name, (text, _) in files.items()},
+        modes={name: mode for name, (_, mode) in files.items()},
+        owned=list(files),
         what="slurm",
-    )  # fmt: skip
+    )

@@ -60,15 +60,22 @@ def headline_figures(plan) -> pd.DataFrame:
             add(key, "", r.get(key))  # the whole facility
     for r in _rows_of(plan, "cost_summary").to_dict(orient="records"):
         add("xlsx.capex_total", "", r.get("capex_usd"))  # every priced capex line
-        for key in ("opex_usd_per_year", "cost_per_useful_gpu_hour_usd", "breakeven_month",
-                    "co2_t_per_year"):  # fmt: skip
+        for key in (
+            "opex_usd_per_year",
+            "cost_per_useful_gpu_hour_usd",
+            "breakeven_month",
+            "co2_t_per_year",
+        ):
             add(key, "", r.get(key))
         # how owning is set against the cloud: "no_offer" says there is nothing to compare
         # (not a break-even that never comes)
         if r.get("cloud_basis"):
             add("cloud_basis", str(r.get("cloud_offer") or ""), r["cloud_basis"])
-    for table, key in (("racks", "xlsx.racks"), ("port_map", "xlsx.links"),
-                       ("ip_plan", "xlsx.addresses")):  # fmt: skip
+    for table, key in (
+        ("racks", "xlsx.racks"),
+        ("port_map", "xlsx.links"),
+        ("ip_plan", "xlsx.addresses"),
+    ):
         if table in plan.tables:
             add(key, "", len(plan.tables[table]))
     sev = plan.findings["severity"] if "severity" in plan.findings else pd.Series([], dtype=str)
@@ -115,13 +122,17 @@ def assumption_register(scenario: BaseModel) -> pd.DataFrame:
             path = f"{prefix}{name}"
             if isinstance(value, BaseModel):
                 walk(value, f"{path}.")
-            elif (isinstance(value, tuple | list) and value
-                  and all(isinstance(v, BaseModel) for v in value)):  # fmt: skip
+            elif (
+                isinstance(value, tuple | list)
+                and value
+                and all(isinstance(v, BaseModel) for v in value)
+            ):
                 for i, item in enumerate(value):
                     walk(item, f"{path}[{i}].")
             else:
-                rows.append({"field": path, "value": _text(value),
-                             "description": info.description or ""})  # fmt: skip
+                rows.append(
+                    {"field": path, "value": _text(value), "description": info.description or ""}
+                )
 
     walk(scenario, "")
     return pd.DataFrame(rows, columns=["field", "value", "description"])

@@ -89,17 +89,44 @@ from .summary import assumption_register, headline_figures
 #: stages' sizing tables. (Chart series such as
 #: ``training_curve`` and ``hot_fill`` stay in the notebooks.)
 SHEET_TABLES: tuple[str, ...] = (
-    "equipment_list", "ip_plan", "power_allocation", "port_map", "compute_inventory",
-    "cost_capex", "cost_opex", "cost_cashflow",
-    "schedule", "phase_acceptance", "acceptance",
-    "rack_layout", "racks", "power_on_sequence", "cooling", "facility_power",
-    "training", "training_memory", "inference", "pool_demand", "pools", "candidates",
-    "compute_claims", "server_checks",
-    "storage_tiers", "storage_content", "storage_bandwidth", "checkpoint_plan",
-    "failure_breakdown", "storage_dr",
+    "equipment_list",
+    "ip_plan",
+    "power_allocation",
+    "port_map",
+    "compute_inventory",
+    "cost_capex",
+    "cost_opex",
+    "cost_cashflow",
+    "schedule",
+    "phase_acceptance",
+    "acceptance",
+    "rack_layout",
+    "racks",
+    "power_on_sequence",
+    "cooling",
+    "facility_power",
+    "training",
+    "training_memory",
+    "inference",
+    "pool_demand",
+    "pools",
+    "candidates",
+    "compute_claims",
+    "server_checks",
+    "storage_tiers",
+    "storage_content",
+    "storage_bandwidth",
+    "checkpoint_plan",
+    "failure_breakdown",
+    "storage_dr",
     "storage_nodes",
-    "switches", "fabric", "transceivers", "port_use", "rdma_settings", "latency_budget",
-)  # fmt: skip
+    "switches",
+    "fabric",
+    "transceivers",
+    "port_use",
+    "rdma_settings",
+    "latency_budget",
+)
 
 #: The cost sheets (and the equipment list when the cost stage has priced it): amounts
 #: are live formulas and the last row of the table is their total.
@@ -306,13 +333,18 @@ class _Writer:
             else:
                 kinds.append(("plain", None))
         special = [(j, k, t) for j, (k, t) in enumerate(kinds) if k != "plain"]
-        wrapped = [(j, lay.widths[j], lay.font_size / self.style.font_size)
-                   for j, wr in enumerate(wraps) if wr]  # fmt: skip
+        wrapped = [
+            (j, lay.widths[j], lay.font_size / self.style.font_size)
+            for j, wr in enumerate(wraps)
+            if wr
+        ]
         for values in zip(*(c.cells for c in columns), strict=True):
             row = list(values)
             if wrapped:  # a row with wrapped text is as tall as its longest cell
-                lines = max(line_count(row[j], w, r) if isinstance(row[j], str) else 1
-                            for j, w, r in wrapped)  # fmt: skip
+                lines = max(
+                    line_count(row[j], w, r) if isinstance(row[j], str) else 1
+                    for j, w, r in wrapped
+                )
                 if lines > 1:
                     self.ws.row_dimensions[self.row + 1].height = lay.row_height(lines)
             for j, kind, tmpl in special:
@@ -519,8 +551,9 @@ def page_lines(style: AppendixStyle, font_size: float, lang: str = "en") -> int:
     return int(body_pt // (font_size * LINE_EM[lang]))
 
 
-def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
-            compact: bool | None = None) -> _Layout:  # fmt: skip
+def _layout(
+    columns: list[_Column], style: AppendixStyle, lang: str, *, compact: bool | None = None
+) -> _Layout:
     """The print layout of a table: compact (``style.compact_font_size``) when it runs
     past a page at the body font; columns as wide as their values, the longest text ones
     narrowed (and wrapped) until fit-to-width keeps ``style.min_scale_pct``."""
@@ -541,10 +574,21 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
     # the narrowest a column may get: numbers do not wrap; text down to 24 characters (a
     # readable line of a wrapped source: ~30 characters in LibreOffice) or
     # its header's longest word
-    floors = [w if c.number_format or c.formula or not _is_text(c) else
-              min(w, max(24, math.ceil(ratio * _BOLD * max(
-                  (display_width(t) for t in _tokens(c.header)), default=0)) + 2))
-              for w, c in zip(widths, columns, strict=True)]  # fmt: skip
+    floors = [
+        w
+        if c.number_format or c.formula or not _is_text(c)
+        else min(
+            w,
+            max(
+                24,
+                math.ceil(
+                    ratio * _BOLD * max((display_width(t) for t in _tokens(c.header)), default=0)
+                )
+                + 2,
+            ),
+        )
+        for w, c in zip(widths, columns, strict=True)
+    ]
     # as many pages across as the narrowest columns need (one, unless a table has more
     # columns than a page holds at that scale), then the text columns share what is left
     pages = 1
@@ -555,9 +599,22 @@ def _layout(columns: list[_Column], style: AppendixStyle, lang: str, *,
     wrap = _wraps(columns, widths, ratio)
     page = _page_width(style)
     if any(wrap) and sum(widths) < page:  # wrapped text may widen to the page at 100 %
-        full = [max(w, math.ceil(ratio * max((text_width(v) for v in c.cells[:_WIDTH_SAMPLE]
-                                              if isinstance(v, str)), default=0)) + 2)
-                if wr else w for c, w, wr in zip(columns, widths, wrap, strict=True)]  # fmt: skip
+        full = [
+            max(
+                w,
+                math.ceil(
+                    ratio
+                    * max(
+                        (text_width(v) for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str)),
+                        default=0,
+                    )
+                )
+                + 2,
+            )
+            if wr
+            else w
+            for c, w, wr in zip(columns, widths, wrap, strict=True)
+        ]
         widths = _share(full, widths, columns, page)
         wrap = _wraps(columns, widths, ratio)
     return _Layout(size, widths, wrap, compact, pages, LINE_EM[lang])
@@ -574,13 +631,16 @@ def _room(pages: int, budget: float, floors: list[float]) -> float:
 
 def _wraps(columns: list[_Column], widths: list[float], ratio: float) -> list[bool]:
     """Which text columns hold a value longer than one line."""
-    return [_is_text(c) and any(line_count(v, w, ratio) > 1
-                                for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str))
-            for c, w in zip(columns, widths, strict=True)]  # fmt: skip
+    return [
+        _is_text(c)
+        and any(line_count(v, w, ratio) > 1 for v in c.cells[:_WIDTH_SAMPLE] if isinstance(v, str))
+        for c, w in zip(columns, widths, strict=True)
+    ]
 
 
-def _share(widths: list[float], floors: list[float], columns: list[_Column],
-           budget: float) -> list[float]:  # fmt: skip
+def _share(
+    widths: list[float], floors: list[float], columns: list[_Column], budget: float
+) -> list[float]:
     """Narrow the text columns to fit ``budget``: each keeps its floor, and the width left
     goes to them in proportion to the text they hold (the most text, the most width, so
     the wrapped rows stay few), none wider than it needs."""
@@ -608,12 +668,22 @@ def _share(widths: list[float], floors: list[float], columns: list[_Column],
 def _lines(columns: list[_Column], lay: _Layout, base_size: float) -> int:
     """Lines a table prints to: its header and each row at its wrapped height."""
     ratio = lay.font_size / base_size
-    head = max((line_count(c.header, w, _BOLD * ratio)
-                for c, w in zip(columns, lay.widths, strict=True)), default=1)  # fmt: skip
+    head = max(
+        (line_count(c.header, w, _BOLD * ratio) for c, w in zip(columns, lay.widths, strict=True)),
+        default=1,
+    )
     cols = [(c.cells, w) for c, w, wr in zip(columns, lay.widths, lay.wrap, strict=True) if wr]
     n = len(columns[0].cells) if columns else 0
-    body = sum(max((line_count(cells[i], w, ratio) if isinstance(cells[i], str) else 1
-                    for cells, w in cols), default=1) for i in range(n))  # fmt: skip
+    body = sum(
+        max(
+            (
+                line_count(cells[i], w, ratio) if isinstance(cells[i], str) else 1
+                for cells, w in cols
+            ),
+            default=1,
+        )
+        for i in range(n)
+    )
     return head + body
 
 
@@ -649,8 +719,14 @@ def _table_columns(df: pd.DataFrame, lang: str) -> list[_Column]:
     ]
 
 
-def _page_setup(ws, style: AppendixStyle, lang: str, title: str, repeat_header: bool,
-                layout: _Layout | None = None) -> None:  # fmt: skip
+def _page_setup(
+    ws,
+    style: AppendixStyle,
+    lang: str,
+    title: str,
+    repeat_header: bool,
+    layout: _Layout | None = None,
+) -> None:
     """Landscape on the style's paper, fit to the page's width (or ``layout.pages_wide``
     pages, the first column repeated on each), any number of pages down, the header row on
     every page, the style's margins, the company and sheet in the page header and the
@@ -831,13 +907,21 @@ def _reproduces(got: np.ndarray, want: np.ndarray) -> np.ndarray:
         return np.isclose(got, want, rtol=1e-9, atol=1e-9) & np.isfinite(want)
 
 
-def _product_column(df: pd.DataFrame, letter: dict[str, str], out_key: str, a: str, b: str,
-                    priced: np.ndarray, word: str) -> list:  # fmt: skip
+def _product_column(
+    df: pd.DataFrame,
+    letter: dict[str, str],
+    out_key: str,
+    a: str,
+    b: str,
+    priced: np.ndarray,
+    word: str,
+) -> list:
     """``out_key`` as ``=a×b`` per row where that gives the plan's figure, the plan's
     value where it does not, and ``word`` (unpriced) on an unpriced row."""
     want = pd.to_numeric(df[out_key], errors="coerce").to_numpy(dtype=float)
     got = pd.to_numeric(df[a], errors="coerce").to_numpy(dtype=float) * pd.to_numeric(
-        df[b], errors="coerce").to_numpy(dtype=float)  # fmt: skip
+        df[b], errors="coerce"
+    ).to_numpy(dtype=float)
     ok = _reproduces(got, want)
     cells: list = []
     for i, r in enumerate(range(2, len(df) + 2)):
@@ -855,8 +939,14 @@ def _sum_cell(letter: dict[str, str], key: str, n: int) -> str:
     return f"=SUM({col}2:{col}{n + 1})"
 
 
-def _cny_twins(plan, df: pd.DataFrame, letter: dict[str, str], found: _CostFormulas,
-               priced: np.ndarray, word: str) -> _CostFormulas:  # fmt: skip
+def _cny_twins(
+    plan,
+    df: pd.DataFrame,
+    letter: dict[str, str],
+    found: _CostFormulas,
+    priced: np.ndarray,
+    word: str,
+) -> _CostFormulas:
     """With ``currency = CNY`` each money column has a CNY twin (``capex_cny`` after
     ``capex_usd``): it becomes the USD cell × the plan's rate where that gives the twin's
     figure, and its total a sum."""
@@ -864,8 +954,11 @@ def _cny_twins(plan, df: pd.DataFrame, letter: dict[str, str], found: _CostFormu
     if summary is None or "cny_per_usd" not in summary.columns:
         return found
     rate = float(summary["cny_per_usd"].iloc[0])
-    keys = [k for k in dict.fromkeys([*found.columns, *found.total])
-            if "usd" in k.split("_") and k.replace("usd", "cny") in letter]  # fmt: skip
+    keys = [
+        k
+        for k in dict.fromkeys([*found.columns, *found.total])
+        if "usd" in k.split("_") and k.replace("usd", "cny") in letter
+    ]
     n = len(df)
     for key in keys:
         twin = key.replace("usd", "cny")
@@ -908,17 +1001,20 @@ def _cost_formulas(plan, table: str, df: pd.DataFrame, lang: str) -> _CostFormul
     total: dict[str, object] = {}
     first = cols[0]
     if table == "cost_capex":
-        out["capex_usd"] = _product_column(df, letter, "capex_usd", "line_quantity",
-                                           "line_unit_usd", priced, word)  # fmt: skip
+        out["capex_usd"] = _product_column(
+            df, letter, "capex_usd", "line_quantity", "line_unit_usd", priced, word
+        )
         for end in ("low", "high"):  # the unit price range, when the table has it
             unit_col, line_col = f"price_{end}_usd", f"capex_{end}_usd"
             if {unit_col, line_col} <= set(cols):
-                out[line_col] = _product_column(df, letter, line_col, "line_quantity",
-                                                unit_col, priced, word)  # fmt: skip
+                out[line_col] = _product_column(
+                    df, letter, line_col, "line_quantity", unit_col, priced, word
+                )
         amounts = ["capex_usd", "capex_low_usd", "capex_high_usd"]
     elif table == "cost_opex":
-        out["usd_per_year"] = _product_column(df, letter, "usd_per_year", "line_quantity",
-                                              "unit_cost_usd", priced, word)  # fmt: skip
+        out["usd_per_year"] = _product_column(
+            df, letter, "usd_per_year", "line_quantity", "unit_cost_usd", priced, word
+        )
         amounts = ["usd_per_year"]
     elif table == "cost_cashflow":
         summary = plan.tables.get("cost_summary")
@@ -938,9 +1034,9 @@ def _cost_formulas(plan, table: str, df: pd.DataFrame, lang: str) -> _CostFormul
         total["present_usd"] = _sum_cell(letter, "present_usd", n)
         return _cny_twins(plan, df, letter, _CostFormulas(out, total), priced, word)
     elif table == "equipment_list":
-        out["extended_price_usd"] = _product_column(df, letter, "extended_price_usd",
-                                                    "quantity", "unit_price_usd", priced,
-                                                    word)  # fmt: skip
+        out["extended_price_usd"] = _product_column(
+            df, letter, "extended_price_usd", "quantity", "unit_price_usd", priced, word
+        )
         # a NIC inside a server: 0, its price is the server's
         want = df["extended_price_usd"].to_numpy(dtype=float)
         out["extended_price_usd"] = [
@@ -951,8 +1047,9 @@ def _cost_formulas(plan, table: str, df: pd.DataFrame, lang: str) -> _CostFormul
     else:
         return None
     total[first] = label("xlsx.total", lang)
-    total[cols[1]] = (label("xlsx.total_gaps", lang, lines=gaps) if gaps
-                      else label("xlsx.total_complete", lang))  # fmt: skip
+    total[cols[1]] = (
+        label("xlsx.total_gaps", lang, lines=gaps) if gaps else label("xlsx.total_complete", lang)
+    )
     for key in amounts:
         if key in out:
             total[key] = _sum_cell(letter, key, n)
@@ -1009,8 +1106,7 @@ def _schedule_formulas(plan, df: pd.DataFrame, lang: str) -> _RowFormulas | None
     the latest end day ``MAX`` of its tasks, the days between them in the duration column
     and the dates.
     """
-    need = {"task", "phase", "depends_on", "duration_days", "buffer_days", "start_day",
-            "end_day"}  # fmt: skip
+    need = {"task", "phase", "depends_on", "duration_days", "buffer_days", "start_day", "end_day"}
     if df.empty or not need <= set(df.columns):
         return None
     cols = list(df.columns)
@@ -1025,8 +1121,10 @@ def _schedule_formulas(plan, df: pd.DataFrame, lang: str) -> _RowFormulas | None
     for i, ds in enumerate(deps):
         for d in ds:
             succ[row_of[d] - 2].append(i + 2)
-    num = {k: pd.to_numeric(df[k], errors="coerce").to_numpy(dtype=float)
-           for k in ("duration_days", "buffer_days", "start_day", "end_day")}  # fmt: skip
+    num = {
+        k: pd.to_numeric(df[k], errors="coerce").to_numpy(dtype=float)
+        for k in ("duration_days", "buffer_days", "start_day", "end_day")
+    }
     start, end = num["start_day"], num["end_day"]
     dur = num["duration_days"] + num["buffer_days"]
     G, H, E, F = (letter[k] for k in ("start_day", "end_day", "duration_days", "buffer_days"))
@@ -1040,15 +1138,19 @@ def _schedule_formulas(plan, df: pd.DataFrame, lang: str) -> _RowFormulas | None
     cells: list = []
     for i in range(n):
         want = float(start[i])
-        if deps[i] and len(deps[i]) <= _MAX_ARGUMENTS and close(
-                max(end[row_of[d] - 2] for d in deps[i]), want):  # fmt: skip
+        if (
+            deps[i]
+            and len(deps[i]) <= _MAX_ARGUMENTS
+            and close(max(end[row_of[d] - 2] for d in deps[i]), want)
+        ):
             cells.append("=MAX(" + ",".join(f"{H}{row_of[d]}" for d in deps[i]) + ")")
         else:
             cells.append(want)
     out["start_day"] = cells
     ok = _reproduces(start + dur, end)
-    out["end_day"] = [f"={G}{r}+{E}{r}+{F}{r}" if ok[i] else float(end[i])
-                      for i, r in enumerate(rows)]  # fmt: skip
+    out["end_day"] = [
+        f"={G}{r}+{E}{r}+{F}{r}" if ok[i] else float(end[i]) for i, r in enumerate(rows)
+    ]
     if "slack_days" in letter:
         slack = pd.to_numeric(df["slack_days"], errors="coerce").to_numpy(dtype=float)
         I_ = letter["slack_days"]
@@ -1067,8 +1169,10 @@ def _schedule_formulas(plan, df: pd.DataFrame, lang: str) -> _RowFormulas | None
         out["slack_days"] = cells
         if "critical" in letter and pd.api.types.is_bool_dtype(df["critical"]):
             crit = df["critical"].to_numpy(dtype=bool)
-            out["critical"] = [f"={I_}{r}=0" if bool(c) == (abs(x) < 1e-9) else bool(c)
-                               for r, c, x in zip(rows, crit, slack, strict=True)]  # fmt: skip
+            out["critical"] = [
+                f"={I_}{r}=0" if bool(c) == (abs(x) < 1e-9) else bool(c)
+                for r, c, x in zip(rows, crit, slack, strict=True)
+            ]
     day0 = getattr(getattr(plan.scenario, "delivery", None), "start_date", None)
     for key, day_key in (("start_date", "start_day"), ("end_date", "end_day")):
         if key not in letter or day0 is None:
@@ -1077,8 +1181,10 @@ def _schedule_formulas(plan, df: pd.DataFrame, lang: str) -> _RowFormulas | None
         want = dates.to_numpy(dtype="datetime64[D]")
         got = np.datetime64(day0, "D") + num[day_key].astype("timedelta64[D]")
         D = letter[day_key]
-        out[key] = [f"={_excel_date(day0)}+{D}{r}" if g == w else dates.iloc[i].to_pydatetime()
-                    for i, (r, g, w) in enumerate(zip(rows, got, want, strict=True))]  # fmt: skip
+        out[key] = [
+            f"={_excel_date(day0)}+{D}{r}" if g == w else dates.iloc[i].to_pydatetime()
+            for i, (r, g, w) in enumerate(zip(rows, got, want, strict=True))
+        ]
     # one row per phase, in the order the phases first appear: its span
     shown = localize(df[["phase"]], lang).iloc[:, 0].tolist()
     phases = list(dict.fromkeys(df["phase"].astype(str).tolist()))
@@ -1118,8 +1224,10 @@ def _acceptance_formulas(df: pd.DataFrame) -> _RowFormulas | None:
     want = pd.to_numeric(df["floor"], errors="coerce").to_numpy(dtype=float)
     ok = _reproduces(exp * share, want)
     e_, s_ = letter["expected"], letter["floor_share"]
-    cells = [f"={e_}{r}*{s_}{r}" if ok[i] else (None if math.isnan(want[i]) else float(want[i]))
-             for i, r in enumerate(range(2, len(df) + 2))]  # fmt: skip
+    cells = [
+        f"={e_}{r}*{s_}{r}" if ok[i] else (None if math.isnan(want[i]) else float(want[i]))
+        for i, r in enumerate(range(2, len(df) + 2))
+    ]
     return _RowFormulas({"floor": cells}, [])
 
 
@@ -1172,8 +1280,10 @@ def sheet_parts(rows: int) -> list[tuple[int, int]]:
     """
     limit = MAX_SHEET_ROWS
     if limit < 3:
-        raise HubplanError(f"MAX_SHEET_ROWS = {limit}: a sheet must hold at least 3 rows "
-                           "(the header, a data row and the note)")  # fmt: skip
+        raise HubplanError(
+            f"MAX_SHEET_ROWS = {limit}: a sheet must hold at least 3 rows "
+            "(the header, a data row and the note)"
+        )
     if rows + 1 <= limit:
         return [(0, rows)]
     per = limit - 2
@@ -1214,8 +1324,17 @@ def _split_notes(table: str, lang: str, rows: int, parts: list, live: bool) -> l
     if len(parts) > 1:
         names = [continued_name(title, k) for k in range(1, len(parts) + 1)]
         sep = "、" if lang == "zh" else ", "
-        notes.append(label("xlsx.note.split", lang, sheet=title, rows=rows, sheets=len(parts),
-                           limit=MAX_SHEET_ROWS, names=sep.join(names)))  # fmt: skip
+        notes.append(
+            label(
+                "xlsx.note.split",
+                lang,
+                sheet=title,
+                rows=rows,
+                sheets=len(parts),
+                limit=MAX_SHEET_ROWS,
+                names=sep.join(names),
+            )
+        )
     if not live:
         notes.append(label("xlsx.note.split_values", lang, sheet=title))
     return notes
@@ -1250,27 +1369,50 @@ def _summary(w: _Writer, plan, lang: str, notes: list[str]) -> None:
     w.append([w.text(title, font=bold)])
     if plan.scenario.description:  # one line that runs on across the empty cells
         w.append([w.text(" ".join(plan.scenario.description.split()))])
-    w.append([w.text(label("xlsx.generated", lang, version=__version__,
-                           catalog=load_catalog().fingerprint[:12],
-                           date=dt.date.today().isoformat()))])  # fmt: skip
+    w.append(
+        [
+            w.text(
+                label(
+                    "xlsx.generated",
+                    lang,
+                    version=__version__,
+                    catalog=load_catalog().fingerprint[:12],
+                    date=dt.date.today().isoformat(),
+                )
+            )
+        ]
+    )
     w.append([])
     w.append([w.text(label("xlsx.headline", lang), font=section)])
     fmt = [_excel_format(k) for k in heads["figure"]]
     w.table(
         table_display_name("headline"),
         [
-            _Column("xlsx.figure", column_label("xlsx.figure", lang),
-                    [_label_or(k, lang) for k in heads["figure"]]),
-            _Column("xlsx.subject", column_label("xlsx.subject", lang),
-                    [column_value_label("subject", v, lang) for v in heads["subject"]]),
-            _Column("xlsx.amount", column_label("xlsx.amount", lang),
-                    [_label_or(f"choice.cloud_basis.{v}", lang, v) if isinstance(v, str)
-                     else w.styled(v, number_format=f) for v, f in zip(heads["value"], fmt,
-                                                                       strict=True)]),
-            _Column("xlsx.unit", column_label("xlsx.unit", lang),
-                    [unit(k) for k in heads["figure"]]),
+            _Column(
+                "xlsx.figure",
+                column_label("xlsx.figure", lang),
+                [_label_or(k, lang) for k in heads["figure"]],
+            ),
+            _Column(
+                "xlsx.subject",
+                column_label("xlsx.subject", lang),
+                [column_value_label("subject", v, lang) for v in heads["subject"]],
+            ),
+            _Column(
+                "xlsx.amount",
+                column_label("xlsx.amount", lang),
+                [
+                    _label_or(f"choice.cloud_basis.{v}", lang, v)
+                    if isinstance(v, str)
+                    else w.styled(v, number_format=f)
+                    for v, f in zip(heads["value"], fmt, strict=True)
+                ],
+            ),
+            _Column(
+                "xlsx.unit", column_label("xlsx.unit", lang), [unit(k) for k in heads["figure"]]
+            ),
         ],
-    )  # fmt: skip
+    )
     w.append([])
     if notes:
         w.append([w.text(label("xlsx.notes", lang), font=section)])
@@ -1336,9 +1478,12 @@ def _choose_write_only(plan, tables: list[str], write_only: bool | None) -> bool
 
 
 def build_appendix(
-    plan, lang: str = "en", *, style: str | Path | AppendixStyle | None = None,
+    plan,
+    lang: str = "en",
+    *,
+    style: str | Path | AppendixStyle | None = None,
     write_only: bool | None = None,
-) -> Workbook:  # fmt: skip
+) -> Workbook:
     """The proposal appendix of ``plan`` as an openpyxl Workbook, in ``lang``.
 
     Parameters
@@ -1373,8 +1518,10 @@ def build_appendix(
     if "power_allocation" in tables:
         power = _power_formulas(plan, plan.tables["power_allocation"], lang)
         notes.append(power.note)
-        if (power.policy is None and "required_headroom_pct"
-                not in plan.tables["power_allocation"].columns):  # fmt: skip
+        if (
+            power.policy is None
+            and "required_headroom_pct" not in plan.tables["power_allocation"].columns
+        ):
             notes.append(label("xlsx.note.no_policy", lang))
     # A table longer than a sheet runs over continued sheets, its formulas (which refer
     # to rows of one sheet) written as the plan's values.
@@ -1384,9 +1531,10 @@ def build_appendix(
         live[t] = len(sheet_parts(len(df) + _formula_rows(plan, t, df, lang))) == 1
         parts[t] = sheet_parts(len(df)) if not live[t] else [(0, None)]
         notes += _split_notes(t, lang, len(df), parts[t], live[t])
-    if any(t in COST_SHEETS and live[t]
-           and (t != "equipment_list" or "cost_equipment" in plan.tables)
-           for t in tables):  # fmt: skip
+    if any(
+        t in COST_SHEETS and live[t] and (t != "equipment_list" or "cost_equipment" in plan.tables)
+        for t in tables
+    ):
         notes.append(label("xlsx.note.cost_formulas", lang))
     if any(t in DELIVERY_SHEETS and live[t] for t in tables):
         notes.append(label("xlsx.note.delivery_formulas", lang))
@@ -1422,9 +1570,21 @@ def build_appendix(
             if t == "power_allocation":
                 _power_conditional(ws, df.iloc[first:stop], st, power.policy if power else None)
             if k < len(parts[t]):  # where the table goes on
-                w.append([w.text(label("xlsx.continued", lang, first=first + 1, last=stop,
-                                       rows=len(df), sheet=continued_name(title, k + 1)),
-                                 font=w.font(italic=True))])  # fmt: skip
+                w.append(
+                    [
+                        w.text(
+                            label(
+                                "xlsx.continued",
+                                lang,
+                                first=first + 1,
+                                last=stop,
+                                rows=len(df),
+                                sheet=continued_name(title, k + 1),
+                            ),
+                            font=w.font(italic=True),
+                        )
+                    ]
+                )
             _page_setup(ws, st, lang, part_title, repeat_header=True, layout=lay)
     for key, write in (("findings", _findings_sheet), ("assumptions", _assumptions_sheet)):
         title = sheet_name(key, lang)
@@ -1464,9 +1624,13 @@ def save_atomic(wb: Workbook, path: str | Path) -> Path:
 
 
 def write_appendix(
-    plan, path: str | Path, lang: str = "en", *,
-    style: str | Path | AppendixStyle | None = None, write_only: bool | None = None,
-) -> Path:  # fmt: skip
+    plan,
+    path: str | Path,
+    lang: str = "en",
+    *,
+    style: str | Path | AppendixStyle | None = None,
+    write_only: bool | None = None,
+) -> Path:
     """Write the proposal appendix of ``plan`` to ``path`` (xlsx), atomically.
 
     Returns the path written. See :func:`build_appendix` for the parameters.

@@ -54,8 +54,7 @@ def heat_btu_h(heat_kw: float) -> float:
 
 
 #: Columns of ``data/cooling.csv``: one sourced per-rack range per cooling mode and variant.
-RANGE_COLUMNS = ["mode", "variant", "low_kw", "high_kw", "source", "as_of", "confidence",
-                 "notes"]  # fmt: skip
+RANGE_COLUMNS = ["mode", "variant", "low_kw", "high_kw", "source", "as_of", "confidence", "notes"]
 
 
 def cooling_ranges() -> pd.DataFrame:
@@ -154,8 +153,9 @@ def cooling_table(
     share = headroom / cooling
     ok = share + 1e-12 >= facility.cooling_headroom
     over = (headroom < -1e-9) | (mode == "beyond")
-    status = np.where(over, "over", np.where(~available, "missing",
-                                             np.where(ok, "ok", "low_headroom")))  # fmt: skip
+    status = np.where(
+        over, "over", np.where(~available, "missing", np.where(ok, "ok", "low_headroom"))
+    )
     return pd.DataFrame(
         {
             "level": np.array(["rack"] * n + ["row"] * n_rows, dtype=object),

@@ -163,8 +163,16 @@ def server_types(
 
 
 #: Text columns of the device table (the rest are numbers, and ``rack_scale``).
-_TEXT_COLUMNS = ("device_type", "model", "kind", "group", "pool", "power_source",
-                 "size_source", "typical_source")  # fmt: skip
+_TEXT_COLUMNS = (
+    "device_type",
+    "model",
+    "kind",
+    "group",
+    "pool",
+    "power_source",
+    "size_source",
+    "typical_source",
+)
 #: Number columns of the device table [U, kW, kW, kg, USD].
 _NUMBER_COLUMNS = ("u_height", "max_power_kw", "typical_power_kw", "weight_kg", "price_usd")
 
@@ -230,8 +238,9 @@ def device_table(
     """
     nan = math.nan
     # one entry per source row: its columns, how many devices it stands for, their names
-    rows: dict[str, list] = {c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale",
-                                             "nodes")}  # fmt: skip
+    rows: dict[str, list] = {
+        c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale", "nodes")
+    }
     prefix: list[str] = []
     first: list[int] = []
     width: list[int] = []
@@ -247,26 +256,41 @@ def device_table(
         rows["rack_scale"].append(scale)
         for col, v in zip(_NUMBER_COLUMNS, numbers, strict=True):
             rows[col].append(v)
-        for col, v in zip(("model", "power_source", "size_source", "typical_source"), sources,
-                          strict=True):  # fmt: skip
+        for col, v in zip(
+            ("model", "power_source", "size_source", "typical_source"), sources, strict=True
+        ):
             rows[col].append(v)
 
     if not servers.empty:
         size = servers["size_source"] if "size_source" in servers.columns else None
-        read = ("pool", "partition", "servers", "rack_scale", *_NUMBER_COLUMNS, "model",
-                "power_source")  # fmt: skip
+        read = (
+            "pool",
+            "partition",
+            "servers",
+            "rack_scale",
+            *_NUMBER_COLUMNS,
+            "model",
+            "power_source",
+        )
         columns = zip(*(servers[c].to_numpy() for c in read), strict=True)
-        per_system = (servers["nodes"].tolist() if "nodes" in servers.columns
-                      else [1] * len(servers))  # fmt: skip
+        per_system = servers["nodes"].tolist() if "nodes" in servers.columns else [1] * len(servers)
         for i, (pool, part, n, scale, *numbers, model, power) in enumerate(columns):
             n = int(n)
             # named as the network stage cables and addresses them (server_names)
             prefix.append(f"{part}-")
             first.append(0)
             width.append(max(4, len(str(n))))
-            add(n, "gpu_server", "compute", "compute:" + part, pool, bool(scale), numbers,
+            add(
+                n,
+                "gpu_server",
+                "compute",
+                "compute:" + part,
+                pool,
+                bool(scale),
+                numbers,
                 (model, power, "catalog" if size is None else size.iloc[i], "ratio"),
-                per_system[i])  # fmt: skip
+                per_system[i],
+            )
     if not storage_nodes.empty:
         rank = {t: i for i, t in enumerate(TIERS)}
         tiers = storage_nodes["tier"].to_numpy()
@@ -274,9 +298,19 @@ def device_table(
         order = sorted(
             range(len(tiers)), key=lambda i: (tiers[i] not in rank, rank.get(tiers[i], 0))
         )
-        cols = {c: storage_nodes[c].to_numpy()[order] for c in (
-            "tier", "role", "nodes", "model", "rack_units", "max_power_kw",
-            "typical_power_kw", "price_usd")}  # fmt: skip
+        cols = {
+            c: storage_nodes[c].to_numpy()[order]
+            for c in (
+                "tier",
+                "role",
+                "nodes",
+                "model",
+                "rack_units",
+                "max_power_kw",
+                "typical_power_kw",
+                "price_usd",
+            )
+        }
         nodes = cols["nodes"].astype(int)
         # named as the network stage's storage_node_names: one width over all rows
         w = max(2, len(str(int(nodes.max()))))
@@ -284,14 +318,37 @@ def device_table(
             prefix.append(f"stor-{_text(cols['tier'][j])}-{_text(cols['role'][j])}-")
             first.append(0)
             width.append(w)
-            add(int(nodes[j]), "storage_node", "storage", "storage", "", False,
-                (float(cols["rack_units"][j]), cols["max_power_kw"][j],
-                 cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
-                (cols["model"][j], "storage_nodes", nan, "storage_nodes"))  # fmt: skip
+            add(
+                int(nodes[j]),
+                "storage_node",
+                "storage",
+                "storage",
+                "",
+                False,
+                (
+                    float(cols["rack_units"][j]),
+                    cols["max_power_kw"][j],
+                    cols["typical_power_kw"][j],
+                    nan,
+                    cols["price_usd"][j],
+                ),
+                (cols["model"][j], "storage_nodes", nan, "storage_nodes"),
+            )
     if not switches.empty:
-        cols = {c: switches[c].to_numpy() for c in (
-            "plane", "role", "count", "unit", "model", "rack_units", "max_power_kw",
-            "typical_power_kw", "price_usd")}  # fmt: skip
+        cols = {
+            c: switches[c].to_numpy()
+            for c in (
+                "plane",
+                "role",
+                "count",
+                "unit",
+                "model",
+                "rack_units",
+                "max_power_kw",
+                "typical_power_kw",
+                "price_usd",
+            )
+        }
         # Number per plane and role in table order; rack by unit (shared last). Zero-padded
         # as the network stage names them in the port map and IP plan (compute-leaf-01 …
         # compute-leaf-99, compute-leaf-001 … from 100 switches on).
@@ -310,8 +367,11 @@ def device_table(
             seen[(plane, role)] = first[-1] + n
             width.append(switch_number_width(total[(plane, role)]))
             group = "network:" + (unit if unit != "" else "shared")
-            units, kw, sources = float(cols["rack_units"][j]), cols["max_power_kw"][j], (
-                cols["model"][j], "switches", nan, "switches")  # fmt: skip
+            units, kw, sources = (
+                float(cols["rack_units"][j]),
+                cols["max_power_kw"][j],
+                (cols["model"][j], "switches", nan, "switches"),
+            )
             # A UFM appliance is a server running the subnet manager, not a switch: its
             # own device type (equipment list, rack layout, power, NetBox role).
             kind = "ufm" if role == "ufm" else "switch"
@@ -320,24 +380,43 @@ def device_table(
                 # estimates
                 units, kw = float(facility.management_server_units), facility.management_server_kw
                 sources = (cols["model"][j], "estimate", "estimate", "switches")
-            add(n, kind, "network", group, "", False,
+            add(
+                n,
+                kind,
+                "network",
+                group,
+                "",
+                False,
                 (units, kw, cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
-                sources)  # fmt: skip
+                sources,
+            )
     mgmt = facility.management_servers
     if mgmt:
         f = facility
         price, kg = f.management_server_price_usd, f.management_server_weight_kg
-        add(mgmt, "management_server", "network", "network:shared", "", False,
-            (float(f.management_server_units), f.management_server_kw,
-             f.management_server_typical_kw, nan if kg is None else kg,
-             nan if price is None else price),
-            (f.management_server_model, "scenario", "scenario", "scenario"))  # fmt: skip
+        add(
+            mgmt,
+            "management_server",
+            "network",
+            "network:shared",
+            "",
+            False,
+            (
+                float(f.management_server_units),
+                f.management_server_kw,
+                f.management_server_typical_kw,
+                nan if kg is None else kg,
+                nan if price is None else price,
+            ),
+            (f.management_server_model, "scenario", "scenario", "scenario"),
+        )
     if not counts:
         return pd.DataFrame(columns=DEVICE_COLUMNS)
     estimate_missing(rows, facility)
     n_named = len(prefix)  # every row but the management servers'
-    names = numbered(np.array(prefix, dtype=object), np.array(first), np.array(counts[:n_named]),
-                     np.array(width))  # fmt: skip
+    names = numbered(
+        np.array(prefix, dtype=object), np.array(first), np.array(counts[:n_named]), np.array(width)
+    )
     repeat = np.array(counts, dtype=np.int64)
     out: dict[str, object] = {}
     if mgmt:

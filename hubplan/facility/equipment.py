@@ -83,11 +83,18 @@ def compute_inventory(servers: pd.DataFrame, catalog: Catalog, facility: Facilit
     ):
         per = per_gpu_dense_tflops(catalog.accelerator(accelerator), precision)
         gpus = int(count) * int(per_server)
-        for col, v in (("level", "pool"), ("pool", pool), ("server", model),
-                       ("accelerator", accelerator), ("precision", precision),
-                       ("per_gpu_dense_tflops", per), ("gpus_per_server", int(per_server)),
-                       ("servers", int(count)), ("gpus", gpus),
-                       ("total_pflops", total_pflops(per, gpus))):  # fmt: skip
+        for col, v in (
+            ("level", "pool"),
+            ("pool", pool),
+            ("server", model),
+            ("accelerator", accelerator),
+            ("precision", precision),
+            ("per_gpu_dense_tflops", per),
+            ("gpus_per_server", int(per_server)),
+            ("servers", int(count)),
+            ("gpus", gpus),
+            ("total_pflops", total_pflops(per, gpus)),
+        ):
             columns[col].append(v)
     if not columns["pool"]:
         return pd.DataFrame([], columns=INVENTORY_COLUMNS)
@@ -200,12 +207,15 @@ def equipment_list(
     # and storage leaf): its row names every use, in table order.
     uses: dict[tuple[str, str], dict[str, None]] = {}
     for kind, table, read, use in (
-        ("storage_node", storage_nodes, ("model", "tier", "role", "nic_ports", "nic_gbps"),
-         "{} tier {}"),
+        (
+            "storage_node",
+            storage_nodes,
+            ("model", "tier", "role", "nic_ports", "nic_gbps"),
+            "{} tier {}",
+        ),
         ("switch", switches, ("model", "plane", "role", "ports", "port_gbps"), "{} {}"),
-    ):  # fmt: skip
-        for name, where, role, ports, gbps in zip(*(table[c].tolist() for c in read),
-                                                  strict=True):  # fmt: skip
+    ):
+        for name, where, role, ports, gbps in zip(*(table[c].tolist() for c in read), strict=True):
             # a UFM appliance rides in the switches table (role ufm) but is its own type
             key = ("ufm" if role == "ufm" and kind == "switch" else kind, name)
             uses.setdefault(key, {})[use.format(where, role)] = None
@@ -275,8 +285,12 @@ def nic_equipment_rows(
         return rows
     model_of = dict(zip(servers["pool"], servers["model"], strict=True))
     for pool, plane, gbps, per, ports in zip(
-        *(server_nics[c].tolist() for c in ("pool", "plane", "nic_gbps", "ports_per_server",
-                                             "ports")), strict=True):  # fmt: skip
+        *(
+            server_nics[c].tolist()
+            for c in ("pool", "plane", "nic_gbps", "ports_per_server", "ports")
+        ),
+        strict=True,
+    ):
         name = _NIC_PLANE.get(plane, plane)
         nic = f"{name} NIC, speed unknown" if _missing(gbps) else f"{name} NIC {gbps:g} Gb/s"
         model = model_of.get(pool, pool)

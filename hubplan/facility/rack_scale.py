@@ -27,8 +27,17 @@ from ..core.paths import data_dir
 
 #: Columns of ``data/rack_systems.csv``: the parts of a rack-scale system, bottom up
 #: (``model`` is blank for compute trays: theirs is the catalogue's tray row).
-PART_COLUMNS = ["system", "part", "model", "count", "u_height", "source", "as_of",
-                "confidence", "notes"]  # fmt: skip
+PART_COLUMNS = [
+    "system",
+    "part",
+    "model",
+    "count",
+    "u_height",
+    "source",
+    "as_of",
+    "confidence",
+    "notes",
+]
 
 #: Device type (``rack_layout.device_type``) and name suffix of each part.
 PART_TYPES = {
@@ -49,8 +58,9 @@ def rack_system_parts() -> pd.DataFrame:
     >>> nvl.groupby("part")["count"].sum().to_dict()  # DGX GB200 user guide; BCM docs
     {'compute_tray': 18, 'nvlink_switch_tray': 9, 'power_shelf': 8}
     """
-    table = pd.read_csv(data_dir() / "rack_systems.csv", dtype={"as_of": str},
-                        keep_default_na=False)  # fmt: skip
+    table = pd.read_csv(
+        data_dir() / "rack_systems.csv", dtype={"as_of": str}, keep_default_na=False
+    )
     return table.astype({"count": int, "u_height": float})[PART_COLUMNS]
 
 
@@ -68,9 +78,11 @@ def compute_tray(system: str, catalog: Catalog) -> pd.Series:
     same = servers["accelerator"].map(lambda a: catalog.accelerator(a)["name"]) == acc
     trays = servers[(servers["kind"] == "tray") & same]
     if len(trays) != 1:
-        raise CatalogError(f"data/servers.csv: rack-scale system {system!r} needs one compute "
-                           f"tray row (kind 'tray') with accelerator {acc!r}; found "
-                           f"{len(trays)}")  # fmt: skip
+        raise CatalogError(
+            f"data/servers.csv: rack-scale system {system!r} needs one compute "
+            f"tray row (kind 'tray') with accelerator {acc!r}; found "
+            f"{len(trays)}"
+        )
     return trays.iloc[0]
 
 
@@ -80,17 +92,28 @@ def _parts_of(system: str, nodes: int, parts: pd.DataFrame, tray_u: float) -> pd
     (``rack_parts_unlisted``)."""
     mine = parts[parts["system"] == system]
     if mine.empty:
-        return pd.DataFrame({"system": [system], "part": ["compute_tray"], "model": [""],
-                             "count": [nodes], "u_height": [tray_u]})  # fmt: skip
+        return pd.DataFrame(
+            {
+                "system": [system],
+                "part": ["compute_tray"],
+                "model": [""],
+                "count": [nodes],
+                "u_height": [tray_u],
+            }
+        )
     trays = int(mine.loc[mine["part"] == "compute_tray", "count"].sum())
     if trays != nodes:
-        raise CatalogError(f"data/rack_systems.csv: {system!r} lists {trays} compute trays, "
-                           f"but data/servers.csv gives it {nodes} (its GPUs over its "
-                           f"tray's); the counts must agree")  # fmt: skip
+        raise CatalogError(
+            f"data/rack_systems.csv: {system!r} lists {trays} compute trays, "
+            f"but data/servers.csv gives it {nodes} (its GPUs over its "
+            f"tray's); the counts must agree"
+        )
     unknown = sorted(set(mine["part"]) - set(PART_TYPES))
     if unknown:
-        raise CatalogError(f"data/rack_systems.csv: part = {unknown[0]!r} for {system!r}; "
-                           f"allowed: {', '.join(PART_TYPES)}")  # fmt: skip
+        raise CatalogError(
+            f"data/rack_systems.csv: part = {unknown[0]!r} for {system!r}; "
+            f"allowed: {', '.join(PART_TYPES)}"
+        )
     return mine
 
 
@@ -135,38 +158,60 @@ def expand_rack_scale(layout: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
         tray_u = float(tray["rack_units"]) if tray["rack_units"] == tray["rack_units"] else 1.0
         rest_kw = float(row["max_power_kw"]) - nodes * tray_kw
         if rest_kw < -1e-9:
-            raise CatalogError(f"data/servers.csv: {nodes} × {tray['name']!r} draw "
-                               f"{nodes * tray_kw:g} kW, more than max_power_kw = "
-                               f"{float(row['max_power_kw']):g} of {system!r}; the rack's "
-                               f"figure must include its trays")  # fmt: skip
-        ratio = (float(row["typical_power_kw"]) / float(row["max_power_kw"])
-                 if float(row["max_power_kw"]) > 0 else 1.0)  # fmt: skip
+            raise CatalogError(
+                f"data/servers.csv: {nodes} × {tray['name']!r} draw "
+                f"{nodes * tray_kw:g} kW, more than max_power_kw = "
+                f"{float(row['max_power_kw']):g} of {system!r}; the rack's "
+                f"figure must include its trays"
+            )
+        ratio = (
+            float(row["typical_power_kw"]) / float(row["max_power_kw"])
+            if float(row["max_power_kw"]) > 0
+            else 1.0
+        )
         unit = str(row["device"])
         position = int(row["u_position"])
         numbers = dict.fromkeys(PART_TYPES, 0)
-        for part, model, count, height in zip(*(_parts_of(system, nodes, parts, tray_u)[c]
-                                                for c in ("part", "model", "count", "u_height")),
-                                              strict=True):  # fmt: skip
+        for part, model, count, height in zip(
+            *(
+                _parts_of(system, nodes, parts, tray_u)[c]
+                for c in ("part", "model", "count", "u_height")
+            ),
+            strict=True,
+        ):
             device_type, suffix = PART_TYPES[part]
             for _ in range(int(count)):
                 numbers[part] += 1
                 tray_part = part == "compute_tray"
                 kw = tray_kw if tray_part else 0.0
-                pieces.append(row | {
-                    "device": f"{unit}-{suffix}{numbers[part]:02d}",
-                    "device_type": device_type,
-                    "model": str(tray["name"]) if tray_part else str(model),
-                    "u_position": position, "u_height": float(height),
-                    "max_power_kw": kw, "typical_power_kw": kw * ratio,
-                    "power_source": "catalog" if tray_part else "rack",
-                    "size_source": "rack", "weight_kg": np.nan, "price_usd": np.nan,
-                })  # fmt: skip
+                pieces.append(
+                    row
+                    | {
+                        "device": f"{unit}-{suffix}{numbers[part]:02d}",
+                        "device_type": device_type,
+                        "model": str(tray["name"]) if tray_part else str(model),
+                        "u_position": position,
+                        "u_height": float(height),
+                        "max_power_kw": kw,
+                        "typical_power_kw": kw * ratio,
+                        "power_source": "catalog" if tray_part else "rack",
+                        "size_source": "rack",
+                        "weight_kg": np.nan,
+                        "price_usd": np.nan,
+                    }
+                )
                 position += int(height)
-        pieces.append(row | {
-            "device_type": SYSTEM_TYPE, "u_position": pd.NA, "u_height": 0.0,
-            "max_power_kw": max(rest_kw, 0.0), "typical_power_kw": max(rest_kw, 0.0) * ratio,
-            "power_source": "rack",
-        })  # fmt: skip
+        pieces.append(
+            row
+            | {
+                "device_type": SYSTEM_TYPE,
+                "u_position": pd.NA,
+                "u_height": 0.0,
+                "max_power_kw": max(rest_kw, 0.0),
+                "typical_power_kw": max(rest_kw, 0.0) * ratio,
+                "power_source": "rack",
+            }
+        )
     out = pd.DataFrame(pieces, columns=columns)
     out["u_position"] = out["u_position"].astype(position_type)
     for col in columns:

@@ -212,13 +212,16 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
         rack_of[rows] = local + next_rack
         count = int(local.max()) + 1 if len(local) else 0
         cap = rack_power_cap_kw(budget, f.power_headroom, inrush)
-        per_group.append((count, kind, group, budget, cap, f.rack_units if rack_scale else usable,
-                          rack_scale))  # fmt: skip
+        per_group.append(
+            (count, kind, group, budget, cap, f.rack_units if rack_scale else usable, rack_scale)
+        )
         next_rack += count
     n_racks = next_rack
     if not per_group:
-        raise HubplanError("facility: no devices to rack (no servers, storage nodes, switches "
-                           "or management servers in the plan)")  # fmt: skip
+        raise HubplanError(
+            "facility: no devices to rack (no servers, storage nodes, switches "
+            "or management servers in the plan)"
+        )
     count, kind, group, budget, cap, u_usable, own_rack = (
         np.array(c) for c in zip(*per_group, strict=True)
     )

@@ -118,12 +118,22 @@ def facility_findings(
         code, first = group_codes(device_type[est], layout["model"].to_numpy()[est])
         count = np.bincount(code[code >= 0], minlength=len(first))
         at = est[first]
-        for model, n, kw, units in zip(layout["model"].to_numpy()[at].tolist(), count.tolist(),
-                                       layout["max_power_kw"].to_numpy()[at].tolist(),
-                                       layout["u_height"].to_numpy()[at].tolist(),
-                                       strict=True):  # fmt: skip
-            add("warning", str(model), "device_figures_estimated", model=str(model),
-                count=n, kw=round(float(kw), 2), units=int(units))  # fmt: skip
+        for model, n, kw, units in zip(
+            layout["model"].to_numpy()[at].tolist(),
+            count.tolist(),
+            layout["max_power_kw"].to_numpy()[at].tolist(),
+            layout["u_height"].to_numpy()[at].tolist(),
+            strict=True,
+        ):
+            add(
+                "warning",
+                str(model),
+                "device_figures_estimated",
+                model=str(model),
+                count=n,
+                kw=round(float(kw), 2),
+                units=int(units),
+            )
     alloc = t["power_allocation"]
     status = alloc["status"].to_numpy()
     for state, sev, code in (
@@ -241,8 +251,9 @@ def facility_findings(
     for model in dict.fromkeys(m for m in systems.tolist() if m not in listed):
         add("warning", str(model), "rack_parts_unlisted", model=str(model))
     # the parts of a rack-scale system (size_source 'rack') are weighed with the system
-    unweighed = np.flatnonzero(np.isnan(layout["weight_kg"].to_numpy(float))
-                               & (layout["size_source"].to_numpy() != "rack"))  # fmt: skip
+    unweighed = np.flatnonzero(
+        np.isnan(layout["weight_kg"].to_numpy(float)) & (layout["size_source"].to_numpy() != "rack")
+    )
     if len(unweighed):
         models = dict.fromkeys(layout["model"].to_numpy()[unweighed].tolist())
         add(

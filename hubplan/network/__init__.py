@@ -66,4 +66,4 @@ __all__ = [
     "superpod_reference",
     "switch_number_width",
     "two_tier_spines",
-]  # fmt: skip
+]

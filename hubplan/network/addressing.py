@@ -18,8 +18,17 @@ from ..core.errors import HubplanError
 
 #: ``vlan``: an Ethernet plane's VLAN (0 on InfiniBand); ``pkey``: an InfiniBand
 #: plane's partition key (0 on Ethernet). Kept last: the stage adds ``pkey`` per plane.
-IP_COLUMNS = ["device", "device_role", "interface", "plane", "address", "prefix", "gateway",
-              "vlan", "pkey"]  # fmt: skip
+IP_COLUMNS = [
+    "device",
+    "device_role",
+    "interface",
+    "plane",
+    "address",
+    "prefix",
+    "gateway",
+    "vlan",
+    "pkey",
+]
 
 
 #: The 256 octet values as strings, looked up by value when writing addresses.

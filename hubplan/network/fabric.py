@@ -213,8 +213,9 @@ def size_fabric(
     leaves = units * rails
     spines = two_tier_spines(leaves, up, radix)
     if spines is not None:
-        return Fabric(servers, rails, spu, units, 2, radix, down, up, leaves, units,
-                      (spines,), radix, 0, 0, 0)  # fmt: skip
+        return Fabric(
+            servers, rails, spu, units, 2, radix, down, up, leaves, units, (spines,), radix, 0, 0, 0
+        )
     spine_down = radix // 2
     spine_up = radix - spine_down
     per_pod = spine_down // rails
@@ -238,8 +239,23 @@ def size_fabric(
             f"{reach:,} servers, {reach * rails:,} endpoints, at {oversubscription:g}:1); "
             "choose a switch with more ports or raise network.oversubscription"
         )
-    return Fabric(servers, rails, spu, units, 3, radix, down, up, leaves, per_pod,
-                  tuple(pod_spines), spine_down, spine_up, c, pod_spines[0] * c)  # fmt: skip
+    return Fabric(
+        servers,
+        rails,
+        spu,
+        units,
+        3,
+        radix,
+        down,
+        up,
+        leaves,
+        per_pod,
+        tuple(pod_spines),
+        spine_down,
+        spine_up,
+        c,
+        pod_spines[0] * c,
+    )
 
 
 def max_two_tier_servers(radix: int, rails: int, oversubscription: float = 1.0) -> int:

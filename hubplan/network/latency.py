@@ -44,7 +44,11 @@ def latency_budget(target_ms: float, serving_ms: float, hops: int, hop_us: float
     radius = service_radius_km(target_ms, serving_ms, hops, hop_us)
     fibre = radius * 2 * FIBRE_MS_PER_KM
     return pd.DataFrame(
-        [("serving", serving_ms, float("nan")), ("hops", hops * hop_us / 1000, float("nan")),
-         ("fibre", fibre, radius), ("target", target_ms, radius)],
+        [
+            ("serving", serving_ms, float("nan")),
+            ("hops", hops * hop_us / 1000, float("nan")),
+            ("fibre", fibre, radius),
+            ("target", target_ms, radius),
+        ],
         columns=LATENCY_COLUMNS,
-    )  # fmt: skip
+    )

@@ -45,11 +45,16 @@ def nic_extras(spec, catalog) -> dict:
     if server is None:
         return {"model": None, "compute_ports_per_cage": 1, "inband_nic_gbps": math.nan}
     if server.custom:
-        return {"model": None, "compute_ports_per_cage": 1,
-                "inband_nic_gbps": server.inband_nic_gbps}  # fmt: skip
-    return {"model": server.name,
-            "compute_ports_per_cage": catalog.ports_per_cage(server.name, "compute"),
-            "inband_nic_gbps": server.inband_nic_gbps}  # fmt: skip
+        return {
+            "model": None,
+            "compute_ports_per_cage": 1,
+            "inband_nic_gbps": server.inband_nic_gbps,
+        }
+    return {
+        "model": server.name,
+        "compute_ports_per_cage": catalog.ports_per_cage(server.name, "compute"),
+        "inband_nic_gbps": server.inband_nic_gbps,
+    }
 
 
 def server_nic_table(
@@ -79,8 +84,12 @@ def server_nic_table(
     in-band: the plane's endpoint rows of the pool's first server, on every server.
     """
     rows: list[dict] = []
-    counted = {p: pd.Series(plane_ends[p]["device"]).value_counts() if p in plane_ends
-               else pd.Series(dtype=np.int64) for p in ("storage", "inband")}  # fmt: skip
+    counted = {
+        p: pd.Series(plane_ends[p]["device"]).value_counts()
+        if p in plane_ends
+        else pd.Series(dtype=np.int64)
+        for p in ("storage", "inband")
+    }
     on_fabric = set(compute_names.tolist())
     for s in servers:
         names = s["names"]
@@ -125,13 +134,35 @@ def nic_findings(servers: list[dict], table: pd.DataFrame) -> list[Finding]:
             have = 0 if have is None or math.isnan(have) else int(have)
             used = cabled.get((pool, plane), 0)
             if have > used:
-                out.append(Finding("info", "network", pool, "uncabled_nics",
-                                   {"pool": pool, "server": server, "plane": plane,
-                                    "nics": have, "cabled": used}))  # fmt: skip
+                out.append(
+                    Finding(
+                        "info",
+                        "network",
+                        pool,
+                        "uncabled_nics",
+                        {
+                            "pool": pool,
+                            "server": server,
+                            "plane": plane,
+                            "nics": have,
+                            "cabled": used,
+                        },
+                    )
+                )
             if used and math.isnan(s[gbps]):
-                out.append(Finding("warning", "network", pool, "nic_speed_unknown",
-                                   {"pool": pool, "server": server, "plane": plane}))  # fmt: skip
+                out.append(
+                    Finding(
+                        "warning",
+                        "network",
+                        pool,
+                        "nic_speed_unknown",
+                        {"pool": pool, "server": server, "plane": plane},
+                    )
+                )
         if math.isnan(s["storage_nics"]) or s["storage_nics"] == 0:
-            out.append(Finding("warning", "network", pool, "no_storage_nic",
-                               {"pool": pool, "server": server}))  # fmt: skip
+            out.append(
+                Finding(
+                    "warning", "network", pool, "no_storage_nic", {"pool": pool, "server": server}
+                )
+            )
     return out

@@ -64,8 +64,9 @@ def size_plane(
         return Fabric(endpoints, 1, radix, 1, 1, radix, radix, 0, 1, 1, (0,), 0, 0, 0, 0)
     leaf = (radix, uplink_ports) if uplink_ports else None
     try:
-        return size_fabric(endpoints, 1, radix, oversubscription, leaf=leaf,
-                           spine_radix=spine_radix)  # fmt: skip
+        return size_fabric(
+            endpoints, 1, radix, oversubscription, leaf=leaf, spine_radix=spine_radix
+        )
     except HubplanError:
         raise HubplanError(
             f"network: the {name} plane's {endpoints:,} ports need more than three tiers of "
@@ -81,8 +82,11 @@ def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:
     >>> storage_node_names(nodes)["device"].tolist()
     ['stor-hot-data-01', 'stor-hot-data-02']
     """
-    missing = [c for c in ("tier", "role", "nodes", "nic_ports", "nic_gbps")
-               if c not in storage_nodes.columns]  # fmt: skip
+    missing = [
+        c
+        for c in ("tier", "role", "nodes", "nic_ports", "nic_gbps")
+        if c not in storage_nodes.columns
+    ]
     if missing:
         raise HubplanError(f"table storage_nodes: missing column(s) {missing}")
     if storage_nodes.empty:
@@ -91,8 +95,10 @@ def storage_node_names(storage_nodes: pd.DataFrame) -> pd.DataFrame:
     width = max(2, len(str(int(counts.max())))) if len(counts) else 2
     tiers = storage_nodes["tier"].astype(str).tolist()
     roles = storage_nodes["role"].astype(str).tolist()
-    device = [numbered(f"stor-{t}-{r}-", np.arange(1, n + 1), width)
-              for t, r, n in zip(tiers, roles, counts.tolist(), strict=True)]  # fmt: skip
+    device = [
+        numbered(f"stor-{t}-{r}-", np.arange(1, n + 1), width)
+        for t, r, n in zip(tiers, roles, counts.tolist(), strict=True)
+    ]
     rows = storage_nodes[["nic_ports", "nic_gbps"]].take(np.repeat(np.arange(len(counts)), counts))
     rows = rows.reset_index(drop=True)
     rows.insert(0, "device", pd.Series(np.concatenate(device).astype(object), dtype="str"))
@@ -232,8 +238,23 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
     leaves = math.ceil(endpoints / down)
     spines = _round_robin(leaves * up, radix, pair)
     if spines <= up:
-        return Fabric(endpoints, 1, down, leaves, 2, radix, down, up, leaves, leaves,
-                      (spines,), radix, 0, 0, 0)  # fmt: skip
+        return Fabric(
+            endpoints,
+            1,
+            down,
+            leaves,
+            2,
+            radix,
+            down,
+            up,
+            leaves,
+            leaves,
+            (spines,),
+            radix,
+            0,
+            0,
+            0,
+        )
     half = radix // 2
     pods = math.ceil(leaves / half)
     sizes = [half] * (pods - 1) + [leaves - half * (pods - 1)]
@@ -241,8 +262,24 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
     spine_up = max(-(-n * up // s) for n, s in zip(sizes, pod_spines, strict=True))
     mesh = _round_robin(sum(pod_spines) * spine_up, radix, MANAGEMENT_SPINES)
     if mesh <= spine_up:
-        return Fabric(endpoints, 1, down, leaves, 3, radix, down, up, leaves, half,
-                      pod_spines, half, spine_up, mesh, mesh, core_mesh=True)  # fmt: skip
+        return Fabric(
+            endpoints,
+            1,
+            down,
+            leaves,
+            3,
+            radix,
+            down,
+            up,
+            leaves,
+            half,
+            pod_spines,
+            half,
+            spine_up,
+            mesh,
+            mesh,
+            core_mesh=True,
+        )
     group = _round_robin(pods * spine_up, radix, MANAGEMENT_SPINES)
     if group > spine_up:
         reach = radix * half * down
@@ -253,8 +290,23 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
             "more ports for network.inband_switch or raise "
             "network.management_oversubscription"
         )
-    return Fabric(endpoints, 1, down, leaves, 3, radix, down, up, leaves, half, pod_spines,
-                  half, spine_up, group, pod_spines[0] * group)  # fmt: skip
+    return Fabric(
+        endpoints,
+        1,
+        down,
+        leaves,
+        3,
+        radix,
+        down,
+        up,
+        leaves,
+        half,
+        pod_spines,
+        half,
+        spine_up,
+        group,
+        pod_spines[0] * group,
+    )
 
 
 def oob_leaves(endpoints: int, radix: int, uplinks: int, dedicated_uplinks: int) -> Fabric:
@@ -288,5 +340,4 @@ def oob_leaves(endpoints: int, radix: int, uplinks: int, dedicated_uplinks: int)
             "port for endpoints; use fewer uplinks"
         )
     leaves = math.ceil(endpoints / down)
-    return Fabric(endpoints, 1, down, leaves, 1, radix, down, up, leaves, leaves, (0,),
-                  0, 0, 0, 0)  # fmt: skip
+    return Fabric(endpoints, 1, down, leaves, 1, radix, down, up, leaves, leaves, (0,), 0, 0, 0, 0)

@@ -163,11 +163,36 @@ class LinkGroup:
 MediaOf = Callable[[float, float], str]
 
 
-def _group(plane, segment, reach, speed, a, pa, b, pb, vlan, purpose, media_of: MediaOf,
-           pkey: int = 0, cage_a: int = 1) -> LinkGroup:  # fmt: skip
-    return LinkGroup(plane, segment, float(reach), float(speed), media_of(speed, reach),
-                     np.asarray(a), np.asarray(pa), np.asarray(b), np.asarray(pb), vlan,
-                     purpose, pkey, cage_a)  # fmt: skip
+def _group(
+    plane,
+    segment,
+    reach,
+    speed,
+    a,
+    pa,
+    b,
+    pb,
+    vlan,
+    purpose,
+    media_of: MediaOf,
+    pkey: int = 0,
+    cage_a: int = 1,
+) -> LinkGroup:
+    return LinkGroup(
+        plane,
+        segment,
+        float(reach),
+        float(speed),
+        media_of(speed, reach),
+        np.asarray(a),
+        np.asarray(pa),
+        np.asarray(b),
+        np.asarray(pb),
+        vlan,
+        purpose,
+        pkey,
+        cage_a,
+    )
 
 
 def _ports(n: np.ndarray) -> np.ndarray:
@@ -320,8 +345,18 @@ def compute_links(
     interface = rail_interfaces(R)[r]
     purpose = np.array([f"compute rail {k}" for k in range(1, R + 1)], dtype=object)[r]
     ends = (np.asarray(servers, dtype=object)[s], interface, (s // spu) * R + r, s % spu + 1)
-    return tree_links(fabric, "compute", ends, purpose, speed_gbps, vlan, reach,
-                      media_of=media_of, pkey=pkey, cage=ports_per_cage)  # fmt: skip
+    return tree_links(
+        fabric,
+        "compute",
+        ends,
+        purpose,
+        speed_gbps,
+        vlan,
+        reach,
+        media_of=media_of,
+        pkey=pkey,
+        cage=ports_per_cage,
+    )
 
 
 def rail_interfaces(rails: int) -> np.ndarray:
@@ -483,9 +518,15 @@ def port_use(groups: list[LinkGroup], capacity: dict[tuple[str, str], int]) -> p
     """
     ends = [g.device_a for g in groups if g.a_is_switch] + [g.device_b for g in groups]
     if not ends:  # no links: the empty table with the dtypes it has always had
-        return pd.DataFrame({"device": pd.Series(dtype=object), "plane": pd.Series(dtype="str"),
-                             "role": pd.Series(dtype="str"), "ports": pd.Series(dtype=float),
-                             "used": pd.Series(dtype=object)})  # fmt: skip
+        return pd.DataFrame(
+            {
+                "device": pd.Series(dtype=object),
+                "plane": pd.Series(dtype="str"),
+                "role": pd.Series(dtype="str"),
+                "ports": pd.Series(dtype=float),
+                "used": pd.Series(dtype=object),
+            }
+        )
     codes, devices = pd.factorize(np.concatenate(ends).astype(object))
     used = np.bincount(codes, minlength=len(devices))
     keep = [i for i, d in enumerate(devices) if _SWITCH_NAME.match(d)]

@@ -151,41 +151,63 @@ def rdma_settings(
     if name in ("NVIDIA", "AMD"):
         hcas = ",".join(f"mlx5_{k}:1" for k in range(rails))
         rows += [
-            (code, "NCCL_IB_HCA", f"={hcas}" if name == "NVIDIA"
-             else "unknown: the compute NICs' RDMA device names (ibv_devinfo)"),
+            (
+                code,
+                "NCCL_IB_HCA",
+                f"={hcas}"
+                if name == "NVIDIA"
+                else "unknown: the compute NICs' RDMA device names (ibv_devinfo)",
+            ),
             (code, "NCCL_IB_TIMEOUT", str(nccl_ib_timeout)),
             (code, "NCCL_IB_RETRY_CNT", "7"),
             (code, "NCCL_SOCKET_IFNAME", socket_ifname),
             (code, "NCCL_CROSS_NIC", "0"),
-        ]  # fmt: skip
+        ]
         if transport == "infiniband":
             rows.append((code, "NCCL_IB_SL", str(nccl_ib_sl)))
         else:
-            rows += [(code, "NCCL_IB_GID_INDEX", "-1"),
-                     (code, "NCCL_IB_TC", str(traffic_class(ROCE_DSCP)))]  # fmt: skip
+            rows += [
+                (code, "NCCL_IB_GID_INDEX", "-1"),
+                (code, "NCCL_IB_TC", str(traffic_class(ROCE_DSCP))),
+            ]
     elif name == "Huawei":
         rows += [
             (code, "HCCL_CONNECT_TIMEOUT", str(HCCL_CONNECT_TIMEOUT_S)),
             (code, "HCCL_SOCKET_IFNAME", socket_ifname),
-            (code, "HCCL_IF_IP", "per host: its in-band address (ip_plan); "
-             "unset, HCCL uses HCCL_SOCKET_IFNAME"),
+            (
+                code,
+                "HCCL_IF_IP",
+                "per host: its in-band address (ip_plan); unset, HCCL uses HCCL_SOCKET_IFNAME",
+            ),
             (code, "HCCL_RDMA_TC", str(traffic_class(ROCE_DSCP))),
-            (code, "RANK_TABLE_FILE", "per job: the rank table (server and NPU port "
-             "addresses), written by the scheduler (Ascend MindCluster)"),
-            ("npu", "npu_port_address", "hccn_tool -i <npu> -ip -s address <ip> netmask "
-             "<mask>: one compute-plane address per NPU port"),
-        ]  # fmt: skip
+            (
+                code,
+                "RANK_TABLE_FILE",
+                "per job: the rank table (server and NPU port "
+                "addresses), written by the scheduler (Ascend MindCluster)",
+            ),
+            (
+                "npu",
+                "npu_port_address",
+                "hccn_tool -i <npu> -ip -s address <ip> netmask "
+                "<mask>: one compute-plane address per NPU port",
+            ),
+        ]
     elif name == "Intel":
         rows += [
             (code, "HCCL_SOCKET_IFNAME", socket_ifname),
             ("npu", "scaleout_ports", "on the Gaudi card (integrated RoCE): no host NIC"),
-        ]  # fmt: skip
+        ]
     elif name == "MetaX":
         rows += [
-            (code, "MCCL_IB_HCA", "unknown: the compute NICs' RDMA device names "
-             "(ibv_devinfo), storage ports excluded"),
+            (
+                code,
+                "MCCL_IB_HCA",
+                "unknown: the compute NICs' RDMA device names "
+                "(ibv_devinfo), storage ports excluded",
+            ),
             (code, "MCCL_NET_GDR_LEVEL", "SYS"),
-        ]  # fmt: skip
+        ]
     else:
         what = f"{library} settings" if library else "collective library and settings"
         rows.append((code, "settings", f"unknown: no sourced {what} for {name or 'this family'}"))
@@ -206,7 +228,7 @@ def rdma_settings(
             ("switch", "cnp_dscp", str(CNP_DSCP)),
             ("switch", "trust", "pcp,dscp"),
             ("host", "congestion_control", "DCQCN" if ecn else "none"),
-        ]  # fmt: skip
+        ]
         if name == "NVIDIA":
             rows.append(("host", "mlnx_qos", f"--trust=dscp --pfc {pfc_mask}"))
         else:
@@ -231,10 +253,23 @@ def fabric_family_findings(family: pd.Series, technology: str, switch: str) -> l
     name = _known(family.get("name")) or "unknown"
     fabrics = [t for t in _known(family.get("scaleout_fabric")).split(";") if t]
     if not fabrics:
-        return [Finding("info", "network", "compute", "family_fabric_unknown",
-                        {"family": name, "switch": switch, "technology": technology})]  # fmt: skip
+        return [
+            Finding(
+                "info",
+                "network",
+                "compute",
+                "family_fabric_unknown",
+                {"family": name, "switch": switch, "technology": technology},
+            )
+        ]
     if technology not in fabrics:
-        return [Finding("warning", "network", "compute", "fabric_unsuited_to_family",
-                        {"family": name, "switch": switch, "technology": technology,
-                         "fabrics": fabrics})]  # fmt: skip
+        return [
+            Finding(
+                "warning",
+                "network",
+                "compute",
+                "fabric_unsuited_to_family",
+                {"family": name, "switch": switch, "technology": technology, "fabrics": fabrics},
+            )
+        ]
     return []

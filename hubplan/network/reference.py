@@ -37,9 +37,20 @@ def superpod_reference() -> pd.DataFrame:
 def _pools_table(working: int, spares: int) -> pd.DataFrame:
     """The server stage's ``pools`` rows for one training pool of DGX H100."""
     total = working + spares
-    return pd.DataFrame([{"level": "pool", "pool": "training", "partition": "train",
-                          "gpus_per_server": 8, "servers": working, "spare_servers": spares,
-                          "total_servers": total, "total_gpus": total * 8}])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "level": "pool",
+                "pool": "training",
+                "partition": "train",
+                "gpus_per_server": 8,
+                "servers": working,
+                "spare_servers": spares,
+                "total_servers": total,
+                "total_gpus": total * 8,
+            }
+        ]
+    )
 
 
 def superpod_counts(
@@ -52,12 +63,17 @@ def superpod_counts(
     """
     from .stage import run_network  # the stage imports this package's modules
 
-    tables = {"pools": _pools_table(working, spares),
-              "storage_nodes": pd.DataFrame(columns=["tier", "role", "nodes", "nic_ports",
-                                                     "nic_gbps"])}  # fmt: skip
-    r = run_network(catalog=catalog or load_catalog(), tables=tables,
-                    network=network or Network(), pools=Pools(training=PoolSpec(server="DGX H100")),
-                    facility_management_servers=RA_MANAGEMENT_SERVERS)  # fmt: skip
+    tables = {
+        "pools": _pools_table(working, spares),
+        "storage_nodes": pd.DataFrame(columns=["tier", "role", "nodes", "nic_ports", "nic_gbps"]),
+    }
+    r = run_network(
+        catalog=catalog or load_catalog(),
+        tables=tables,
+        network=network or Network(),
+        pools=Pools(training=PoolSpec(server="DGX H100")),
+        facility_management_servers=RA_MANAGEMENT_SERVERS,
+    )
     sw, pm, optics = r.tables["switches"], r.tables["port_map"], r.tables["transceivers"]
 
     def switches(plane, roles=("leaf", "spine", "core")):
@@ -86,8 +102,13 @@ def superpod_counts(
 
 
 #: RA rows summed into one comparable figure.
-_SUMS = {"compute_transceivers": ("compute_switch_transceivers", "compute_system_transceivers",
-                                  "compute_ufm_transceivers")}  # fmt: skip
+_SUMS = {
+    "compute_transceivers": (
+        "compute_switch_transceivers",
+        "compute_system_transceivers",
+        "compute_ufm_transceivers",
+    )
+}
 
 
 def superpod_comparison(
@@ -115,10 +136,17 @@ def superpod_comparison(
                 known = [p for p in parts if p in at.index]
                 ra = sum(int(at.loc[p, "count"]) for p in known) if known else None
                 table = ", ".join(dict.fromkeys(at.loc[p, "table"] for p in known))
-                rows.append({"sus": int(sus), "spare_ratio": ratio, "item": item, "ra": ra,
-                             "hubplan": value,
-                             "difference": None if ra is None else value - ra,
-                             "table": table})  # fmt: skip
+                rows.append(
+                    {
+                        "sus": int(sus),
+                        "spare_ratio": ratio,
+                        "item": item,
+                        "ra": ra,
+                        "hubplan": value,
+                        "difference": None if ra is None else value - ra,
+                        "table": table,
+                    }
+                )
     out = pd.DataFrame(rows)
     for c in ("ra", "difference"):
         out[c] = out[c].astype("Int64")

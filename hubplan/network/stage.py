@@ -106,8 +106,11 @@ def run_network(
     # collective library's settings; a switch its scale-out cannot use is a finding.
     fab = [s["pool"] for s in servers if s["pool"] in network.compute_pools]
     named = fab or [s["pool"] for s in servers]
-    family = (catalog.accelerator_family(getattr(pools, named[0]).accelerator) if named
-              else catalog.family(""))  # fmt: skip
+    family = (
+        catalog.accelerator_family(getattr(pools, named[0]).accelerator)
+        if named
+        else catalog.family("")
+    )
     if compute.fabric is not None:
         findings += fabric_family_findings(family, transport, str(compute.switch["name"]))
     rdma = rdma_settings(

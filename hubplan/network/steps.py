@@ -299,10 +299,21 @@ def _ufm_row(plane: str, network: Network, count: int, port_gbps: float) -> list
     and price unknown (the facility stage's stand-ins, with a warning)."""
     if count <= 0:
         return []
-    return [{"plane": plane, "role": "ufm", "model": network.ufm_model, "count": count,
-             "ports": network.ufm_fabric_ports, "port_gbps": float(port_gbps),
-             "rack_units": math.nan, "max_power_kw": math.nan, "typical_power_kw": math.nan,
-             "price_usd": math.nan, "unit": ""}]  # fmt: skip
+    return [
+        {
+            "plane": plane,
+            "role": "ufm",
+            "model": network.ufm_model,
+            "count": count,
+            "ports": network.ufm_fabric_ports,
+            "port_gbps": float(port_gbps),
+            "rack_units": math.nan,
+            "max_power_kw": math.nan,
+            "typical_power_kw": math.nan,
+            "price_usd": math.nan,
+            "unit": "",
+        }
+    ]
 
 
 def _compute_ufm(out: ComputeFabric, network: Network) -> None:
@@ -325,10 +336,15 @@ def _compute_ufm(out: ComputeFabric, network: Network) -> None:
                 "network",
                 "compute",
                 "ufm_without_slot",
-                {"ufm": n, "units": f.units, "per_unit": f.servers_per_unit,
-                 "servers": len(out.names), "slots": need},
+                {
+                    "ufm": n,
+                    "units": f.units,
+                    "per_unit": f.servers_per_unit,
+                    "servers": len(out.names),
+                    "slots": need,
+                },
             )
-        )  # fmt: skip
+        )
         return
     k = np.arange(n * per)
     slot = len(out.names) + k // out.rails
@@ -336,12 +352,21 @@ def _compute_ufm(out: ComputeFabric, network: Network) -> None:
     leaves = name_table("compute-leaf-", f.leaves, width(f.leaves))
     reach = segment_reach_m("compute", network)[0]
     out.groups.append(
-        LinkGroup("compute", "server-leaf", float(reach), float(out.nic_gbps),
-                  out.media_of(out.nic_gbps, reach), names[k // per],
-                  np.array([f"ib{q}" for q in range(1, per + 1)], dtype=object)[k % per],
-                  leaves[leaf], name_table("p", f.servers_per_unit, 1)[slot % f.servers_per_unit],
-                  0, "subnet manager (UFM)", out.pkey)
-    )  # fmt: skip
+        LinkGroup(
+            "compute",
+            "server-leaf",
+            float(reach),
+            float(out.nic_gbps),
+            out.media_of(out.nic_gbps, reach),
+            names[k // per],
+            np.array([f"ib{q}" for q in range(1, per + 1)], dtype=object)[k % per],
+            leaves[leaf],
+            name_table("p", f.servers_per_unit, 1)[slot % f.servers_per_unit],
+            0,
+            "subnet manager (UFM)",
+            out.pkey,
+        )
+    )
 
 
 def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> ComputeFabric:
@@ -547,11 +572,15 @@ def management_planes(
                 Finding("warning", "network", s["pool"], "storage_on_compute", {"pool": s["pool"]})
             )
         n = len(s["names"])
-        stor_parts.append(endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server")
-                          | {"gbps": np.full(n * k_st, s["storage_nic_gbps"])})  # fmt: skip
+        stor_parts.append(
+            endpoint_columns(s["names"], np.full(n, k_st), "stor", "gpu_server")
+            | {"gbps": np.full(n * k_st, s["storage_nic_gbps"])}
+        )
         k_in = min(network.inband_ports_per_server, _count(s["inband_nics"], 1))
-        inb_parts.append(endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server")
-                         | {"gbps": np.full(n * k_in, s["inband_nic_gbps"])})  # fmt: skip
+        inb_parts.append(
+            endpoint_columns(s["names"], np.full(n, k_in), "mgmt", "gpu_server")
+            | {"gbps": np.full(n * k_in, s["inband_nic_gbps"])}
+        )
         bmc_parts.append(endpoint_columns(s["names"], np.full(n, 1), "bmc", "gpu_server"))
     if network.storage_plane == "compute":
         findings.append(
@@ -624,10 +653,12 @@ def management_planes(
     plane_ends["storage"] = _stack(stor_parts)
     planes: dict[str, Fabric] = {
         "storage": size_plane(
-            "storage", len(plane_ends["storage"]["device"]), radix["storage"],
+            "storage",
+            len(plane_ends["storage"]["device"]),
+            radix["storage"],
             network.storage_oversubscription,
         )
-    }  # fmt: skip
+    }
 
     # in-band and out-of-band, sized together until their counts hold still
     bsw = sws["bmc"]
@@ -642,13 +673,13 @@ def management_planes(
             n_inband + oob_leaves_n * b, radix["inband"], network.management_oversubscription
         )
         mgmt_devices = _switch_names(fabric, planes)
-        planes["bmc"] = oob_leaves(n_bmc + len(mgmt_devices) + pdu_ports, radix["bmc"], b,
-                                   up_ports)  # fmt: skip
+        planes["bmc"] = oob_leaves(n_bmc + len(mgmt_devices) + pdu_ports, radix["bmc"], b, up_ports)
         if planes["bmc"].leaves == oob_leaves_n:
             break
         oob_leaves_n = planes["bmc"].leaves
-    findings += _inband_radix_findings(planes["inband"], sws["inband"], catalog.switches,
-                                       speeds["inband"], network)  # fmt: skip
+    findings += _inband_radix_findings(
+        planes["inband"], sws["inband"], catalog.switches, speeds["inband"], network
+    )
     bmc = planes["bmc"]
     oob_names = name_table("bmc-leaf-", bmc.leaves, width(bmc.leaves))
     if bmc.leaves and planes["inband"].servers:
@@ -675,9 +706,18 @@ def management_planes(
     )
     plane_ends["bmc"] = _stack(bmc_parts)
     out = Planes(
-        planes, plane_ends, sws, speeds, vlans, radix, None, mgmt_devices,
-        pkeys=pkeys, findings=findings, switch_rows=ufm_rows,
-    )  # fmt: skip
+        planes,
+        plane_ends,
+        sws,
+        speeds,
+        vlans,
+        radix,
+        None,
+        mgmt_devices,
+        pkeys=pkeys,
+        findings=findings,
+        switch_rows=ufm_rows,
+    )
     uplink_gbps = _num(bsw["uplink_gbps"]) if up_ports else speeds["bmc"]
     for p in PLANES:
         pl = planes[p]
@@ -722,8 +762,9 @@ def management_planes(
     return out
 
 
-def _inband_radix_findings(inband: Fabric, switch: pd.Series, switches: pd.DataFrame,
-                           gbps: float, network: Network) -> list[Finding]:  # fmt: skip
+def _inband_radix_findings(
+    inband: Fabric, switch: pd.Series, switches: pd.DataFrame, gbps: float, network: Network
+) -> list[Finding]:
     """An info finding when the in-band plane needs three tiers of its switch while a
     catalogue switch of the same technology with more ports at the plane's speed (broken
     out) keeps it at two: the alternative's leaves and spines from
@@ -748,11 +789,27 @@ def _inband_radix_findings(inband: Fabric, switch: pd.Series, switches: pd.DataF
     if best is None:
         return []
     _, name, k, f = best
-    return [Finding("info", "network", "inband", "inband_three_tiers",
-                    {"ports": inband.servers, "switch": switch["name"], "radix": inband.radix,
-                     "gbps": gbps, "leaves": inband.leaves, "spines": inband.spines,
-                     "cores": inband.cores, "other": name, "other_radix": k,
-                     "other_leaves": f.leaves, "other_spines": f.spines})]  # fmt: skip
+    return [
+        Finding(
+            "info",
+            "network",
+            "inband",
+            "inband_three_tiers",
+            {
+                "ports": inband.servers,
+                "switch": switch["name"],
+                "radix": inband.radix,
+                "gbps": gbps,
+                "leaves": inband.leaves,
+                "spines": inband.spines,
+                "cores": inband.cores,
+                "other": name,
+                "other_radix": k,
+                "other_leaves": f.leaves,
+                "other_spines": f.spines,
+            },
+        )
+    ]
 
 
 def _split_oob_uplinks(
@@ -769,10 +826,20 @@ def _split_oob_uplinks(
         return groups
 
     def take(mask, segment, reach, purpose):
-        return LinkGroup(first.plane, segment, float(reach), first.speed_gbps,
-                         media_of(first.speed_gbps, reach), first.device_a[mask],
-                         first.port_a[mask], first.device_b[mask], first.port_b[mask],
-                         first.vlan, purpose, first.pkey)  # fmt: skip
+        return LinkGroup(
+            first.plane,
+            segment,
+            float(reach),
+            first.speed_gbps,
+            media_of(first.speed_gbps, reach),
+            first.device_a[mask],
+            first.port_a[mask],
+            first.device_b[mask],
+            first.port_b[mask],
+            first.vlan,
+            purpose,
+            first.pkey,
+        )
 
     return [
         take(~up, first.segment, first.reach_m, first.purpose),

@@ -73,6 +73,8 @@ def ports_at(ports: int, port_gbps: float, max_breakout: float, speed_gbps: floa
     """
     if speed_gbps > port_gbps:
         return 0
-    split = max(1, min(int(max_breakout) if not math.isnan(max_breakout) else 1,
-                       int(port_gbps // speed_gbps)))  # fmt: skip
+    split = max(
+        1,
+        min(int(max_breakout) if not math.isnan(max_breakout) else 1, int(port_gbps // speed_gbps)),
+    )
     return int(ports) * split

@@ -8,6 +8,15 @@ from .fleet import FLEET_KEY, POOL_KINDS, fleet_rows, fleet_shares, peak_servers
 from .section import ExistingServers, Pools, PoolSpec, ServerSpec, server_name
 
 __all__ = [
-    "FLEET_KEY", "POOL_KINDS", "ExistingServers", "PoolSpec", "Pools", "ServerSpec",
-    "fleet_rows", "fleet_shares", "peak_servers", "server_name", "whole_servers",
-]  # fmt: skip
+    "FLEET_KEY",
+    "POOL_KINDS",
+    "ExistingServers",
+    "PoolSpec",
+    "Pools",
+    "ServerSpec",
+    "fleet_rows",
+    "fleet_shares",
+    "peak_servers",
+    "server_name",
+    "whole_servers",
+]

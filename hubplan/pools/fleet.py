@@ -94,19 +94,28 @@ def fleet_rows(pools: pd.DataFrame, policy: str) -> pd.DataFrame:
             load = np.nansum(col["gpus_required"][at] * col["coincidence"][at])
             peak = math.ceil(round(float(load), 9))
             gpus = max(peak, int(_nanmax(col["gpus_required"][at])))
-            bases = peak_servers(col["gpus_required"][at], col["coincidence"][at],
-                                 col["servers"][at], per_server)  # fmt: skip
+            bases = peak_servers(
+                col["gpus_required"][at], col["coincidence"][at], col["servers"][at], per_server
+            )
             servers = max(math.ceil(gpus / per_server), sum(bases))
             spares = _spares(servers, float(_nanmax(col["spare_ratio"][at]))) if with_spares else 0
         row = dict(zip(FLEET_KEY, key, strict=True))
         # The server model when every member that names one names the same; else ''.
-        row.update(level="fleet", pool="fleet", policy=policy,
-                   server=str(named[0]) if len(named) == 1 else "",
-                   gpus_required=int(np.nansum(col["gpus_required"][at])), servers=servers,
-                   gpus=servers * per_server)  # fmt: skip
+        row.update(
+            level="fleet",
+            pool="fleet",
+            policy=policy,
+            server=str(named[0]) if len(named) == 1 else "",
+            gpus_required=int(np.nansum(col["gpus_required"][at])),
+            servers=servers,
+            gpus=servers * per_server,
+        )
         if with_spares:
-            row.update(spare_servers=spares, total_servers=servers + spares,
-                       total_gpus=(servers + spares) * per_server)  # fmt: skip
+            row.update(
+                spare_servers=spares,
+                total_servers=servers + spares,
+                total_gpus=(servers + spares) * per_server,
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -13,10 +13,26 @@ from .rules import run_rules
 from .section import ReviewPolicy
 
 #: The tables the rules read.
-NEEDS = ("training", "training_memory", "inference", "candidates", "compute_claims",
-         "pools", "storage_tiers", "storage_bandwidth", "checkpoint_plan", "fabric",
-         "power_allocation", "power_on_sequence", "cooling", "equipment_list",
-         "schedule", "acceptance", "slurm_nodes", "slurm_partitions")  # fmt: skip
+NEEDS = (
+    "training",
+    "training_memory",
+    "inference",
+    "candidates",
+    "compute_claims",
+    "pools",
+    "storage_tiers",
+    "storage_bandwidth",
+    "checkpoint_plan",
+    "fabric",
+    "power_allocation",
+    "power_on_sequence",
+    "cooling",
+    "equipment_list",
+    "schedule",
+    "acceptance",
+    "slurm_nodes",
+    "slurm_partitions",
+)
 
 
 def fabric_tools_of(pools: pd.DataFrame | None, catalog: Catalog) -> dict[str, str]:
@@ -46,11 +62,18 @@ def fabric_tools_of(pools: pd.DataFrame | None, catalog: Catalog) -> dict[str, s
     return {"rdma_tool": tools["rdma_write_bw"], "collective_tool": tools["fabric_all_reduce"]}
 
 
-def run_review(*, catalog: Catalog, tables: dict[str, pd.DataFrame],
-               review: ReviewPolicy, facility_inrush_factor: float) -> StageResult:  # fmt: skip
+def run_review(
+    *,
+    catalog: Catalog,
+    tables: dict[str, pd.DataFrame],
+    review: ReviewPolicy,
+    facility_inrush_factor: float,
+) -> StageResult:
     """The design review over the plan's tables: findings and the checklist."""
-    extra = {"inrush_factor": facility_inrush_factor,
-             "fabric_tools": fabric_tools_of(tables.get("pools"), catalog)}  # fmt: skip
+    extra = {
+        "inrush_factor": facility_inrush_factor,
+        "fabric_tools": fabric_tools_of(tables.get("pools"), catalog),
+    }
     findings, checklist = run_rules(tables, review, extra=extra)
     return StageResult({"review_checklist": checklist}, tuple(findings))
 

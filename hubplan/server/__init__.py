@@ -20,7 +20,16 @@ from .resolve import Server, catalog_server, pool_server, resolve_server
 from .section import ServerPolicy
 
 __all__ = [
-    "CHECK_COLUMNS", "PCIE_X16_GB_S", "STATUSES", "Server", "ServerPolicy", "balance_checks",
-    "catalog_server", "pcie_supports_nic", "pool_server", "ram_check", "resolve_server",
+    "CHECK_COLUMNS",
+    "PCIE_X16_GB_S",
+    "STATUSES",
+    "Server",
+    "ServerPolicy",
+    "balance_checks",
+    "catalog_server",
+    "pcie_supports_nic",
+    "pool_server",
+    "ram_check",
+    "resolve_server",
     "spare_servers",
-]  # fmt: skip
+]

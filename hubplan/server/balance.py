@@ -64,25 +64,49 @@ def balance_checks(
     rows: list[dict] = []
 
     def add(check, status, value, required):
-        rows.append({"pool": pool, "server": server.name, "check": check, "status": status,
-                     "value": value, "required": required, "gpus": server.gpus,
-                     "ram_ratio": policy.ram_to_gpu_memory})  # fmt: skip
+        rows.append(
+            {
+                "pool": pool,
+                "server": server.name,
+                "check": check,
+                "status": status,
+                "value": value,
+                "required": required,
+                "gpus": server.gpus,
+                "ram_ratio": policy.ram_to_gpu_memory,
+            }
+        )
 
     status, ram, need = ram_check(server, vram_gb, policy.ram_to_gpu_memory)
     add("ram_vs_gpu_memory", status, ram, need)
 
     per_gpu = server.cpu_cores_total / server.gpus
-    add("cpu_cores_per_gpu", _at_least(per_gpu, policy.min_cpu_cores_per_gpu, "warn"),
-        per_gpu, policy.min_cpu_cores_per_gpu)  # fmt: skip
-    add("cpu_base_ghz", _at_least(server.cpu_base_ghz, policy.min_cpu_base_ghz, "warn"),
-        server.cpu_base_ghz, policy.min_cpu_base_ghz)  # fmt: skip
+    add(
+        "cpu_cores_per_gpu",
+        _at_least(per_gpu, policy.min_cpu_cores_per_gpu, "warn"),
+        per_gpu,
+        policy.min_cpu_cores_per_gpu,
+    )
+    add(
+        "cpu_base_ghz",
+        _at_least(server.cpu_base_ghz, policy.min_cpu_base_ghz, "warn"),
+        server.cpu_base_ghz,
+        policy.min_cpu_base_ghz,
+    )
 
     if training:
-        add("compute_nics_per_gpu", _at_least(server.compute_nics, server.gpus, "fail"),
-            server.compute_nics, server.gpus)  # fmt: skip
-        add("compute_nic_gbps", _at_least(server.compute_nic_gbps, policy.training_fabric_gbps,
-                                          "warn"),
-            server.compute_nic_gbps, policy.training_fabric_gbps)  # fmt: skip
+        add(
+            "compute_nics_per_gpu",
+            _at_least(server.compute_nics, server.gpus, "fail"),
+            server.compute_nics,
+            server.gpus,
+        )
+        add(
+            "compute_nic_gbps",
+            _at_least(server.compute_nic_gbps, policy.training_fabric_gbps, "warn"),
+            server.compute_nic_gbps,
+            policy.training_fabric_gbps,
+        )
     if policy.require_storage_network and pool != "development":
         add("storage_network", _at_least(server.storage_nics, 1, "warn"), server.storage_nics, 1)
     if policy.require_management_network:

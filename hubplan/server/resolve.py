@@ -66,9 +66,10 @@ class Server:
 
 #: The number fields of :class:`Server`, read from a catalogue row or a custom server.
 NUMBER_FIELDS = tuple(
-    f.name for f in fields(Server) if f.name not in ("name", "accelerator", "gpus", "custom",
-                                                     "kind", "nodes")
-)  # fmt: skip
+    f.name
+    for f in fields(Server)
+    if f.name not in ("name", "accelerator", "gpus", "custom", "kind", "nodes")
+)
 
 
 def _nan(v: object) -> float:
@@ -122,8 +123,10 @@ def rack_nodes(name: str, accelerator: str, gpus: int, catalog: Catalog) -> int:
     18
     """
     servers = catalog.servers
-    trays = servers[(servers["kind"] == "tray") & (servers["accelerator"].map(
-        lambda a: catalog.accelerator(a)["name"]) == accelerator)]  # fmt: skip
+    trays = servers[
+        (servers["kind"] == "tray")
+        & (servers["accelerator"].map(lambda a: catalog.accelerator(a)["name"]) == accelerator)
+    ]
     per_tray = sorted({int(g) for g in trays["gpus"]})
     if len(per_tray) != 1 or gpus % per_tray[0]:
         raise CatalogError(

@@ -27,11 +27,30 @@ from .balance import CHECK_COLUMNS, balance_checks, spare_servers
 from .resolve import resolve_server
 from .section import ServerPolicy
 
-POOL_COLUMNS = ["level", "pool", "policy", "partition", "accelerator", "generation", "server",
-                "gpus_per_server", "gpus_required", "servers", "spare_servers", "total_servers",
-                "total_gpus", "existing_gpus", "owned_servers", "new_servers",
-                "server_price_usd", "price_basis", "capex_usd", "max_power_kw", "quota",
-                "max_gpus_per_user"]  # fmt: skip
+POOL_COLUMNS = [
+    "level",
+    "pool",
+    "policy",
+    "partition",
+    "accelerator",
+    "generation",
+    "server",
+    "gpus_per_server",
+    "gpus_required",
+    "servers",
+    "spare_servers",
+    "total_servers",
+    "total_gpus",
+    "existing_gpus",
+    "owned_servers",
+    "new_servers",
+    "server_price_usd",
+    "price_basis",
+    "capex_usd",
+    "max_power_kw",
+    "quota",
+    "max_gpus_per_user",
+]
 #: Columns the fleet rows add up from their pools.
 SUMMED = ["owned_servers", "new_servers", "existing_gpus", "capex_usd", "max_power_kw"]
 
@@ -43,10 +62,22 @@ def _existing_generation_findings(kind: str, spec: PoolSpec, catalog: Catalog) -
         row = catalog.server(existing.server)
         other = catalog.accelerator(row["accelerator"])
         if kind == "training" and other["generation"] != acc["generation"]:
-            found.append(Finding("warning", "server", kind, "mixed_generations",
-                                 {"pool": kind, "new": acc["name"], "new_gen": acc["generation"],
-                                  "old": other["name"], "old_gen": other["generation"],
-                                  "count": existing.count}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "server",
+                    kind,
+                    "mixed_generations",
+                    {
+                        "pool": kind,
+                        "new": acc["name"],
+                        "new_gen": acc["generation"],
+                        "old": other["name"],
+                        "old_gen": other["generation"],
+                        "count": existing.count,
+                    },
+                )
+            )
     return found
 
 
@@ -55,16 +86,19 @@ def _check_findings(kind: str, table: pd.DataFrame) -> list[Finding]:
     found = []
     # Column by column: each value as the table holds it (a column mixing whole and
     # fractional numbers is a float column), without building a dict per row.
-    col = {c: table[c].tolist() for c in ("server", "check", "status", "value", "required",
-                                          "gpus", "ram_ratio")}  # fmt: skip
+    col = {
+        c: table[c].tolist()
+        for c in ("server", "check", "status", "value", "required", "gpus", "ram_ratio")
+    }
     for i, status in enumerate(col["status"]):
         if status in ("fail", "warn"):
             sev = "error" if status == "fail" else "warning"
             params = {k: col[k][i] for k in ("server", "value", "required", "gpus")}
             params["ratio"] = col["ram_ratio"][i]
             found.append(Finding(sev, "server", kind, f"check_{col['check'][i]}", params))
-    unknown = [c for c, status in zip(col["check"], col["status"], strict=True)
-               if status == "unknown"]  # fmt: skip
+    unknown = [
+        c for c, status in zip(col["check"], col["status"], strict=True) if status == "unknown"
+    ]
     if unknown:
         params = {"server": col["server"][0], "checks": ", ".join(unknown)}
         found.append(Finding("info", "server", kind, "checks_unknown", params))
@@ -74,8 +108,10 @@ def _check_findings(kind: str, table: pd.DataFrame) -> list[Finding]:
 def _pool_needs(demand: pd.DataFrame) -> dict[str, dict]:
     """The workload stage's per-pool rows (``level`` = 'pool') by pool, as plain dicts of
     the columns the server stage reads."""
-    col = {c: demand[c].tolist() for c in ("level", "pool", "policy", "gpus_required",
-                                           "servers", "coincidence")}  # fmt: skip
+    col = {
+        c: demand[c].tolist()
+        for c in ("level", "pool", "policy", "gpus_required", "servers", "coincidence")
+    }
     return {
         pool: {c: col[c][i] for c in ("policy", "gpus_required", "servers", "coincidence")}
         for i, (level, pool) in enumerate(zip(col["level"], col["pool"], strict=True))
@@ -125,12 +161,18 @@ def share_shared_fleet(rows: list[dict]) -> None:
         members.setdefault(key, []).append(i)
     for key, servers, spares in zip(
         zip(*(fleet[k].tolist() for k in FLEET_KEY), strict=True),
-        fleet["servers"].tolist(), fleet["spare_servers"].tolist(), strict=True,
-    ):  # fmt: skip
+        fleet["servers"].tolist(),
+        fleet["spare_servers"].tolist(),
+        strict=True,
+    ):
         at = members[key]
         own = [rows[i]["servers"] for i in at]
-        base = peak_servers([rows[i]["gpus_required"] for i in at],
-                            [rows[i]["coincidence"] for i in at], own, int(key[1]))  # fmt: skip
+        base = peak_servers(
+            [rows[i]["gpus_required"] for i in at],
+            [rows[i]["coincidence"] for i in at],
+            own,
+            int(key[1]),
+        )
         lack = [o - b for o, b in zip(own, base, strict=True)]
         rest = fleet_shares(int(servers) - sum(base), lack if sum(lack) else own)
         extra = fleet_shares(int(spares), [rows[i]["spare_servers"] for i in at])
@@ -159,8 +201,9 @@ def _net_owned(rows: list[dict]) -> dict[str, int]:
     return idle
 
 
-def server_price(chosen, acc: pd.Series, gpus_per_server: int,
-                 platform_overhead: float) -> tuple[float, str]:  # fmt: skip
+def server_price(
+    chosen, acc: pd.Series, gpus_per_server: int, platform_overhead: float
+) -> tuple[float, str]:
     """Price of one server and where it comes from: the chosen server's catalogue (or
     custom) price; else the price catalogue's (``data/prices.csv``, a CNY row at the cost
     section's default rate: the cost stage re-prices it at the plan's own rate); with no
@@ -207,8 +250,9 @@ def run_servers(
                     f"{acc['name']} per server; make accelerator and gpus_per_server match "
                     "the server, or choose another server"
                 )
-            table = balance_checks(kind, chosen, float(acc["vram_gb"]), server,
-                                   training=kind == "training")  # fmt: skip
+            table = balance_checks(
+                kind, chosen, float(acc["vram_gb"]), server, training=kind == "training"
+            )
             checks.append(table)
             findings += _check_findings(kind, table)
         else:
@@ -219,33 +263,50 @@ def run_servers(
             e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers
         )
         n = int(need["servers"])
-        price, basis = server_price(chosen, acc, spec.gpus_per_server,
-                                    accelerator.platform_overhead)  # fmt: skip
-        rows.append({
-            "level": "pool", "pool": kind, "policy": need["policy"],
-            "partition": spec.partition or kind, "accelerator": acc["name"],
-            "generation": acc["generation"], "server": chosen.name if chosen else "",
-            "gpus_per_server": spec.gpus_per_server, "gpus_required": int(need["gpus_required"]),
-            "servers": n, "spare_servers": spare_servers(n, spec.spare_ratio),
-            "existing_gpus": existing, "owned_servers": sum(e.count for e in spec.existing_servers),
-            "server_price_usd": price, "price_basis": basis, "quota": spec.quota,
-            "max_gpus_per_user": spec.max_gpus_per_user, "coincidence": need["coincidence"],
-            "spare_ratio": spec.spare_ratio,
-            "server_kw": chosen.max_power_kw if chosen is not None else math.nan,
-        })  # fmt: skip
+        price, basis = server_price(
+            chosen, acc, spec.gpus_per_server, accelerator.platform_overhead
+        )
+        rows.append(
+            {
+                "level": "pool",
+                "pool": kind,
+                "policy": need["policy"],
+                "partition": spec.partition or kind,
+                "accelerator": acc["name"],
+                "generation": acc["generation"],
+                "server": chosen.name if chosen else "",
+                "gpus_per_server": spec.gpus_per_server,
+                "gpus_required": int(need["gpus_required"]),
+                "servers": n,
+                "spare_servers": spare_servers(n, spec.spare_ratio),
+                "existing_gpus": existing,
+                "owned_servers": sum(e.count for e in spec.existing_servers),
+                "server_price_usd": price,
+                "price_basis": basis,
+                "quota": spec.quota,
+                "max_gpus_per_user": spec.max_gpus_per_user,
+                "coincidence": need["coincidence"],
+                "spare_ratio": spec.spare_ratio,
+                "server_kw": chosen.max_power_kw if chosen is not None else math.nan,
+            }
+        )
     shared = bool(rows) and rows[0]["policy"] == "shared"
     if shared:
         share_shared_fleet(rows)
     for r in rows:  # what each pool's servers (its share, under the shared policy) come to
         total = r["servers"] + r["spare_servers"]
-        r.update(total_servers=total, total_gpus=total * r["gpus_per_server"],
-                 new_servers=max(total - r["owned_servers"], 0),
-                 max_power_kw=total * r.pop("server_kw"))  # fmt: skip
+        r.update(
+            total_servers=total,
+            total_gpus=total * r["gpus_per_server"],
+            new_servers=max(total - r["owned_servers"], 0),
+            max_power_kw=total * r.pop("server_kw"),
+        )
     if shared:
         idle = _net_owned(rows)
     else:
-        idle = {r["pool"]: r["total_servers"] for r in rows
-                if r["owned_servers"] > r["total_servers"]}  # fmt: skip
+        idle = {
+            r["pool"]: r["total_servers"] for r in rows if r["owned_servers"] > r["total_servers"]
+        }
     for r in rows:
         r["capex_usd"] = r["new_servers"] * r["server_price_usd"]
         if r["pool"] in idle:

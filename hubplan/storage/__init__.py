@@ -81,4 +81,4 @@ __all__ = [
     "usable_tb",
     "write_factor",
     "write_window_s",
-]  # fmt: skip
+]

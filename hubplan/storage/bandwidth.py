@@ -74,8 +74,11 @@ def guideline_gb_s(gpus: float, level: str, kind: str = "read") -> float:
         raise ValueError(f"guideline level {level!r}: one of {', '.join(LEVELS)}")
     if kind not in ("read", "write"):
         raise ValueError(f"guideline kind {kind!r}: read or write")
-    node, su = ((SUPERPOD_NODE_READ_GB_S, SUPERPOD_SU_READ_GB_S) if kind == "read"
-                else (SUPERPOD_NODE_WRITE_GB_S, SUPERPOD_SU_WRITE_GB_S))  # fmt: skip
+    node, su = (
+        (SUPERPOD_NODE_READ_GB_S, SUPERPOD_SU_READ_GB_S)
+        if kind == "read"
+        else (SUPERPOD_NODE_WRITE_GB_S, SUPERPOD_SU_WRITE_GB_S)
+    )
     nodes = gpus / GPUS_PER_DGX
     if nodes <= 0:
         return 0.0

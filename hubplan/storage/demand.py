@@ -24,13 +24,17 @@ def checkpoint_bytes(method: str, storage: Storage) -> tuple[float, float, float
     ((2.0, 4.0, 8.0), (2.0, 0.0, 0.0))
     """
     if method == "full":
-        return (storage.checkpoint_weights_bytes, storage.checkpoint_master_bytes,
-                storage.checkpoint_optimizer_bytes)  # fmt: skip
+        return (
+            storage.checkpoint_weights_bytes,
+            storage.checkpoint_master_bytes,
+            storage.checkpoint_optimizer_bytes,
+        )
     return storage.checkpoint_weights_bytes, 0.0, 0.0
 
 
-def job_storage(row: dict, data_bytes: float | None, bytes_per_token: float,
-                storage: Storage) -> dict:  # fmt: skip
+def job_storage(
+    row: dict, data_bytes: float | None, bytes_per_token: float, storage: Storage
+) -> dict:
     """What one training job stores: checkpoint, final weights, datasets. [TB]
 
     ``row`` is the job's row of the workload stage's ``training`` table; ``data_bytes``
@@ -51,19 +55,27 @@ def job_storage(row: dict, data_bytes: float | None, bytes_per_token: float,
     params, tokens = float(row["params"]), float(row["tokens"])
     text_tb = (float(data_bytes) if data_bytes is not None else tokens * bytes_per_token) / 1e12
     return {
-        "job": row["job"], "params": params, "weights_bytes": w, "master_bytes": m,
-        "optimizer_bytes": o, "bytes_per_param": w + m + o,
+        "job": row["job"],
+        "params": params,
+        "weights_bytes": w,
+        "master_bytes": m,
+        "optimizer_bytes": o,
+        "bytes_per_param": w + m + o,
         "checkpoint_tb": checkpoint_tb(params, w + m + o),
         "final_weights_tb": checkpoint_tb(params, w),
         "processed_tb": tokens * storage.processed_bytes_per_token / 1e12,
-        "raw_tb": text_tb * storage.raw_to_text, "gpus": int(row["gpus"]),
-        "servers": int(row["servers"]), "goodput": float(row["goodput"]),
-        "tokens_per_s": float(row["tokens_per_s"]), "job_days": float(row["days_to_finish"]),
-    }  # fmt: skip
+        "raw_tb": text_tb * storage.raw_to_text,
+        "gpus": int(row["gpus"]),
+        "servers": int(row["servers"]),
+        "goodput": float(row["goodput"]),
+        "tokens_per_s": float(row["tokens_per_s"]),
+        "job_days": float(row["days_to_finish"]),
+    }
 
 
-def tier_content(jobs: list[dict], repo_tb: float, developers: int,
-                 storage: Storage) -> dict[str, dict[str, float]]:  # fmt: skip
+def tier_content(
+    jobs: list[dict], repo_tb: float, developers: int, storage: Storage
+) -> dict[str, dict[str, float]]:
     """What each tier holds, by content, before growth. [TB]
 
     Notes
@@ -87,14 +99,23 @@ def tier_content(jobs: list[dict], repo_tb: float, developers: int,
     repo = repo_tb + sum(j["final_weights_tb"] for j in jobs)
     raw = sum(j["raw_tb"] for j in jobs)
     return {
-        "hot": {"datasets_processed": sum(j["processed_tb"] for j in jobs),
-                "checkpoints": storage.checkpoint_keep_last * ck, "model_repository": repo,
-                "home": developers * storage.home_tb_per_developer},
-        "warm": {"datasets_raw": raw, "checkpoints": storage.warm_checkpoints * ck,
-                 "logs": storage.logs_tb},
-        "cold": {"datasets_raw": raw, "checkpoints": storage.cold_checkpoints * ck,
-                 "model_repository": repo},
-    }  # fmt: skip
+        "hot": {
+            "datasets_processed": sum(j["processed_tb"] for j in jobs),
+            "checkpoints": storage.checkpoint_keep_last * ck,
+            "model_repository": repo,
+            "home": developers * storage.home_tb_per_developer,
+        },
+        "warm": {
+            "datasets_raw": raw,
+            "checkpoints": storage.warm_checkpoints * ck,
+            "logs": storage.logs_tb,
+        },
+        "cold": {
+            "datasets_raw": raw,
+            "checkpoints": storage.cold_checkpoints * ck,
+            "model_repository": repo,
+        },
+    }
 
 
 def content_rows(content: dict[str, dict[str, float]], growth_margin: float) -> list[dict]:
@@ -106,13 +127,13 @@ def content_rows(content: dict[str, dict[str, float]], growth_margin: float) -> 
     rows = []
     for tier, parts in content.items():
         rows += [{"tier": tier, "content": name, "tb": tb} for name, tb in parts.items()]
-        rows.append({"tier": tier, "content": "growth",
-                     "tb": sum(parts.values()) * growth_margin})  # fmt: skip
+        rows.append({"tier": tier, "content": "growth", "tb": sum(parts.values()) * growth_margin})
     return rows
 
 
-def checkpoint_write_demand(jobs: list[dict], per_days: list[float],
-                            storage: Storage) -> list[Finding]:  # fmt: skip
+def checkpoint_write_demand(
+    jobs: list[dict], per_days: list[float], storage: Storage
+) -> list[Finding]:
     """Each job's checkpoint write demand, before the hot tier is sized: adds
     ``interruptions_per_day``, ``mtbf_hours``, ``write_share``, ``write_window_s`` and
     ``write_demand_gb_s`` to each job; an error finding for a job whose restarts alone
@@ -131,14 +152,28 @@ def checkpoint_write_demand(jobs: list[dict], per_days: list[float],
     restart_s = storage.restart_minutes * 60
     for j, per_day in zip(jobs, per_days, strict=True):
         mtbf_s = mtbf_hours(per_day) * 3600
-        share = (storage.checkpoint_time_share if storage.checkpoint_time_share is not None
-                 else checkpoint_time_share(j["goodput"], mtbf_s, restart_s))  # fmt: skip
+        share = (
+            storage.checkpoint_time_share
+            if storage.checkpoint_time_share is not None
+            else checkpoint_time_share(j["goodput"], mtbf_s, restart_s)
+        )
         j.update(interruptions_per_day=per_day, mtbf_hours=mtbf_s / 3600, write_share=share)
         if share <= 0:
             j.update(write_window_s=math.nan, write_demand_gb_s=math.nan)
-            findings.append(Finding("error", "storage", j["job"], "goodput_unreachable", {
-                "job": j["job"], "goodput": j["goodput"], "mtbf_hours": mtbf_s / 3600,
-                "restart_minutes": storage.restart_minutes}))  # fmt: skip
+            findings.append(
+                Finding(
+                    "error",
+                    "storage",
+                    j["job"],
+                    "goodput_unreachable",
+                    {
+                        "job": j["job"],
+                        "goodput": j["goodput"],
+                        "mtbf_hours": mtbf_s / 3600,
+                        "restart_minutes": storage.restart_minutes,
+                    },
+                )
+            )
             continue
         window = write_window_s(share, mtbf_s)
         j.update(write_window_s=window, write_demand_gb_s=j["checkpoint_tb"] * 1000 / window)
@@ -179,28 +214,62 @@ def bandwidth_rows(pools: list[dict], jobs: list[dict], storage: Storage) -> lis
     (160.0, 80.0)
     """
     level = storage.performance_level
-    token = sum(token_read_gb_s(j["tokens_per_s"], storage.processed_bytes_per_token,
-                                storage.read_amplification) for j in jobs)  # fmt: skip
-    ck_write = sum(j["write_demand_gb_s"] for j in jobs
-                   if math.isfinite(j.get("write_demand_gb_s", math.nan)))  # fmt: skip
+    token = sum(
+        token_read_gb_s(
+            j["tokens_per_s"], storage.processed_bytes_per_token, storage.read_amplification
+        )
+        for j in jobs
+    )
+    ck_write = sum(
+        j["write_demand_gb_s"] for j in jobs if math.isfinite(j.get("write_demand_gb_s", math.nan))
+    )
 
-    def row(pool: str, gpus: int, servers: int, working: float, client: float,
-            token_gb_s: float, ck_gb_s: float) -> dict:  # fmt: skip
+    def row(
+        pool: str,
+        gpus: int,
+        servers: int,
+        working: float,
+        client: float,
+        token_gb_s: float,
+        ck_gb_s: float,
+    ) -> dict:
         read, write = guideline_gb_s(working, level), guideline_gb_s(working, level, "write")
         return {
-            "pool": pool, "gpus": gpus, "servers": servers,
-            "read_demand_gb_s": max(read, token_gb_s), "token_read_gb_s": token_gb_s,
-            "write_demand_gb_s": max(write, ck_gb_s), "client_gb_s": client,
+            "pool": pool,
+            "gpus": gpus,
+            "servers": servers,
+            "read_demand_gb_s": max(read, token_gb_s),
+            "token_read_gb_s": token_gb_s,
+            "write_demand_gb_s": max(write, ck_gb_s),
+            "client_gb_s": client,
             "guideline_good_read_gb_s": guideline_gb_s(working, "good"),
             "guideline_best_read_gb_s": guideline_gb_s(working, "best"),
-            "guideline_read_gb_s": read, "guideline_write_gb_s": write,
+            "guideline_read_gb_s": read,
+            "guideline_write_gb_s": write,
             "checkpoint_write_gb_s": ck_gb_s,
-        }  # fmt: skip
+        }
 
-    rows = [row(str(p["pool"]), int(p["gpus"]), int(p["servers"]), float(p["working_gpus"]),
-                float(p["client_gb_s"]), token if p["pool"] == "training" else 0.0,
-                ck_write if p["pool"] == "training" else 0.0) for p in pools]  # fmt: skip
-    rows.append(row("total", sum(r["gpus"] for r in rows), sum(r["servers"] for r in rows),
-                    sum(float(p["working_gpus"]) for p in pools),
-                    sum(r["client_gb_s"] for r in rows), token, ck_write))  # fmt: skip
+    rows = [
+        row(
+            str(p["pool"]),
+            int(p["gpus"]),
+            int(p["servers"]),
+            float(p["working_gpus"]),
+            float(p["client_gb_s"]),
+            token if p["pool"] == "training" else 0.0,
+            ck_write if p["pool"] == "training" else 0.0,
+        )
+        for p in pools
+    ]
+    rows.append(
+        row(
+            "total",
+            sum(r["gpus"] for r in rows),
+            sum(r["servers"] for r in rows),
+            sum(float(p["working_gpus"]) for p in pools),
+            sum(r["client_gb_s"] for r in rows),
+            token,
+            ck_write,
+        )
+    )
     return rows

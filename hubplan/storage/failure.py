@@ -36,10 +36,15 @@ from .section import Storage
 
 #: The ``failure_breakdown`` table: one row per training job and component.
 BREAKDOWN_SCHEMA: Schema = {
-    "job": "str", "failure_component": "str", "failure_per": "str", "units_spanned": "int64",
-    "per_million_hours": "float64", "failure_scale": "float64",
-    "interruptions_per_day": "float64", "failure_share": "float64",
-}  # fmt: skip
+    "job": "str",
+    "failure_component": "str",
+    "failure_per": "str",
+    "units_spanned": "int64",
+    "per_million_hours": "float64",
+    "failure_scale": "float64",
+    "interruptions_per_day": "float64",
+    "failure_share": "float64",
+}
 
 
 def fat_tree_switches(endpoints: int, ports: int) -> int:
@@ -128,21 +133,32 @@ def interruption_breakdown(
     known = set(rates["name"])
     missing = [c for c in FAILURE_COMPONENTS if c not in known]
     if missing:
-        raise CatalogError(f"data/failure_rates.csv has no row for component(s) {missing}; "
-                           "the failure model needs one per component")  # fmt: skip
+        raise CatalogError(
+            f"data/failure_rates.csv has no row for component(s) {missing}; "
+            "the failure model needs one per component"
+        )
     counts = {"gpu": gpus, "node": nodes, "switch": switches, "job": 1}
     rows = []
     for r in rates.to_dict("records"):
         c, per = str(r["name"]), str(r["per"])
         if per not in FAILURE_UNITS:
-            raise CatalogError(f"data/failure_rates.csv, component {c}: per = {per!r} is not "
-                               f"one of {', '.join(FAILURE_UNITS)}")  # fmt: skip
+            raise CatalogError(
+                f"data/failure_rates.csv, component {c}: per = {per!r} is not "
+                f"one of {', '.join(FAILURE_UNITS)}"
+            )
         m = float(scale.get(c, 1.0))
         per_day = m * float(r["per_million_hours"]) / 1e6 * counts[per] * 24
-        rows.append({"job": job, "failure_component": c, "failure_per": per,
-                     "units_spanned": int(counts[per]),
-                     "per_million_hours": float(r["per_million_hours"]),
-                     "failure_scale": m, "interruptions_per_day": per_day})  # fmt: skip
+        rows.append(
+            {
+                "job": job,
+                "failure_component": c,
+                "failure_per": per,
+                "units_spanned": int(counts[per]),
+                "per_million_hours": float(r["per_million_hours"]),
+                "failure_scale": m,
+                "interruptions_per_day": per_day,
+            }
+        )
     total = sum(r["interruptions_per_day"] for r in rows)
     for r in rows:
         r["failure_share"] = r["interruptions_per_day"] / total if total > 0 else math.nan
@@ -184,15 +200,21 @@ def job_interruptions(
     scale = {c: getattr(storage, f"failure_scale_{c}") for c in FAILURE_COMPONENTS}
     tables, totals = [], []
     for j in jobs:
-        b = interruption_breakdown(catalog.failure_rates, gpus=int(j["gpus"]),
-                                   nodes=int(j["servers"]),
-                                   switches=fat_tree_switches(int(j["gpus"]), ports),
-                                   scale=scale, job=str(j["job"]))  # fmt: skip
+        b = interruption_breakdown(
+            catalog.failure_rates,
+            gpus=int(j["gpus"]),
+            nodes=int(j["servers"]),
+            switches=fat_tree_switches(int(j["gpus"]), ports),
+            scale=scale,
+            job=str(j["job"]),
+        )
         total = float(b["interruptions_per_day"].sum())
         if total <= 0:
-            raise HubplanError("storage.failure_scale_*: every component's multiplier is 0, "
-                               "so a job would never be interrupted and need no checkpoint; "
-                               "set at least one above 0")  # fmt: skip
+            raise HubplanError(
+                "storage.failure_scale_*: every component's multiplier is 0, "
+                "so a job would never be interrupted and need no checkpoint; "
+                "set at least one above 0"
+            )
         tables.append(b)
         totals.append(total)
     table = pd.concat(tables, ignore_index=True) if tables else empty(BREAKDOWN_SCHEMA)

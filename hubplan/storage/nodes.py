@@ -6,11 +6,18 @@ from __future__ import annotations
 from .capacity import nodes_for
 
 
-def tier_nodes(*, usable_needed_tb: float, usable_per_node_tb: float, minimum: int,
-               protection_nodes: int, read_need_gb_s: float | None = None,
-               write_need_gb_s: float | None = None, read_per_node_gb_s: float = 0.0,
-               write_per_node_gb_s: float = 0.0,
-               fixed: int | None = None) -> tuple[int, str, dict[str, int]]:  # fmt: skip
+def tier_nodes(
+    *,
+    usable_needed_tb: float,
+    usable_per_node_tb: float,
+    minimum: int,
+    protection_nodes: int,
+    read_need_gb_s: float | None = None,
+    write_need_gb_s: float | None = None,
+    read_per_node_gb_s: float = 0.0,
+    write_per_node_gb_s: float = 0.0,
+    fixed: int | None = None,
+) -> tuple[int, str, dict[str, int]]:
     """(nodes, what set the count, nodes each need asks for) of one tier.
 
     Parameters

@@ -45,11 +45,14 @@ class Scheme(NamedTuple):
 #: replicas (Ceph documentation, "Erasure code" and "Pools"). ``appliance``: the vendor's
 #: scheme inside the appliance.
 SCHEMES: dict[str, Scheme] = {
-    "raid6_8+2": Scheme(8, 2, False), "raid10": Scheme(1, 1, False),
-    "ec_4+2": Scheme(4, 2, True), "ec_8+2": Scheme(8, 2, True),
-    "ec_16+4": Scheme(16, 4, True), "replica_3": Scheme(1, 2, True),
+    "raid6_8+2": Scheme(8, 2, False),
+    "raid10": Scheme(1, 1, False),
+    "ec_4+2": Scheme(4, 2, True),
+    "ec_8+2": Scheme(8, 2, True),
+    "ec_16+4": Scheme(16, 4, True),
+    "replica_3": Scheme(1, 2, True),
     "appliance": Scheme(1, 0, False),
-}  # fmt: skip
+}
 
 #: Write amplification of each scheme: bytes the drives write per byte a client writes,
 #: (k + m) / k. RAID 6 8+2 and EC 8+2 write data and two parities (10/8); EC 16+4 20/16;

@@ -8,8 +8,7 @@ from pydantic import Field
 
 from ..core.section import Section
 
-Protection = Literal["raid6_8+2", "raid10", "ec_4+2", "ec_8+2", "ec_16+4", "replica_3",
-                     "appliance"]  # fmt: skip
+Protection = Literal["raid6_8+2", "raid10", "ec_4+2", "ec_8+2", "ec_16+4", "replica_3", "appliance"]
 
 
 class Storage(Section):

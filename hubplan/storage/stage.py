@@ -43,8 +43,18 @@ from .section import Storage
 from .tiers import TIERS, node_figures, tier_block
 
 #: The storage_nodes table: the contract the network and facility stages read.
-STORAGE_NODE_COLUMNS = ["tier", "role", "model", "nodes", "rack_units", "max_power_kw",
-                "typical_power_kw", "price_usd", "nic_ports", "nic_gbps"]  # fmt: skip
+STORAGE_NODE_COLUMNS = [
+    "tier",
+    "role",
+    "model",
+    "nodes",
+    "rack_units",
+    "max_power_kw",
+    "typical_power_kw",
+    "price_usd",
+    "nic_ports",
+    "nic_gbps",
+]
 WEIGHT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 #: Most rows the fill curve keeps (the crossings are computed on every checkpoint).
 CURVE_POINTS = 400
@@ -53,33 +63,91 @@ CURVE_POINTS = 400
 _F, _I, _S = "float64", "int64", "str"
 CONTENT: Schema = {"tier": _S, "content": _S, "tb": _F}
 TIERS_TABLE: Schema = {
-    "tier": _S, "model": _S, "protection": _S, "usable_fraction": _F, "content_tb": _F,
-    "usable_needed_tb": _F, "nodes_for_capacity": _I, "nodes_for_read": _I,
-    "nodes_for_write": _I, "nodes": _I, "sized_by": _S, "raw_tb": _F, "usable_tb": _F,
-    "fill": _F, "read_gb_s": _F, "write_gb_s": _F, "write_factor": _F,
+    "tier": _S,
+    "model": _S,
+    "protection": _S,
+    "usable_fraction": _F,
+    "content_tb": _F,
+    "usable_needed_tb": _F,
+    "nodes_for_capacity": _I,
+    "nodes_for_read": _I,
+    "nodes_for_write": _I,
+    "nodes": _I,
+    "sized_by": _S,
+    "raw_tb": _F,
+    "usable_tb": _F,
+    "fill": _F,
+    "read_gb_s": _F,
+    "write_gb_s": _F,
+    "write_factor": _F,
     "nodes_for_protection": _I,
-}  # fmt: skip
+}
 BANDWIDTH: Schema = {
-    "pool": _S, "gpus": _I, "servers": _I, "read_demand_gb_s": _F, "token_read_gb_s": _F,
-    "write_demand_gb_s": _F, "client_gb_s": _F, "guideline_good_read_gb_s": _F,
-    "guideline_best_read_gb_s": _F, "guideline_read_gb_s": _F, "guideline_write_gb_s": _F,
-    "checkpoint_write_gb_s": _F, "supply_read_gb_s": _F, "supply_write_gb_s": _F,
-}  # fmt: skip
+    "pool": _S,
+    "gpus": _I,
+    "servers": _I,
+    "read_demand_gb_s": _F,
+    "token_read_gb_s": _F,
+    "write_demand_gb_s": _F,
+    "client_gb_s": _F,
+    "guideline_good_read_gb_s": _F,
+    "guideline_best_read_gb_s": _F,
+    "guideline_read_gb_s": _F,
+    "guideline_write_gb_s": _F,
+    "checkpoint_write_gb_s": _F,
+    "supply_read_gb_s": _F,
+    "supply_write_gb_s": _F,
+}
 CHECKPOINTS: Schema = {
-    "job": _S, "params": _F, "weights_bytes": _F, "master_bytes": _F, "optimizer_bytes": _F,
-    "bytes_per_param": _F, "checkpoint_tb": _F, "hot_retained_tb": _F, "gpus": _I,
-    "interruptions_per_day": _F, "mtbf_hours": _F, "goodput": _F, "write_share": _F,
-    "write_window_s": _F, "write_demand_gb_s": _F, "write_supply_gb_s": _F, "limited_by": _S,
-    "write_time_s": _F, "interval_min": _F, "compute_min": _F, "expected_goodput": _F,
-    "job_days": _F, "days_to_alert": _F, "days_to_full": _F, "warm_inflow_gb_s": _F,
+    "job": _S,
+    "params": _F,
+    "weights_bytes": _F,
+    "master_bytes": _F,
+    "optimizer_bytes": _F,
+    "bytes_per_param": _F,
+    "checkpoint_tb": _F,
+    "hot_retained_tb": _F,
+    "gpus": _I,
+    "interruptions_per_day": _F,
+    "mtbf_hours": _F,
+    "goodput": _F,
+    "write_share": _F,
+    "write_window_s": _F,
+    "write_demand_gb_s": _F,
+    "write_supply_gb_s": _F,
+    "limited_by": _S,
+    "write_time_s": _F,
+    "interval_min": _F,
+    "compute_min": _F,
+    "expected_goodput": _F,
+    "job_days": _F,
+    "days_to_alert": _F,
+    "days_to_full": _F,
+    "warm_inflow_gb_s": _F,
     "cold_inflow_gb_s": _F,
-}  # fmt: skip
+}
 HOT_FILL: Schema = {"day": _F, "used_tb": _F, "usable_tb": _F, "fill": _F, "alert_fill": _F}
-DR: Schema = {"dr": _S, "changed_tb": _F, "replication_gb_s": _F, "link_gbps": _F,
-              "rpo_hours": _F, "rto_hours": _F, "second_site_tb": _F}  # fmt: skip
-NODES: Schema = {"tier": _S, "role": _S, "model": _S, "nodes": _I, "rack_units": _F,
-                 "max_power_kw": _F, "typical_power_kw": _F, "price_usd": _F,
-                 "nic_ports": _F, "nic_gbps": _F}  # fmt: skip
+DR: Schema = {
+    "dr": _S,
+    "changed_tb": _F,
+    "replication_gb_s": _F,
+    "link_gbps": _F,
+    "rpo_hours": _F,
+    "rto_hours": _F,
+    "second_site_tb": _F,
+}
+NODES: Schema = {
+    "tier": _S,
+    "role": _S,
+    "model": _S,
+    "nodes": _I,
+    "rack_units": _F,
+    "max_power_kw": _F,
+    "typical_power_kw": _F,
+    "price_usd": _F,
+    "nic_ports": _F,
+    "nic_gbps": _F,
+}
 
 
 def _num(v: object) -> float:
@@ -126,9 +194,15 @@ def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storag
 
     alert, full = first(storage.alert_fill * usable), first(usable)
     keep = np.unique(np.linspace(0, len(t) - 1, min(len(t), CURVE_POINTS)).astype(int))
-    curve = pd.DataFrame({"day": t[keep], "used_tb": used[keep], "usable_tb": usable,
-                          "fill": used[keep] / usable,
-                          "alert_fill": storage.alert_fill})  # fmt: skip
+    curve = pd.DataFrame(
+        {
+            "day": t[keep],
+            "used_tb": used[keep],
+            "usable_tb": usable,
+            "fill": used[keep] / usable,
+            "alert_fill": storage.alert_fill,
+        }
+    )
     return curve, alert, full
 
 
@@ -138,15 +212,21 @@ def _pool_rows(pools: list[dict], specs: Pools, catalog: Catalog) -> list[dict]:
     rows = []
     for p in pools:
         _, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
-        rows.append({"pool": p["pool"], "gpus": int(p["total_gpus"]),
-                     "servers": int(p["total_servers"]),
-                     "working_gpus": float(p["servers"]) * float(p["gpus_per_server"]),
-                     "client_gb_s": client_gb_s(int(p["total_servers"]), usable_gbps)})  # fmt: skip
+        rows.append(
+            {
+                "pool": p["pool"],
+                "gpus": int(p["total_gpus"]),
+                "servers": int(p["total_servers"]),
+                "working_gpus": float(p["servers"]) * float(p["gpus_per_server"]),
+                "client_gb_s": client_gb_s(int(p["total_servers"]), usable_gbps),
+            }
+        )
     return rows
 
 
-def _size_tiers(catalog: Catalog, storage: Storage, content: dict, read_need: float,
-                write_need: float) -> tuple[list[dict], list[tuple], list[Finding]]:  # fmt: skip
+def _size_tiers(
+    catalog: Catalog, storage: Storage, content: dict, read_need: float, write_need: float
+) -> tuple[list[dict], list[tuple], list[Finding]]:
     """Tiers and nodes: each tier's block, node figures and count; the storage_nodes rows."""
     tier_rows, node_rows, findings = [], [], []
     for tier in TIERS:
@@ -157,32 +237,57 @@ def _size_tiers(catalog: Catalog, storage: Storage, content: dict, read_need: fl
         hot = tier == "hot"
         domains = nodes_for_protection(protection)
         nodes, sized_by, by = tier_nodes(
-            usable_needed_tb=need, usable_per_node_tb=fig.usable_tb,
+            usable_needed_tb=need,
+            usable_per_node_tb=fig.usable_tb,
             minimum=storage.min_hot_nodes if hot else int(tier_content_tb > 0),
-            protection_nodes=domains, read_need_gb_s=read_need if hot else None,
-            write_need_gb_s=write_need if hot else None, read_per_node_gb_s=fig.read_gb_s,
+            protection_nodes=domains,
+            read_need_gb_s=read_need if hot else None,
+            write_need_gb_s=write_need if hot else None,
+            read_per_node_gb_s=fig.read_gb_s,
             write_per_node_gb_s=fig.write_gb_s,
-            fixed=storage.hot_nodes if hot else None)  # fmt: skip
+            fixed=storage.hot_nodes if hot else None,
+        )
         if 0 < nodes < domains:  # only a fixed count can fall short
-            findings.append(Finding("error", "storage", tier, "protection_short", {
-                "tier": tier, "nodes": nodes, "protection": protection,
-                "needed": domains}))  # fmt: skip
-        tier_rows.append({
-            "tier": tier, "model": row["name"], "protection": protection,
-            "usable_fraction": fig.usable_tb / fig.raw_tb, "content_tb": tier_content_tb,
-            "usable_needed_tb": need, "nodes_for_capacity": by["capacity"],
-            "nodes_for_read": by.get("read", 0), "nodes_for_write": by.get("write", 0),
-            "nodes": nodes, "sized_by": sized_by, "raw_tb": nodes * fig.raw_tb,
-            "usable_tb": nodes * fig.usable_tb,
-            "fill": tier_content_tb / (nodes * fig.usable_tb) if nodes else math.nan,
-            "read_gb_s": nodes * fig.read_gb_s, "write_gb_s": nodes * fig.write_gb_s,
-            "write_factor": fig.write_factor, "nodes_for_protection": by["protection"],
-        })  # fmt: skip
+            findings.append(
+                Finding(
+                    "error",
+                    "storage",
+                    tier,
+                    "protection_short",
+                    {"tier": tier, "nodes": nodes, "protection": protection, "needed": domains},
+                )
+            )
+        tier_rows.append(
+            {
+                "tier": tier,
+                "model": row["name"],
+                "protection": protection,
+                "usable_fraction": fig.usable_tb / fig.raw_tb,
+                "content_tb": tier_content_tb,
+                "usable_needed_tb": need,
+                "nodes_for_capacity": by["capacity"],
+                "nodes_for_read": by.get("read", 0),
+                "nodes_for_write": by.get("write", 0),
+                "nodes": nodes,
+                "sized_by": sized_by,
+                "raw_tb": nodes * fig.raw_tb,
+                "usable_tb": nodes * fig.usable_tb,
+                "fill": tier_content_tb / (nodes * fig.usable_tb) if nodes else math.nan,
+                "read_gb_s": nodes * fig.read_gb_s,
+                "write_gb_s": nodes * fig.write_gb_s,
+                "write_factor": fig.write_factor,
+                "nodes_for_protection": by["protection"],
+            }
+        )
         node_rows.append((tier, row, nodes))
         if hot and row["role"] == "oss" and storage.metadata_model is not None:
-            node_rows.append(("hot", catalog.storage_block(storage.metadata_model,
-                                                           "storage.metadata_model"),
-                              storage.metadata_nodes))  # fmt: skip
+            node_rows.append(
+                (
+                    "hot",
+                    catalog.storage_block(storage.metadata_model, "storage.metadata_model"),
+                    storage.metadata_nodes,
+                )
+            )
     return tier_rows, node_rows, findings
 
 
@@ -199,9 +304,15 @@ def _offload(tier_rows: list[dict], jobs: list[dict], storage: Storage) -> list[
         tier = r["tier"]
         need = sum(j[f"{tier}_inflow_gb_s"] for j in jobs)
         if need > r["write_gb_s"] * (1 + 1e-9):
-            findings.append(Finding("warning", "storage", tier, "offload_too_slow", {
-                "tier": tier, "source": above[tier], "need": need,
-                "supply": r["write_gb_s"]}))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    "storage",
+                    tier,
+                    "offload_too_slow",
+                    {"tier": tier, "source": above[tier], "need": need, "supply": r["write_gb_s"]},
+                )
+            )
     return findings
 
 
@@ -227,20 +338,37 @@ def run_storage(
     specs = pools  # the scenario's pools section (its servers); `pools` below: the table rows
     findings: list[Finding] = []
     all_pools = tables["pools"]
-    pools = _records(all_pools, ["pool", "server", "total_gpus", "total_servers", "servers",
-                                 "gpus_per_server"],
-                     all_pools["level"].to_numpy() == "pool")  # fmt: skip
+    pools = _records(
+        all_pools,
+        ["pool", "server", "total_gpus", "total_servers", "servers", "gpus_per_server"],
+        all_pools["level"].to_numpy() == "pool",
+    )
     jobs_by_name = {j.name: j for j in workload.training}
     train_pool = [p for p in pools if p["pool"] == "training"]
     train_server = str(train_pool[0]["server"]) if train_pool else ""
     _, train_usable_gbps = _server_storage("training" if train_server else "", specs, catalog)
 
     # -- demand ----------------------------------------------------------------------------
-    job_columns = ["job", "method", "params", "tokens", "gpus", "servers", "goodput",
-                   "tokens_per_s", "days_to_finish"]  # fmt: skip
-    jobs = [job_storage(row, jobs_by_name[row["job"]].data_bytes,
-                        jobs_by_name[row["job"]].bytes_per_token, storage)
-            for row in _records(tables["training"], job_columns)]  # fmt: skip
+    job_columns = [
+        "job",
+        "method",
+        "params",
+        "tokens",
+        "gpus",
+        "servers",
+        "goodput",
+        "tokens_per_s",
+        "days_to_finish",
+    ]
+    jobs = [
+        job_storage(
+            row,
+            jobs_by_name[row["job"]].data_bytes,
+            jobs_by_name[row["job"]].bytes_per_token,
+            storage,
+        )
+        for row in _records(tables["training"], job_columns)
+    ]
     repo_tb = sum(
         _service_params(s, catalog) * WEIGHT_BYTES[s.weight_precision] / 1e12
         for s in workload.inference
@@ -253,17 +381,22 @@ def run_storage(
     total = bw_rows[-1]
 
     # -- tiers and nodes -------------------------------------------------------------------
-    tier_rows, node_rows, found = _size_tiers(catalog, storage, content,
-                                              total["read_demand_gb_s"],
-                                              total["write_demand_gb_s"])  # fmt: skip
+    tier_rows, node_rows, found = _size_tiers(
+        catalog, storage, content, total["read_demand_gb_s"], total["write_demand_gb_s"]
+    )
     findings += found
     hot_row = tier_rows[0]
-    hot_read, hot_write, hot_usable = (hot_row["read_gb_s"], hot_row["write_gb_s"],
-                                       hot_row["usable_tb"])  # fmt: skip
+    hot_read, hot_write, hot_usable = (
+        hot_row["read_gb_s"],
+        hot_row["write_gb_s"],
+        hot_row["usable_tb"],
+    )
     for r in bw_rows:
         last = r is total
-        r.update(supply_read_gb_s=hot_read if last else math.nan,
-                 supply_write_gb_s=hot_write if last else math.nan)  # fmt: skip
+        r.update(
+            supply_read_gb_s=hot_read if last else math.nan,
+            supply_write_gb_s=hot_write if last else math.nan,
+        )
 
     # -- checkpoint interval, goodput, bursts ----------------------------------------------
     restart_s = storage.restart_minutes * 60
@@ -276,17 +409,34 @@ def run_storage(
         write_s = j["checkpoint_tb"] * 1000 / rate
         mtbf_s = j["mtbf_hours"] * 3600
         tau = checkpoint_interval_s(write_s, mtbf_s)  # compute between checkpoints (Daly)
-        j.update(write_supply_gb_s=rate, limited_by=limited_by, write_time_s=write_s,
-                 interval_s=tau + write_s, interval_min=(tau + write_s) / 60,
-                 compute_min=tau / 60,
-                 expected_goodput=goodput(write_s, tau, mtbf_s, restart_s),
-                 hot_retained_tb=storage.checkpoint_keep_last * j["checkpoint_tb"])  # fmt: skip
+        j.update(
+            write_supply_gb_s=rate,
+            limited_by=limited_by,
+            write_time_s=write_s,
+            interval_s=tau + write_s,
+            interval_min=(tau + write_s) / 60,
+            compute_min=tau / 60,
+            expected_goodput=goodput(write_s, tau, mtbf_s, restart_s),
+            hot_retained_tb=storage.checkpoint_keep_last * j["checkpoint_tb"],
+        )
         if math.isfinite(j["write_window_s"]) and write_s > j["write_window_s"] * (1 + 1e-9):
-            findings.append(Finding("warning", "storage", j["job"], "checkpoint_burst", {
-                "job": j["job"], "checkpoint_tb": j["checkpoint_tb"],
-                "demand": j["write_demand_gb_s"], "supply": rate,
-                "write_s": write_s, "window_s": j["write_window_s"],
-                "limited_by": limited_by}))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    "storage",
+                    j["job"],
+                    "checkpoint_burst",
+                    {
+                        "job": j["job"],
+                        "checkpoint_tb": j["checkpoint_tb"],
+                        "demand": j["write_demand_gb_s"],
+                        "supply": rate,
+                        "write_s": write_s,
+                        "window_s": j["write_window_s"],
+                        "limited_by": limited_by,
+                    },
+                )
+            )
 
     # -- protection: the offload between tiers ---------------------------------------------
     findings += _offload(tier_rows, jobs, storage)
@@ -298,13 +448,35 @@ def run_storage(
         j.update(days_to_alert=alert_day, days_to_full=full_day)
     run_days = max((j["job_days"] for j in jobs), default=0.0)
     if math.isfinite(full_day) and full_day <= run_days:
-        findings.append(Finding("error", "storage", "hot", "hot_tier_fills", {
-            "day": full_day, "run_days": run_days, "usable_tb": hot_usable,
-            "keep_last": storage.checkpoint_keep_last}))  # fmt: skip
+        findings.append(
+            Finding(
+                "error",
+                "storage",
+                "hot",
+                "hot_tier_fills",
+                {
+                    "day": full_day,
+                    "run_days": run_days,
+                    "usable_tb": hot_usable,
+                    "keep_last": storage.checkpoint_keep_last,
+                },
+            )
+        )
     elif math.isfinite(alert_day) and alert_day <= run_days:
-        findings.append(Finding("warning", "storage", "hot", "hot_tier_alert", {
-            "day": alert_day, "run_days": run_days, "alert": storage.alert_fill,
-            "usable_tb": hot_usable}))  # fmt: skip
+        findings.append(
+            Finding(
+                "warning",
+                "storage",
+                "hot",
+                "hot_tier_alert",
+                {
+                    "day": alert_day,
+                    "run_days": run_days,
+                    "alert": storage.alert_fill,
+                    "usable_tb": hot_usable,
+                },
+            )
+        )
 
     # -- storage traffic on the compute fabric ---------------------------------------------
     for p in pools:
@@ -312,20 +484,36 @@ def run_storage(
             continue
         nics, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
         if nics == 0 or usable_gbps == 0:
-            findings.append(Finding("warning", "storage", p["pool"], "storage_on_compute_fabric",
-                                    {"pool": p["pool"], "server": p["server"]}))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    "storage",
+                    p["pool"],
+                    "storage_on_compute_fabric",
+                    {"pool": p["pool"], "server": p["server"]},
+                )
+            )
 
     # -- disaster recovery -----------------------------------------------------------------
     dr, found = _disaster_recovery(jobs, content, storage)
     findings += found
 
     # -- storage_nodes: the contract -------------------------------------------------------
-    node_dicts = [{
-        "tier": tier, "role": row["role"], "model": row["name"], "nodes": int(n),
-        "rack_units": _num(row["rack_units"]), "max_power_kw": _num(row["max_power_kw"]),
-        "typical_power_kw": _num(row["typical_power_kw"]), "price_usd": _num(row["price_usd"]),
-        "nic_ports": _num(row["nic_ports"]), "nic_gbps": _num(row["nic_gbps"]),
-    } for tier, row, n in node_rows]  # fmt: skip
+    node_dicts = [
+        {
+            "tier": tier,
+            "role": row["role"],
+            "model": row["name"],
+            "nodes": int(n),
+            "rack_units": _num(row["rack_units"]),
+            "max_power_kw": _num(row["max_power_kw"]),
+            "typical_power_kw": _num(row["typical_power_kw"]),
+            "price_usd": _num(row["price_usd"]),
+            "nic_ports": _num(row["nic_ports"]),
+            "nic_gbps": _num(row["nic_gbps"]),
+        }
+        for tier, row, n in node_rows
+    ]
     nodes_df = typed(node_dicts, NODES)
     if nodes_df["nic_ports"].notna().all():
         nodes_df["nic_ports"] = nodes_df["nic_ports"].astype(int)
@@ -336,51 +524,87 @@ def run_storage(
     for r in first_of_model.values():
         gaps = [c for c in unknown_cols if math.isnan(r[c])]
         if gaps and r["nodes"] > 0:
-            findings.append(Finding("info", "storage", r["model"], "storage_figures_unknown",
-                                    {"model": r["model"], "columns": ", ".join(gaps)}))  # fmt: skip
+            findings.append(
+                Finding(
+                    "info",
+                    "storage",
+                    r["model"],
+                    "storage_figures_unknown",
+                    {"model": r["model"], "columns": ", ".join(gaps)},
+                )
+            )
 
-    out = {"storage_content": typed(content_rows(content, storage.growth_margin), CONTENT),
-           "storage_tiers": typed(tier_rows, TIERS_TABLE),
-           "storage_bandwidth": typed(bw_rows, BANDWIDTH),
-           "checkpoint_plan": typed([{c: j[c] for c in CHECKPOINTS} for j in jobs],
-                                    CHECKPOINTS),
-           "hot_fill": curve, "storage_dr": typed([dr], DR),
-           "storage_nodes": nodes_df, "failure_breakdown": failures}  # fmt: skip
+    out = {
+        "storage_content": typed(content_rows(content, storage.growth_margin), CONTENT),
+        "storage_tiers": typed(tier_rows, TIERS_TABLE),
+        "storage_bandwidth": typed(bw_rows, BANDWIDTH),
+        "checkpoint_plan": typed([{c: j[c] for c in CHECKPOINTS} for j in jobs], CHECKPOINTS),
+        "hot_fill": curve,
+        "storage_dr": typed([dr], DR),
+        "storage_nodes": nodes_df,
+        "failure_breakdown": failures,
+    }
     return StageResult(out, tuple(findings))
 
 
-def _disaster_recovery(jobs: list[dict], content: dict,
-                       storage: Storage) -> tuple[dict, list[Finding]]:  # fmt: skip
+def _disaster_recovery(
+    jobs: list[dict], content: dict, storage: Storage
+) -> tuple[dict, list[Finding]]:
     """The off-site copy: changed data, replication rate, RPO, RTO, second-site capacity."""
     findings = []
     latest = sum(j["checkpoint_tb"] for j in jobs)
     restore_tb = latest + content["hot"]["datasets_processed"]
-    site_tb = (content["cold"]["datasets_raw"] + storage.dr_checkpoints * latest
-               + content["cold"]["model_repository"])  # fmt: skip
+    site_tb = (
+        content["cold"]["datasets_raw"]
+        + storage.dr_checkpoints * latest
+        + content["cold"]["model_repository"]
+    )
     if storage.dr == "none":
-        dr = {"dr": "none", "changed_tb": 0.0, "replication_gb_s": 0.0,
-              "link_gbps": storage.dr_link_gbps, "rpo_hours": math.nan,
-              "rto_hours": math.nan, "second_site_tb": 0.0}  # fmt: skip
+        dr = {
+            "dr": "none",
+            "changed_tb": 0.0,
+            "replication_gb_s": 0.0,
+            "link_gbps": storage.dr_link_gbps,
+            "rpo_hours": math.nan,
+            "rto_hours": math.nan,
+            "second_site_tb": 0.0,
+        }
         if jobs:
-            findings.append(Finding("warning", "storage", "dr", "no_offsite_copy",
-                                    {"checkpoint_tb": latest}))  # fmt: skip
+            findings.append(
+                Finding("warning", "storage", "dr", "no_offsite_copy", {"checkpoint_tb": latest})
+            )
         return dr, findings
     if storage.dr == "offsite_backup":
         rate = replication_gb_s(latest, storage.backup_window_hours)
         rpo = 24 + storage.backup_window_hours
     else:  # warm standby: every checkpoint replicated as it lands
         rate = sum(j["checkpoint_tb"] * 1000 / j["interval_s"] for j in jobs)
-        rpo = max((j["interval_s"] / 3600 + transfer_hours(j["checkpoint_tb"],
-                                                           storage.dr_link_gbps)
-                   for j in jobs), default=0.0)  # fmt: skip
-    dr = {"dr": storage.dr, "changed_tb": latest, "replication_gb_s": rate,
-          "link_gbps": storage.dr_link_gbps, "rpo_hours": rpo,
-          "rto_hours": transfer_hours(restore_tb, storage.dr_link_gbps),
-          "second_site_tb": usable_needed_tb(site_tb, storage.growth_margin,
-                                             storage.fill_ceiling)}  # fmt: skip
+        rpo = max(
+            (
+                j["interval_s"] / 3600 + transfer_hours(j["checkpoint_tb"], storage.dr_link_gbps)
+                for j in jobs
+            ),
+            default=0.0,
+        )
+    dr = {
+        "dr": storage.dr,
+        "changed_tb": latest,
+        "replication_gb_s": rate,
+        "link_gbps": storage.dr_link_gbps,
+        "rpo_hours": rpo,
+        "rto_hours": transfer_hours(restore_tb, storage.dr_link_gbps),
+        "second_site_tb": usable_needed_tb(site_tb, storage.growth_margin, storage.fill_ceiling),
+    }
     if rate * 8 > storage.dr_link_gbps:
-        findings.append(Finding("warning", "storage", "dr", "dr_link_too_slow", {
-            "need_gbps": rate * 8, "link_gbps": storage.dr_link_gbps}))  # fmt: skip
+        findings.append(
+            Finding(
+                "warning",
+                "storage",
+                "dr",
+                "dr_link_too_slow",
+                {"need_gbps": rate * 8, "link_gbps": storage.dr_link_gbps},
+            )
+        )
     return dr, findings
 
 

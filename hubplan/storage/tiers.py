@@ -37,8 +37,9 @@ def tier_block(tier: str, catalog: Catalog, storage: Storage) -> tuple[pd.Series
     name = getattr(storage, f"{tier}_model")
     row = catalog.storage_block(name, field)
     if tier not in str(row["tiers"]).split(";"):
-        raise HubplanError(f"{field} = {name!r}: data/storage.csv lists it for "
-                           f"{row['tiers']}, not the {tier} tier")  # fmt: skip
+        raise HubplanError(
+            f"{field} = {name!r}: data/storage.csv lists it for {row['tiers']}, not the {tier} tier"
+        )
     return row, field, getattr(storage, f"{tier}_protection")
 
 

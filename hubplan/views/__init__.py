@@ -11,12 +11,20 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "AcceleratorPanel": ".accelerator", "CostPanel": ".cost", "FacilityPanel": ".facility",
-    "NetworkPanel": ".network", "OverviewPanel": ".overview", "PlanPanel": ".panels",
+    "AcceleratorPanel": ".accelerator",
+    "CostPanel": ".cost",
+    "FacilityPanel": ".facility",
+    "NetworkPanel": ".network",
+    "OverviewPanel": ".overview",
+    "PlanPanel": ".panels",
     "ServerPanel": ".server",
-    "StoragePanel": ".storage", "WorkloadPanel": ".workload", "setup": ".notebook",
-    "charts": ".charts", "compare_scenarios": ".overview", "gantt": ".delivery",
-}  # fmt: skip
+    "StoragePanel": ".storage",
+    "WorkloadPanel": ".workload",
+    "setup": ".notebook",
+    "charts": ".charts",
+    "compare_scenarios": ".overview",
+    "gantt": ".delivery",
+}
 
 __all__ = sorted(_LAZY)
 

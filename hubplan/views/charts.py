@@ -294,10 +294,14 @@ def label_expr(names: Mapping[str, str]) -> str:
     return f"({json.dumps(dict(names), ensure_ascii=False)})[datum.label] || datum.label"
 
 
-def coded_color(field: str, names: Mapping[str, str], title: str,
-                order: Iterable[str] | None = None,
-                scale: Mapping[str, Any] | None = None,
-                legend: Mapping[str, Any] | None = None) -> Any:  # fmt: skip
+def coded_color(
+    field: str,
+    names: Mapping[str, str],
+    title: str,
+    order: Iterable[str] | None = None,
+    scale: Mapping[str, Any] | None = None,
+    legend: Mapping[str, Any] | None = None,
+) -> Any:
     """A colour encoding of the code ``field``.
 
     The domain is ``order`` when the codes have a natural order (curves, phases, tiers),
@@ -323,8 +327,9 @@ def _style(chart: alt.TopLevelMixin, width: int = 520, height: int = 300) -> alt
     return chart.properties(width=width, height=height).configure(font=FONT)
 
 
-def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "en",
-                     job: str | None = None) -> alt.LayerChart:  # fmt: skip
+def gpus_vs_deadline(
+    curve: pd.DataFrame, training: pd.DataFrame, lang: str = "en", job: str | None = None
+) -> alt.LayerChart:
     """GPUs needed against the deadline: compute-bound and memory-bound curves, the
     whole-server count, and the scenario's chosen point.
 
@@ -343,21 +348,28 @@ def gpus_vs_deadline(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "e
 _CURVES = ("compute_bound_gpus", "memory_bound_gpus", "gpus")
 
 
-def gpus_vs_deadline_split(curve: pd.DataFrame, training: pd.DataFrame, lang: str = "en",
-                           job: str | None = None) -> SplitChart:  # fmt: skip
+def gpus_vs_deadline_split(
+    curve: pd.DataFrame, training: pd.DataFrame, lang: str = "en", job: str | None = None
+) -> SplitChart:
     """:func:`gpus_vs_deadline` as a :class:`SplitChart`."""
     lang = normalize_language(lang)
     job = job if job is not None else str(training["job"].iloc[0])
     pick = curve[curve["job"] == job]
     chosen = training[training["job"] == job].iloc[0]
     series = {key: label(key, lang) for key in _CURVES}
-    long = pick.melt(id_vars="deadline_days", value_vars=list(series), var_name="series",
-                     value_name="value")  # fmt: skip
+    long = pick.melt(
+        id_vars="deadline_days", value_vars=list(series), var_name="series", value_name="value"
+    )
     long["series_label"] = long["series"].map(series)  # coloured by the code
-    point = pd.DataFrame([{
-        "deadline_days": float(chosen["deadline_days"]), "value": int(chosen["gpus"]),
-        "what": f"{label('chart.chosen', lang)}: {int(chosen['gpus'])} GPU",
-    }])  # fmt: skip
+    point = pd.DataFrame(
+        [
+            {
+                "deadline_days": float(chosen["deadline_days"]),
+                "value": int(chosen["gpus"]),
+                "what": f"{label('chart.chosen', lang)}: {int(chosen['gpus'])} GPU",
+            }
+        ]
+    )
     return SplitChart(_gpus_vs_deadline, (lang, job), {"curves": long, "chosen": point})
 
 
@@ -365,15 +377,28 @@ def _gpus_vs_deadline(lang: str, job: str) -> alt.LayerChart:
     names = {key: label(key, lang) for key in _CURVES}
     x = alt.X("deadline_days:Q", title=f"{label('chart.gpus_vs_days.x', lang)} [d]")
     y = alt.Y("value:Q", title=label("chart.gpus_vs_days.y", lang))
-    lines = alt.Chart(alt.NamedData("curves")).mark_line().encode(
-        x=x, y=y,
-        # Legend below the plot: at the right it is clipped when the panel is narrow.
-        color=coded_color("series", names, label("chart.curve", lang), order=_CURVES,
-                          legend=dict(orient="bottom", labelLimit=400)),
-        strokeDash=alt.StrokeDash("series:N", legend=None, scale=alt.Scale(domain=_CURVES)),
-        tooltip=[alt.Tooltip("deadline_days:Q", format=".1f"),
-                 alt.Tooltip("series_label:N", title=label("chart.curve", lang)), "value:Q"],
-    )  # fmt: skip
+    lines = (
+        alt.Chart(alt.NamedData("curves"))
+        .mark_line()
+        .encode(
+            x=x,
+            y=y,
+            # Legend below the plot: at the right it is clipped when the panel is narrow.
+            color=coded_color(
+                "series",
+                names,
+                label("chart.curve", lang),
+                order=_CURVES,
+                legend=dict(orient="bottom", labelLimit=400),
+            ),
+            strokeDash=alt.StrokeDash("series:N", legend=None, scale=alt.Scale(domain=_CURVES)),
+            tooltip=[
+                alt.Tooltip("deadline_days:Q", format=".1f"),
+                alt.Tooltip("series_label:N", title=label("chart.curve", lang)),
+                "value:Q",
+            ],
+        )
+    )
     chosen = alt.Chart(alt.NamedData("chosen"))
     point = chosen.mark_point(size=140, filled=True, color="black").encode(
         x="deadline_days:Q", y="value:Q", tooltip=["what:N"]
@@ -395,10 +420,12 @@ def pool_gpus_split(pools: pd.DataFrame, lang: str = "en") -> SplitChart:
     """:func:`pool_gpus` as a :class:`SplitChart`."""
     lang = normalize_language(lang)
     rows = pools[pools["level"] == "pool"]
-    long = pd.concat([
-        rows.assign(part="working", value=rows["servers"] * rows["gpus_per_server"]),
-        rows.assign(part="spare", value=rows["spare_servers"] * rows["gpus_per_server"]),
-    ])[["pool", "accelerator", "server", "part", "value"]]  # fmt: skip
+    long = pd.concat(
+        [
+            rows.assign(part="working", value=rows["servers"] * rows["gpus_per_server"]),
+            rows.assign(part="spare", value=rows["spare_servers"] * rows["gpus_per_server"]),
+        ]
+    )[["pool", "accelerator", "server", "part", "value"]]
     long["part_label"] = [label(f"chart.{p}", lang) for p in long["part"]]
     return SplitChart(_pool_gpus, (lang,), {"pools": long})
 
@@ -409,15 +436,25 @@ _PARTS = ("working", "spare")
 
 def _pool_gpus(lang: str) -> alt.Chart:
     names = {p: label(f"chart.{p}", lang) for p in _PARTS}
-    chart = alt.Chart(alt.NamedData("pools")).mark_bar().encode(
-        x=alt.X("pool:N", title=label("pool", lang), sort=None),
-        y=alt.Y("sum(value):Q", title=label("gpus", lang)),
-        color=coded_color("part", names, "", order=_PARTS),
-        # by the code: "working" > "spare", so the working GPUs stack at the bottom
-        order=alt.Order("part:N", sort="descending"),
-        tooltip=["pool:N", "accelerator:N", "server:N",
-                 alt.Tooltip("part_label:N", title=""), "value:Q"],
-    ).properties(title=label("chart.pools.title", lang))  # fmt: skip
+    chart = (
+        alt.Chart(alt.NamedData("pools"))
+        .mark_bar()
+        .encode(
+            x=alt.X("pool:N", title=label("pool", lang), sort=None),
+            y=alt.Y("sum(value):Q", title=label("gpus", lang)),
+            color=coded_color("part", names, "", order=_PARTS),
+            # by the code: "working" > "spare", so the working GPUs stack at the bottom
+            order=alt.Order("part:N", sort="descending"),
+            tooltip=[
+                "pool:N",
+                "accelerator:N",
+                "server:N",
+                alt.Tooltip("part_label:N", title=""),
+                "value:Q",
+            ],
+        )
+        .properties(title=label("chart.pools.title", lang))
+    )
     return _style(chart, width=320, height=260)
 
 
@@ -427,20 +464,32 @@ def compute_claims(claims: pd.DataFrame, lang: str = "en") -> alt.Chart:
     lang = normalize_language(lang)
     figures = ("bf16_dense_tflops", "marketing_figure")  # the one training uses first
     names = {f: label(f, lang) for f in figures}
-    long = pd.concat([
-        claims.assign(figure=figures[0], value=claims["bf16_dense_tflops"], basis="BF16 dense"),
-        claims.assign(figure=figures[1], value=claims["marketing_figure"],
-                      basis=claims["marketing_basis"]),
-    ]).dropna(subset=["value"])[["candidate", "figure", "value", "basis"]]  # fmt: skip
+    long = pd.concat(
+        [
+            claims.assign(figure=figures[0], value=claims["bf16_dense_tflops"], basis="BF16 dense"),
+            claims.assign(
+                figure=figures[1], value=claims["marketing_figure"], basis=claims["marketing_basis"]
+            ),
+        ]
+    ).dropna(subset=["value"])[["candidate", "figure", "value", "basis"]]
     long["figure_label"] = long["figure"].map(names)
-    chart = alt.Chart(long).mark_bar().encode(
-        y=alt.Y("candidate:N", title=label("candidate", lang), sort=None),
-        yOffset=alt.YOffset("figure:N", sort=list(figures)),
-        x=alt.X("value:Q", title="TFLOPS / TOPS"),
-        color=coded_color("figure", names, "", order=figures),
-        tooltip=["candidate:N", alt.Tooltip("figure_label:N", title=""), "basis:N",
-                 alt.Tooltip("value:Q", format=",.1f")],
-    ).properties(title=label("chart.claims.title", lang))  # fmt: skip
+    chart = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("candidate:N", title=label("candidate", lang), sort=None),
+            yOffset=alt.YOffset("figure:N", sort=list(figures)),
+            x=alt.X("value:Q", title="TFLOPS / TOPS"),
+            color=coded_color("figure", names, "", order=figures),
+            tooltip=[
+                "candidate:N",
+                alt.Tooltip("figure_label:N", title=""),
+                "basis:N",
+                alt.Tooltip("value:Q", format=",.1f"),
+            ],
+        )
+        .properties(title=label("chart.claims.title", lang))
+    )
     return _style(chart, width=480, height=40 * max(len(claims), 1))
 
 
@@ -504,12 +553,22 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
     spread = rows["capex_usd"].max() / rows["capex_usd"].min() if not rows.empty else 1.0
     scale = alt.Scale(type="log") if spread > 4 else alt.Scale(zero=False)
     base = alt.Chart(rows).encode(
-        x=alt.X("capex_usd:Q", title=f"{label('capex_usd', lang)} [USD]",
-                axis=alt.Axis(format="~s"), scale=scale),
+        x=alt.X(
+            "capex_usd:Q",
+            title=f"{label('capex_usd', lang)} [USD]",
+            axis=alt.Axis(format="~s"),
+            scale=scale,
+        ),
         y=alt.Y(f"{y_field}:Q", title=label(y_field, lang), scale=alt.Scale(zero=False)),
-        tooltip=["candidate:N", alt.Tooltip("gpus:Q"), alt.Tooltip("capex_usd:Q", format=",.0f"),
-                 alt.Tooltip(f"{y_field}:Q", format=",.1f"), "binding:N", "vram_gb:Q"],
-    )  # fmt: skip
+        tooltip=[
+            "candidate:N",
+            alt.Tooltip("gpus:Q"),
+            alt.Tooltip("capex_usd:Q", format=",.0f"),
+            alt.Tooltip(f"{y_field}:Q", format=",.1f"),
+            "binding:N",
+            "vram_gb:Q",
+        ],
+    )
     points = base.mark_circle(opacity=0.8).encode(
         size=alt.Size("vram_gb:Q", title=label("vram_gb", lang) + " [GB]"),
         color=alt.Color("candidate:N", title=label("candidate", lang)),
@@ -518,13 +577,19 @@ def cost_vs_time(candidates: pd.DataFrame, workload: str, lang: str = "en") -> a
     # Each name starts beside its own point, on the side away from its nearest neighbour
     # (sides alternated in the table's row order sent names onto the neighbours' points).
     sides = _label_sides(rows["capex_usd"], rows[y_field], log_x=spread > 4)
-    text = alt.layer(*[
-        alt.Chart(rows[[s == side for s in sides]]).mark_text(
-            align="left" if side[0] > 0 else "right", baseline="middle",
-            dx=side[0] * LABEL_GAP_PX, dy=side[1] * LABEL_RISE_PX,
-        ).encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
-        for side in sorted(set(sides))
-    ])  # fmt: skip
+    text = alt.layer(
+        *[
+            alt.Chart(rows[[s == side for s in sides]])
+            .mark_text(
+                align="left" if side[0] > 0 else "right",
+                baseline="middle",
+                dx=side[0] * LABEL_GAP_PX,
+                dy=side[1] * LABEL_RISE_PX,
+            )
+            .encode(x=base.encoding.x, y=base.encoding.y, text="candidate:N")
+            for side in sorted(set(sides))
+        ]
+    )
     chart = alt.layer(points, ring, text).properties(
         title=f"{label('chart.cost_vs_time.title', lang)} — {workload}"
     )
@@ -536,15 +601,23 @@ def storage_capacity(content: pd.DataFrame, lang: str = "en") -> alt.Chart:
     lang = normalize_language(lang)
     names = names_of(content["content"], "storage.content", lang)
     df = content.assign(what=content["content"].astype(str).map(names))
-    chart = alt.Chart(df).mark_bar().encode(
-        x=alt.X("tier:N", title=label("tier", lang), sort=["hot", "warm", "cold"]),
-        y=alt.Y("sum(tb):Q", title=f"{label('tb', lang)} [TB]"),
-        color=coded_color("content", names, label("content", lang)),
-        # stacked in the colour domain's order (the codes), not the labels' sort
-        order=alt.Order("content:N"),
-        tooltip=["tier:N", alt.Tooltip("what:N", title=label("content", lang)),
-                 alt.Tooltip("tb:Q", format=",.2f")],
-    ).properties(title=label("chart.storage_capacity.title", lang))  # fmt: skip
+    chart = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("tier:N", title=label("tier", lang), sort=["hot", "warm", "cold"]),
+            y=alt.Y("sum(tb):Q", title=f"{label('tb', lang)} [TB]"),
+            color=coded_color("content", names, label("content", lang)),
+            # stacked in the colour domain's order (the codes), not the labels' sort
+            order=alt.Order("content:N"),
+            tooltip=[
+                "tier:N",
+                alt.Tooltip("what:N", title=label("content", lang)),
+                alt.Tooltip("tb:Q", format=",.2f"),
+            ],
+        )
+        .properties(title=label("chart.storage_capacity.title", lang))
+    )
     return _style(chart, width=300, height=260)
 
 
@@ -555,21 +628,33 @@ def storage_bandwidth(bandwidth: pd.DataFrame, lang: str = "en") -> alt.Chart:
     sides = {"demand": label("chart.demand", lang), "supply": label("chart.supply", lang)}
     whats = {"read_gb_s": label("read_gb_s", lang), "write_gb_s": label("write_gb_s", lang)}
     demand, supply, read, write = "demand", "supply", "read_gb_s", "write_gb_s"
-    df = pd.DataFrame([
-        {"what": read, "side": demand, "gb_s": float(total["read_demand_gb_s"])},
-        {"what": read, "side": supply, "gb_s": float(total["supply_read_gb_s"])},
-        {"what": write, "side": demand, "gb_s": float(total["write_demand_gb_s"])},
-        {"what": write, "side": supply, "gb_s": float(total["supply_write_gb_s"])},
-    ])  # fmt: skip
+    df = pd.DataFrame(
+        [
+            {"what": read, "side": demand, "gb_s": float(total["read_demand_gb_s"])},
+            {"what": read, "side": supply, "gb_s": float(total["supply_read_gb_s"])},
+            {"what": write, "side": demand, "gb_s": float(total["write_demand_gb_s"])},
+            {"what": write, "side": supply, "gb_s": float(total["supply_write_gb_s"])},
+        ]
+    )
     df["what_label"], df["side_label"] = df["what"].map(whats), df["side"].map(sides)
-    chart = alt.Chart(df).mark_bar().encode(
-        y=alt.Y("what:N", title="", sort=[read, write], axis=alt.Axis(labelExpr=label_expr(whats))),
-        yOffset=alt.YOffset("side:N", sort=[demand, supply]),
-        x=alt.X("gb_s:Q", title="GB/s"),
-        color=coded_color("side", sides, "", order=[demand, supply]),
-        tooltip=[alt.Tooltip("what_label:N", title=""), alt.Tooltip("side_label:N", title=""),
-                 alt.Tooltip("gb_s:Q", format=",.1f")],
-    ).properties(title=label("chart.storage_bandwidth.title", lang))  # fmt: skip
+    chart = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            y=alt.Y(
+                "what:N", title="", sort=[read, write], axis=alt.Axis(labelExpr=label_expr(whats))
+            ),
+            yOffset=alt.YOffset("side:N", sort=[demand, supply]),
+            x=alt.X("gb_s:Q", title="GB/s"),
+            color=coded_color("side", sides, "", order=[demand, supply]),
+            tooltip=[
+                alt.Tooltip("what_label:N", title=""),
+                alt.Tooltip("side_label:N", title=""),
+                alt.Tooltip("gb_s:Q", format=",.1f"),
+            ],
+        )
+        .properties(title=label("chart.storage_bandwidth.title", lang))
+    )
     return _style(chart, width=300, height=160)
 
 
@@ -578,8 +663,9 @@ def storage_bandwidth(bandwidth: pd.DataFrame, lang: str = "en") -> alt.Chart:
 FILL_AXIS_OVERFLOW = 1.25
 
 
-def hot_fill(curve: pd.DataFrame, lang: str = "en",
-             days_to_full: float | None = None) -> alt.LayerChart:  # fmt: skip
+def hot_fill(
+    curve: pd.DataFrame, lang: str = "en", days_to_full: float | None = None
+) -> alt.LayerChart:
     """Hot-tier fill over the run with the alert line, from the Plan's ``hot_fill`` table.
 
     The fill axis runs from 0 to 100 %: fill is a share of the tier's usable capacity,
@@ -609,27 +695,46 @@ def hot_fill(curve: pd.DataFrame, lang: str = "en",
     top = FILL_AXIS_OVERFLOW if overflow else max(1.0, alert_fill)
     x = alt.X("day:Q", title=f"{label('day', lang)} [d]")
     y_scale = alt.Scale(domain=[0, top], clamp=True, nice=False)
-    line = alt.Chart(curve).mark_line(interpolate="step-after").encode(
-        x=x, y=alt.Y("fill:Q", title=label("fill", lang), axis=alt.Axis(format="%"),
-                     scale=y_scale),
-        tooltip=[alt.Tooltip("day:Q", format=".2f"), alt.Tooltip("used_tb:Q", format=",.1f"),
-                 alt.Tooltip("fill:Q", format=".1%")],
-    )  # fmt: skip
-    alert = alt.Chart(curve.head(1)).mark_rule(color="#b00020", strokeDash=[6, 4]).encode(
-        y="alert_fill:Q", tooltip=[alt.Tooltip("alert_fill:Q", title=label("alert_fill", lang),
-                                               format=".0%")])  # fmt: skip
+    line = (
+        alt.Chart(curve)
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=x,
+            y=alt.Y("fill:Q", title=label("fill", lang), axis=alt.Axis(format="%"), scale=y_scale),
+            tooltip=[
+                alt.Tooltip("day:Q", format=".2f"),
+                alt.Tooltip("used_tb:Q", format=",.1f"),
+                alt.Tooltip("fill:Q", format=".1%"),
+            ],
+        )
+    )
+    alert = (
+        alt.Chart(curve.head(1))
+        .mark_rule(color="#b00020", strokeDash=[6, 4])
+        .encode(
+            y="alert_fill:Q",
+            tooltip=[alt.Tooltip("alert_fill:Q", title=label("alert_fill", lang), format=".0%")],
+        )
+    )
     layers = [line, alert]
     title: alt.TitleParams | str = label("chart.hot_fill.title", lang)
     if overflow:
         first = float(curve.loc[curve["fill"] >= 1.0, "day"].iloc[0])
-        day = first if days_to_full is None or not math.isfinite(days_to_full) \
-            else float(days_to_full)  # fmt: skip
+        day = (
+            first
+            if days_to_full is None or not math.isfinite(days_to_full)
+            else float(days_to_full)
+        )
         end = float(curve["day"].iloc[-1])
         full = pd.DataFrame({"day": [day]})
-        layers.append(alt.Chart(pd.DataFrame({"fill": [1.0]})).mark_rule(color="#444").encode(
-            y="fill:Q"))  # fmt: skip
-        layers.append(alt.Chart(full).mark_rule(color="#b00020").encode(
-            x="day:Q", tooltip=[alt.Tooltip("day:Q", format=".1f")]))  # fmt: skip
+        layers.append(
+            alt.Chart(pd.DataFrame({"fill": [1.0]})).mark_rule(color="#444").encode(y="fill:Q")
+        )
+        layers.append(
+            alt.Chart(full)
+            .mark_rule(color="#b00020")
+            .encode(x="day:Q", tooltip=[alt.Tooltip("day:Q", format=".1f")])
+        )
         note = label("chart.hot_fill.overflow", lang, day=day, end=end, peak=peak)
         title = alt.TitleParams(text=title, subtitle=note, subtitleColor="#b00020")
     chart = alt.layer(*layers).properties(title=title)
@@ -647,8 +752,9 @@ def _tier_nodes(tier: str, count: int, y: float, lang: str) -> pd.DataFrame:
     shown = min(int(count), DIAGRAM_MAX_NODES)
     x = [(i + 0.5) / shown for i in range(shown)] if shown else []
     name = label(f"chart.fabric.{tier}", lang)
-    return pd.DataFrame({"tier": tier, "tier_label": name, "k": range(shown), "x": x, "y": y,
-                         "count": int(count)})  # fmt: skip
+    return pd.DataFrame(
+        {"tier": tier, "tier_label": name, "k": range(shown), "x": x, "y": y, "count": int(count)}
+    )
 
 
 def fabric_diagram(fabric: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -687,28 +793,48 @@ def fabric_diagram(fabric: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     edges = pd.concat(links, ignore_index=True)
     allnodes = pd.concat(nodes.values(), ignore_index=True)
     allnodes["caption"] = [
-        f"{t} × {c:,}" if k == 0 else "" for t, c, k in
-        zip(allnodes["tier_label"], allnodes["count"], allnodes["k"], strict=True)
-    ]  # fmt: skip
-    rules = alt.Chart(edges).mark_rule(opacity=0.25, strokeWidth=0.6, color="#888").encode(
-        x=alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-0.4, len(tiers) - 0.6])),
-        x2="x2:Q", y2="y2:Q",
-    )  # fmt: skip
+        f"{t} × {c:,}" if k == 0 else ""
+        for t, c, k in zip(allnodes["tier_label"], allnodes["count"], allnodes["k"], strict=True)
+    ]
+    rules = (
+        alt.Chart(edges)
+        .mark_rule(opacity=0.25, strokeWidth=0.6, color="#888")
+        .encode(
+            x=alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-0.4, len(tiers) - 0.6])),
+            x2="x2:Q",
+            y2="y2:Q",
+        )
+    )
     drawn = [t for t in _TIERS if t in nodes]
     names = {t: label(f"chart.fabric.{t}", lang) for t in drawn}
-    points = alt.Chart(allnodes).mark_square(size=90).encode(
-        x="x:Q", y="y:Q",
-        color=coded_color("tier", names, label("chart.fabric.tier", lang), order=drawn),
-        tooltip=[alt.Tooltip("tier_label:N", title=label("chart.fabric.tier", lang)),
-                 alt.Tooltip("count:Q", format=",")],
-    )  # fmt: skip
-    captions = alt.Chart(allnodes[allnodes["k"] == 0]).mark_text(
-        align="left", dx=-8, dy=-14, fontSize=11).encode(x=alt.value(0), y="y:Q",
-                                                         text="caption:N")  # fmt: skip
+    points = (
+        alt.Chart(allnodes)
+        .mark_square(size=90)
+        .encode(
+            x="x:Q",
+            y="y:Q",
+            color=coded_color("tier", names, label("chart.fabric.tier", lang), order=drawn),
+            tooltip=[
+                alt.Tooltip("tier_label:N", title=label("chart.fabric.tier", lang)),
+                alt.Tooltip("count:Q", format=","),
+            ],
+        )
+    )
+    captions = (
+        alt.Chart(allnodes[allnodes["k"] == 0])
+        .mark_text(align="left", dx=-8, dy=-14, fontSize=11)
+        .encode(x=alt.value(0), y="y:Q", text="caption:N")
+    )
     title = label("chart.fabric.title", lang, model=r["model"], tiers=int(r["tiers"]))
-    sub = label("chart.fabric.repeat", lang, units=units, leaves=int(r["leaves"]),
-                spines=spines, cores=cores)  # fmt: skip
+    sub = label(
+        "chart.fabric.repeat",
+        lang,
+        units=units,
+        leaves=int(r["leaves"]),
+        spines=spines,
+        cores=cores,
+    )
     chart = alt.layer(rules, points, captions).properties(
         title=alt.TitleParams(title, subtitle=[sub])
     )
@@ -727,31 +853,57 @@ def port_use(use: pd.DataFrame, lang: str = "en", per_device_up_to: int = 64) ->
     # coloured by the code "plane.role"; the legend names it in the language
     df = use.assign(what=use["plane"].astype(str) + "." + use["role"].astype(str))
     names = {
-        code: label("chart.port_use.switch", lang,
-                    plane=choice("choice.plane", code.split(".")[0], lang),
-                    role=choice("chart.port_use.role", code.split(".")[1], lang))
+        code: label(
+            "chart.port_use.switch",
+            lang,
+            plane=choice("choice.plane", code.split(".")[0], lang),
+            role=choice("chart.port_use.role", code.split(".")[1], lang),
+        )
         for code in dict.fromkeys(df["what"])
-    }  # fmt: skip
+    }
     df["what_label"] = df["what"].map(names)
     color = coded_color("what", names, label("role", lang))
     if len(df) <= per_device_up_to:
         y = alt.Y("device:N", title=label("device", lang), sort=None)
-        bars = alt.Chart(df).mark_bar().encode(
-            y=y, x=alt.X("used:Q", title=label("used", lang)),
+        bars = (
+            alt.Chart(df)
+            .mark_bar()
+            .encode(
+                y=y,
+                x=alt.X("used:Q", title=label("used", lang)),
+                color=color,
+                tooltip=[
+                    "device:N",
+                    alt.Tooltip("what_label:N", title=label("role", lang)),
+                    "used:Q",
+                    "ports:Q",
+                ],
+            )
+        )
+        cap = (
+            alt.Chart(df)
+            .mark_tick(color="#b00020", thickness=2)
+            .encode(y=y, x="ports:Q", tooltip=["device:N", "ports:Q"])
+        )
+        return _style(
+            alt.layer(bars, cap).properties(title=title), width=420, height=max(120, 14 * len(df))
+        )
+    chart = (
+        alt.Chart(df)
+        .transform_calculate(share="datum.used / datum.ports")
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "share:Q",
+                bin=alt.Bin(step=0.05),
+                title=label("chart.port_use.share", lang),
+                axis=alt.Axis(format="%"),
+            ),
+            y=alt.Y("count():Q", title=label("chart.port_use.switches", lang)),
             color=color,
-            tooltip=["device:N", alt.Tooltip("what_label:N", title=label("role", lang)),
-                     "used:Q", "ports:Q"],
-        )  # fmt: skip
-        cap = alt.Chart(df).mark_tick(color="#b00020", thickness=2).encode(
-            y=y, x="ports:Q", tooltip=["device:N", "ports:Q"])  # fmt: skip
-        return _style(alt.layer(bars, cap).properties(title=title), width=420,
-                      height=max(120, 14 * len(df)))  # fmt: skip
-    chart = alt.Chart(df).transform_calculate(share="datum.used / datum.ports").mark_bar().encode(
-        x=alt.X("share:Q", bin=alt.Bin(step=0.05), title=label("chart.port_use.share", lang),
-                axis=alt.Axis(format="%")),
-        y=alt.Y("count():Q", title=label("chart.port_use.switches", lang)),
-        color=color,
-    ).properties(title=title)  # fmt: skip
+        )
+        .properties(title=title)
+    )
     return _style(chart, width=420, height=240)
 
 
@@ -778,12 +930,18 @@ def rack_elevation(layout: pd.DataFrame, lang: str = "en", racks: int = 12) -> a
             y=alt.Y("u_position:Q", title=f"{label('u_position', lang)} [U]"),
             y2="u_top:Q",
             color=coded_color("device_type", names, label("device_type", lang)),
-            tooltip=["device:N", alt.Tooltip("type:N", title=label("device_type", lang)),
-                     "model:N", "rack:N", "u_position:Q", "u_height:Q",
-                     alt.Tooltip("max_power_kw:Q", format=".2f")],
+            tooltip=[
+                "device:N",
+                alt.Tooltip("type:N", title=label("device_type", lang)),
+                "model:N",
+                "rack:N",
+                "u_position:Q",
+                "u_height:Q",
+                alt.Tooltip("max_power_kw:Q", format=".2f"),
+            ],
         )
         .properties(title=label("chart.rack_elevation.title", lang))
-    )  # fmt: skip
+    )
     return _style(chart, width=max(240, 40 * shown["rack"].nunique()))
 
 
@@ -802,16 +960,28 @@ def rack_power(allocation: pd.DataFrame, lang: str = "en", racks: int = 40) -> a
     names = {s: choice("status", s, lang) for s in statuses}
     df["status_label"] = df["status"].astype(str).map(lambda s: choice("status", s, lang))
     x = alt.X("rack:N", title=label("rack", lang), sort=None)
-    bars = alt.Chart(df).mark_bar().encode(
-        x=x,
-        y=alt.Y("allocated_kw:Q", title=f"{label('allocated_kw', lang)} [kW]"),
-        color=coded_color("status", names, label("status", lang), order=statuses,
-                          scale=dict(range=["#4c78a8", "#f58518", "#e45756"])),
-        tooltip=["rack:N", alt.Tooltip("allocated_kw:Q", format=".1f"),
-                 alt.Tooltip("supply_kw:Q", format=".1f"),
-                 alt.Tooltip("headroom_pct:Q", format=".1%"),
-                 alt.Tooltip("status_label:N", title=label("status", lang))],
-    )  # fmt: skip
+    bars = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=x,
+            y=alt.Y("allocated_kw:Q", title=f"{label('allocated_kw', lang)} [kW]"),
+            color=coded_color(
+                "status",
+                names,
+                label("status", lang),
+                order=statuses,
+                scale=dict(range=["#4c78a8", "#f58518", "#e45756"]),
+            ),
+            tooltip=[
+                "rack:N",
+                alt.Tooltip("allocated_kw:Q", format=".1f"),
+                alt.Tooltip("supply_kw:Q", format=".1f"),
+                alt.Tooltip("headroom_pct:Q", format=".1%"),
+                alt.Tooltip("status_label:N", title=label("status", lang)),
+            ],
+        )
+    )
     supply = alt.Chart(df).mark_tick(color="black", thickness=2).encode(x=x, y="supply_kw:Q")
     limit = (
         alt.Chart(df)
@@ -848,13 +1018,16 @@ def cooling_map(cooling: pd.DataFrame, racks: pd.DataFrame, lang: str = "en") ->
         .encode(
             x=alt.X("position:O", title=label("position", lang)),
             y=alt.Y("row:N", title=label("row", lang)),
-            color=coded_color("cooling_mode", names, label("cooling_mode", lang),
-                              order=modes),
-            tooltip=["rack:N", alt.Tooltip("heat_kw:Q", format=".1f"),
-                     alt.Tooltip("mode:N", title=label("cooling_mode", lang)), "status:N"],
+            color=coded_color("cooling_mode", names, label("cooling_mode", lang), order=modes),
+            tooltip=[
+                "rack:N",
+                alt.Tooltip("heat_kw:Q", format=".1f"),
+                alt.Tooltip("mode:N", title=label("cooling_mode", lang)),
+                "status:N",
+            ],
         )
         .properties(title=label("chart.cooling_map.title", lang))
-    )  # fmt: skip
+    )
     return _style(chart, width=360, height=max(60, 18 * df["row"].nunique()))
 
 

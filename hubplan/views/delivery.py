@@ -25,12 +25,19 @@ def gantt(schedule: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     task = alt.Tooltip("task_label:N", title=label("task", lang))
     phase = alt.Tooltip("phase_label:N", title=label("phase", lang))
     tip = [task, phase, "start_date:T", "end_date:T", "slack_days:Q"]
-    bars = alt.Chart(work).mark_bar().encode(
-        x=alt.X("start_date:T", title=label("start_date", lang)), x2="end_date:T", y=y,
-        color=coded_color("phase", names, label("phase", lang), order=list(names)),
-        stroke=alt.condition("datum.critical", alt.value("black"), alt.value(None)),
-        strokeWidth=alt.value(1.5), tooltip=tip,
-    )  # fmt: skip
+    bars = (
+        alt.Chart(work)
+        .mark_bar()
+        .encode(
+            x=alt.X("start_date:T", title=label("start_date", lang)),
+            x2="end_date:T",
+            y=y,
+            color=coded_color("phase", names, label("phase", lang), order=list(names)),
+            stroke=alt.condition("datum.critical", alt.value("black"), alt.value(None)),
+            strokeWidth=alt.value(1.5),
+            tooltip=tip,
+        )
+    )
     dots = alt.Chart(marks).mark_point(shape="diamond", filled=True, size=90, color="black")
     dots = dots.encode(x="end_date:T", y=y, tooltip=tip)
     return _style(alt.layer(bars, dots), width=640, height=max(200, 16 * len(df)))

@@ -31,18 +31,20 @@ class FacilityPanel(PlanPanel):
     stages = ("facility",)
     until = "facility"
 
-    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
-                 lang: str = "en"):  # fmt: skip
+    def __init__(
+        self, scenario: Scenario | None = None, catalog: Catalog | None = None, lang: str = "en"
+    ):
         super().__init__(scenario, catalog, lang)
         f = self.base.facility
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
         self.controls = {
-            "rack_budget_kw": w.FloatSlider(value=f.rack_budget_kw, min=8,
-                                            max=max(150.0, f.rack_budget_kw), step=1,
-                                            **slider),
-            "max_servers_per_rack": w.IntSlider(value=f.max_servers_per_rack or 0, min=0,
-                                                max=16, **slider),
-        }  # fmt: skip
+            "rack_budget_kw": w.FloatSlider(
+                value=f.rack_budget_kw, min=8, max=max(150.0, f.rack_budget_kw), step=1, **slider
+            ),
+            "max_servers_per_rack": w.IntSlider(
+                value=f.max_servers_per_rack or 0, min=0, max=16, **slider
+            ),
+        }
         self.labels = {name: w.Label() for name in self.controls}
         self.units = {"rack_budget_kw": "kW"}
         self.summary = w.HTML()
@@ -52,25 +54,33 @@ class FacilityPanel(PlanPanel):
         self.cooling_chart = charts.LiveChart(
             charts.cooling_map(self.result["cooling"], self.result["racks"])
         )
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            # the form in its own column, as on the other panels: placed straight in the
-            # row, its grid stretched to the findings' height and spread its two rows
-            # apart (the second slider showed far below the first, off the screen)
-            controls_beside(_form(self.labels, self.controls),
-                            [self.summary, self.message, self.findings]),
-            self.power_chart, self.elevation, self.cooling_chart, scrolls(self.table),
-        ])  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                # the form in its own column, as on the other panels: placed straight in the
+                # row, its grid stretched to the findings' height and spread its two rows
+                # apart (the second slider showed far below the first, off the screen)
+                controls_beside(
+                    _form(self.labels, self.controls), [self.summary, self.message, self.findings]
+                ),
+                self.power_chart,
+                self.elevation,
+                self.cooling_chart,
+                scrolls(self.table),
+            ]
+        )
         self._start()
 
     def scenario(self) -> Scenario:
         """The Scenario the controls describe (0 servers per rack = no cap)."""
         c = self.controls
         cap = int(c["max_servers_per_rack"].value)
-        return self.base.with_changes({
-            "facility.rack_budget_kw": float(c["rack_budget_kw"].value),
-            "facility.max_servers_per_rack": cap if cap > 0 else None,
-        })  # fmt: skip
+        return self.base.with_changes(
+            {
+                "facility.rack_budget_kw": float(c["rack_budget_kw"].value),
+                "facility.max_servers_per_rack": cap if cap > 0 else None,
+            }
+        )
 
     def summary_numbers(self, plan: Plan | None = None) -> dict[str, float]:
         """The figures the summary line shows, read from the Plan's tables."""
@@ -80,11 +90,14 @@ class FacilityPanel(PlanPanel):
         layout = plan["rack_layout"]
         return {
             "servers": int((layout["device_type"] == "gpu_server").sum()),
-            "racks": len(racks), "compute": int((racks["kind"] == "compute").sum()),
-            "rows": int(racks["row"].nunique()), "ok": int((alloc["status"] == "ok").sum()),
-            "total": len(alloc), "it_kw": float(total["it_nameplate_kw"]),
+            "racks": len(racks),
+            "compute": int((racks["kind"] == "compute").sum()),
+            "rows": int(racks["row"].nunique()),
+            "ok": int((alloc["status"] == "ok").sum()),
+            "total": len(alloc),
+            "it_kw": float(total["it_nameplate_kw"]),
             "facility_kw": float(total["facility_kw"]),
-        }  # fmt: skip
+        }
 
     def _render_body(self) -> None:
         lang, plan = self.lang, self.result

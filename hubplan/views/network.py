@@ -19,13 +19,35 @@ NIC_SPEEDS = (100.0, 200.0, 400.0, 800.0)
 
 #: Server catalogue columns a custom server carries over when only its NIC speed changes.
 _SERVER_FIELDS = (
-    "accelerator", "gpus", "cpu_model", "cpu_sockets", "cpu_cores_total", "cpu_base_ghz",
-    "ram_gb", "compute_nics", "compute_nic_gbps", "storage_nics", "storage_nic_gbps",
-    "inband_nics", "inband_nic_gbps", "bmc_nics", "bmc_nic_gbps", "pcie_gen", "max_power_kw",
+    "accelerator",
+    "gpus",
+    "cpu_model",
+    "cpu_sockets",
+    "cpu_cores_total",
+    "cpu_base_ghz",
+    "ram_gb",
+    "compute_nics",
+    "compute_nic_gbps",
+    "storage_nics",
+    "storage_nic_gbps",
+    "inband_nics",
+    "inband_nic_gbps",
+    "bmc_nics",
+    "bmc_nic_gbps",
+    "pcie_gen",
+    "max_power_kw",
     "price_usd",
-)  # fmt: skip
-_INT_FIELDS = {"gpus", "cpu_sockets", "cpu_cores_total", "compute_nics", "storage_nics",
-               "inband_nics", "bmc_nics", "pcie_gen"}  # fmt: skip
+)
+_INT_FIELDS = {
+    "gpus",
+    "cpu_sockets",
+    "cpu_cores_total",
+    "compute_nics",
+    "storage_nics",
+    "inband_nics",
+    "bmc_nics",
+    "pcie_gen",
+}
 
 
 def _value(field: str, v: Any) -> Any:
@@ -58,30 +80,35 @@ class NetworkPanel(PlanPanel):
     stages = ("network",)
     until = "network"
 
-    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
-                 lang: str = "en"):  # fmt: skip
+    def __init__(
+        self, scenario: Scenario | None = None, catalog: Catalog | None = None, lang: str = "en"
+    ):
         super().__init__(scenario, catalog, lang)
         net, pool = self.base.network, self.base.pools.training
         self._server = self._training_server()
-        start_nic = float(self._server["compute_nic_gbps"]) if self._server is not None \
-            else 400.0  # fmt: skip
+        start_nic = float(self._server["compute_nic_gbps"]) if self._server is not None else 400.0
         speeds = sorted(set(NIC_SPEEDS) | ({start_nic} if math.isfinite(start_nic) else set()))
         job = self.base.workload.training[0] if self.base.workload.training else None
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
         self.controls = {
-            "compute_switch": w.Dropdown(options=self.catalog.switches["name"].tolist(),
-                                         value=self.catalog.switch(net.compute_switch)["name"],
-                                         layout=w.Layout(width="180px")),
-            "oversubscription": w.FloatSlider(value=net.oversubscription, min=1.0, max=4.0,
-                                              step=0.5, **slider),
-            "nic_gbps": w.Dropdown(options=[(f"{s:g}", s) for s in speeds],
-                                   value=start_nic if math.isfinite(start_nic) else 400.0,
-                                   layout=w.Layout(width="120px")),
-        }  # fmt: skip
+            "compute_switch": w.Dropdown(
+                options=self.catalog.switches["name"].tolist(),
+                value=self.catalog.switch(net.compute_switch)["name"],
+                layout=w.Layout(width="180px"),
+            ),
+            "oversubscription": w.FloatSlider(
+                value=net.oversubscription, min=1.0, max=4.0, step=0.5, **slider
+            ),
+            "nic_gbps": w.Dropdown(
+                options=[(f"{s:g}", s) for s in speeds],
+                value=start_nic if math.isfinite(start_nic) else 400.0,
+                layout=w.Layout(width="120px"),
+            ),
+        }
         if job is not None:
-            self.controls["days"] = w.FloatSlider(value=job.days, min=1.0,
-                                                  max=max(365.0, job.days), step=0.25,
-                                                  **slider)  # fmt: skip
+            self.controls["days"] = w.FloatSlider(
+                value=job.days, min=1.0, max=max(365.0, job.days), step=0.25, **slider
+            )
         self.units = {"nic_gbps": "Gb/s", "days": "d"}
         self.labels = {name: w.Label() for name in self.controls}
         self._pool = pool
@@ -90,12 +117,18 @@ class NetworkPanel(PlanPanel):
         self.switch_table = w.HTML()
         self.diagram = charts.LiveChart(charts.fabric_diagram(self.result["fabric"], self.lang))
         self.port_chart = charts.LiveChart(charts.port_use(self.result["port_use"], self.lang))
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            controls_beside(_form(self.labels, self.controls),
-                            [self.summary, self.message, self.findings]),
-            self.diagram, scrolls(self.fabric_table), self.port_chart, scrolls(self.switch_table),
-        ])  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                controls_beside(
+                    _form(self.labels, self.controls), [self.summary, self.message, self.findings]
+                ),
+                self.diagram,
+                scrolls(self.fabric_table),
+                self.port_chart,
+                scrolls(self.switch_table),
+            ]
+        )
         self._start()
 
     def _training_server(self):
@@ -141,13 +174,22 @@ class NetworkPanel(PlanPanel):
         else:
             r = comp.iloc[0]
             rails = int(r["endpoints"]) // int(train["total_servers"].iloc[0])
-            text = label("panel.network.summary", lang, gpus=gpus,
-                         servers=int(train["total_servers"].iloc[0]), rails=rails,
-                         nic_gbps=float(r["port_gbps"]), tiers=int(r["tiers"]),
-                         model=r["model"], units=int(r["units"]),
-                         per_unit=int(r["servers_per_unit"]), leaves=int(r["leaves"]),
-                         spines=int(r["spines"]), cores=int(r["cores"]),
-                         ratio=float(r["oversubscription"]))  # fmt: skip
+            text = label(
+                "panel.network.summary",
+                lang,
+                gpus=gpus,
+                servers=int(train["total_servers"].iloc[0]),
+                rails=rails,
+                nic_gbps=float(r["port_gbps"]),
+                tiers=int(r["tiers"]),
+                model=r["model"],
+                units=int(r["units"]),
+                per_unit=int(r["servers_per_unit"]),
+                leaves=int(r["leaves"]),
+                spines=int(r["spines"]),
+                cores=int(r["cores"]),
+                ratio=float(r["oversubscription"]),
+            )
         self.summary.value = f'<p id="hubplan-network-summary"><b>{html.escape(text)}</b></p>'
         self.fabric_table.value = _table_html(fab, lang, "hubplan-fabric")
         self.switch_table.value = _table_html(plan["switches"], lang, "hubplan-switches")

@@ -29,9 +29,18 @@ from .panels import PlanPanel, _form, _new_hardware_and_text
 
 #: The headline figures, in the order the dashboard and the comparison show them.
 FIGURES = (
-    "gpus", "servers", "racks", "it_mw", "facility_mw", "capex_usd", "opex_usd_per_year",
-    "cost_per_useful_gpu_hour_usd", "breakeven_month", "errors", "warnings",
-)  # fmt: skip
+    "gpus",
+    "servers",
+    "racks",
+    "it_mw",
+    "facility_mw",
+    "capex_usd",
+    "opex_usd_per_year",
+    "cost_per_useful_gpu_hour_usd",
+    "breakeven_month",
+    "errors",
+    "warnings",
+)
 
 _SEVERITIES = ("error", "warning", "info")
 
@@ -58,11 +67,15 @@ def headline_figures(plan: Plan) -> dict[str, Any]:
     figures = plan.headline()  # the plan's own headline: one definition of each figure
     pools = plan["pools"]
     pool_rows = pools[pools["level"] == "pool"]
-    by_pool = {str(p): int(g) for p, g in zip(pool_rows["pool"], pool_rows["total_gpus"],
-                                                strict=True)}  # fmt: skip
+    by_pool = {
+        str(p): int(g) for p, g in zip(pool_rows["pool"], pool_rows["total_gpus"], strict=True)
+    }
     cost = plan["cost_summary"].iloc[0]
-    findings = {"error": figures["errors"], "warning": figures["warnings"],
-                "info": figures["infos"]}  # fmt: skip
+    findings = {
+        "error": figures["errors"],
+        "warning": figures["warnings"],
+        "info": figures["infos"],
+    }
     return {
         "gpus_by_pool": by_pool,
         **figures,
@@ -85,16 +98,22 @@ def _breakeven(f: dict[str, Any], lang: str) -> str:
         return label("overview.no_offer", lang)
     if not math.isfinite(month):
         return label("overview.never", lang)
-    return label("overview.breakeven_value", lang, month=month, offer=f["cloud_offer"],
-                 cloud=f["cloud_usd_per_gpu_hour"])  # fmt: skip
+    return label(
+        "overview.breakeven_value",
+        lang,
+        month=month,
+        offer=f["cloud_offer"],
+        cloud=f["cloud_usd_per_gpu_hour"],
+    )
 
 
 def _figure_text(key: str, f: dict[str, Any], lang: str) -> str:
     """One headline figure as a comparison cell: its label's number format, megawatts to
     two decimals, a break-even with no offer or none in sight in words."""
     value = f[key]
-    if key == "breakeven_month" and (f.get("cloud_basis") == "no_offer"
-                                     or not math.isfinite(value)):  # fmt: skip
+    if key == "breakeven_month" and (
+        f.get("cloud_basis") == "no_offer" or not math.isfinite(value)
+    ):
         return _breakeven(f, lang)
     if key in ("it_mw", "facility_mw"):
         return f"{value:,.2f}" if math.isfinite(value) else ""
@@ -104,8 +123,9 @@ def _figure_text(key: str, f: dict[str, Any], lang: str) -> str:
 def headline_text(f: dict[str, Any], lang: str = "en") -> dict[str, str]:
     """Each figure of :func:`headline_figures` as the dashboard shows it, by figure key."""
     lang = normalize_language(lang)
-    pools = " · ".join(f"{label(f'choice.pool.{p}', lang)} {g:,}"
-                       for p, g in f["gpus_by_pool"].items())  # fmt: skip
+    pools = " · ".join(
+        f"{label(f'choice.pool.{p}', lang)} {g:,}" for p, g in f["gpus_by_pool"].items()
+    )
     sev = f["findings"]
     n = f["capex_unpriced_lines"]
     unpriced = label("overview.unpriced", lang, n=n) if n else ""
@@ -175,8 +195,9 @@ class OverviewPanel(PlanPanel):
     stages = stage_names()
     until = "review"
 
-    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
-                 lang: str = "en"):  # fmt: skip
+    def __init__(
+        self, scenario: Scenario | None = None, catalog: Catalog | None = None, lang: str = "en"
+    ):
         super().__init__(scenario, catalog, lang)
         self.form = w.VBox(layout=w.Layout(min_width="max-content"))
         self._build_controls()
@@ -192,18 +213,27 @@ class OverviewPanel(PlanPanel):
         self.bar_slot = w.VBox()
         #: Called after the language changes (the scenario bar relabels itself).
         self.language_hooks: list[Callable[[], None]] = []
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            self.bar_slot,
-            # The figures sit beside the controls, or below them when the window is too
-            # narrow for both (nothing is clipped).
-            w.HBox([self.form,
-                    w.VBox([self.headline, self.message],
-                           layout=w.Layout(flex="1 1 380px", min_width="380px"))],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px")),
-            w.HBox([self.pools_chart, self.cost_chart], layout=w.Layout(flex_flow="row wrap")),
-            self.findings,
-        ], layout=w.Layout(width="100%"))  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                self.bar_slot,
+                # The figures sit beside the controls, or below them when the window is too
+                # narrow for both (nothing is clipped).
+                w.HBox(
+                    [
+                        self.form,
+                        w.VBox(
+                            [self.headline, self.message],
+                            layout=w.Layout(flex="1 1 380px", min_width="380px"),
+                        ),
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", grid_gap="0 12px"),
+                ),
+                w.HBox([self.pools_chart, self.cost_chart], layout=w.Layout(flex_flow="row wrap")),
+                self.findings,
+            ],
+            layout=w.Layout(width="100%"),
+        )
         self.widget.add_class("hubplan-root")  # the page's handle on the dashboard
         self._start()
 
@@ -219,41 +249,62 @@ class OverviewPanel(PlanPanel):
         # or develops has none of them, and the rest of the dashboard stays.
         if s.workload.training:
             t = s.workload.training[0]
-            params = (t.params if t.params is not None else
-                      t.architecture.total_params if t.architecture is not None else
-                      float(self.catalog.model(t.model)["total_params"]))  # fmt: skip
-            c["params_b"] = w.BoundedFloatText(value=params / 1e9, min=0.1, max=100_000, step=1,
-                                               layout=box)  # fmt: skip
+            params = (
+                t.params
+                if t.params is not None
+                else t.architecture.total_params
+                if t.architecture is not None
+                else float(self.catalog.model(t.model)["total_params"])
+            )
+            c["params_b"] = w.BoundedFloatText(
+                value=params / 1e9, min=0.1, max=100_000, step=1, layout=box
+            )
             if t.data_bytes is not None:
-                c["data_gb"] = w.BoundedFloatText(value=t.data_bytes / 1e9, min=0.001,
-                                                  max=1e9, step=10, layout=box)  # fmt: skip
+                c["data_gb"] = w.BoundedFloatText(
+                    value=t.data_bytes / 1e9, min=0.001, max=1e9, step=10, layout=box
+                )
             else:
-                c["tokens_b"] = w.BoundedFloatText(value=t.tokens / 1e9, min=0.001, max=1e9,
-                                                   step=10, layout=box)  # fmt: skip
+                c["tokens_b"] = w.BoundedFloatText(
+                    value=t.tokens / 1e9, min=0.001, max=1e9, step=10, layout=box
+                )
             c |= {
-                "days": w.FloatSlider(value=t.days, min=1, max=max(120.0, t.days), step=1,
-                                      **slider),
-                "accelerator": w.Dropdown(options=names, layout=w.Layout(width="200px"),
-                                          value=self.catalog.accelerator(
-                                              s.pools.training.accelerator)["name"]),
+                "days": w.FloatSlider(
+                    value=t.days, min=1, max=max(120.0, t.days), step=1, **slider
+                ),
+                "accelerator": w.Dropdown(
+                    options=names,
+                    layout=w.Layout(width="200px"),
+                    value=self.catalog.accelerator(s.pools.training.accelerator)["name"],
+                ),
                 "mfu": w.FloatSlider(value=t.mfu, min=0.2, max=0.6, step=0.01, **slider),
-            }  # fmt: skip
+            }
         if s.workload.inference:
-            c["peak_qps"] = w.BoundedFloatText(value=s.workload.inference[0].peak_qps, min=0.1,
-                                               max=100_000, step=1, layout=box)  # fmt: skip
+            c["peak_qps"] = w.BoundedFloatText(
+                value=s.workload.inference[0].peak_qps, min=0.1, max=100_000, step=1, layout=box
+            )
         c |= {
-            "rack_kw": w.FloatSlider(value=s.facility.rack_budget_kw, min=5, max=150, step=1,
-                                     **slider),
-            "electricity": w.BoundedFloatText(value=s.cost.electricity_usd_per_kwh, min=0,
-                                              max=2, step=0.005, layout=box),
-            "utilisation": w.FloatSlider(value=s.cost.utilisation, min=0.1, max=1.0, step=0.05,
-                                         **slider),
-        }  # fmt: skip
+            "rack_kw": w.FloatSlider(
+                value=s.facility.rack_budget_kw, min=5, max=150, step=1, **slider
+            ),
+            "electricity": w.BoundedFloatText(
+                value=s.cost.electricity_usd_per_kwh, min=0, max=2, step=0.005, layout=box
+            ),
+            "utilisation": w.FloatSlider(
+                value=s.cost.utilisation, min=0.1, max=1.0, step=0.05, **slider
+            ),
+        }
         self.controls = c
         self._base_accelerator = c["accelerator"].value if "accelerator" in c else None
         self.labels = {name: w.Label() for name in c}
-        self.units = {"params_b": "B", "data_gb": "GB", "tokens_b": "B", "days": "d",
-                      "peak_qps": "1/s", "rack_kw": "kW", "electricity": "USD/kWh"}  # fmt: skip
+        self.units = {
+            "params_b": "B",
+            "data_gb": "GB",
+            "tokens_b": "B",
+            "days": "d",
+            "peak_qps": "1/s",
+            "rack_kw": "kW",
+            "electricity": "USD/kWh",
+        }
         self.form.children = [_form(self.labels, c)]
 
     def load(self, scenario: Scenario) -> None:
@@ -275,9 +326,11 @@ class OverviewPanel(PlanPanel):
             hook()
 
     def _label_key(self, name: str) -> str:
-        return {"tokens_b": "tokens"}.get(name, f"panel.{name}") if name in (
-            "params_b", "data_gb", "tokens_b", "days", "accelerator", "mfu"
-        ) else f"panel.overview.{name}"  # fmt: skip
+        return (
+            {"tokens_b": "tokens"}.get(name, f"panel.{name}")
+            if name in ("params_b", "data_gb", "tokens_b", "days", "accelerator", "mfu")
+            else f"panel.overview.{name}"
+        )
 
     def scenario(self) -> Scenario:
         """The Scenario the controls describe (raises ScenarioError when invalid)."""
@@ -311,12 +364,19 @@ class OverviewPanel(PlanPanel):
         # same object while the stage did not rerun) or the language changed; then only its
         # data is new (charts.SplitChart): the structure was validated once per language.
         for name, chart, make, keys in (
-            ("pools", self.pools_chart, lambda: charts.pool_gpus_split(plan["pools"], lang),
-             ("pools",)),
-            ("cost", self.cost_chart,
-             lambda: own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], lang),
-             ("cost_curve", "cost_summary")),
-        ):  # fmt: skip
+            (
+                "pools",
+                self.pools_chart,
+                lambda: charts.pool_gpus_split(plan["pools"], lang),
+                ("pools",),
+            ),
+            (
+                "cost",
+                self.cost_chart,
+                lambda: own_vs_cloud_split(plan["cost_curve"], plan["cost_summary"], lang),
+                ("cost_curve", "cost_summary"),
+            ),
+        ):
             shown = self._shown.get(name)
             tables = [plan[k] for k in keys]
             if (
@@ -353,21 +413,31 @@ def comparison_table(plans: dict[str, Plan], lang: str = "en") -> pd.DataFrame:
         raise ValueError("compare_scenarios needs at least one plan")
     lang = normalize_language(lang)
     figs = {name: headline_figures(p) for name, p in plans.items()}
-    units = {"it_mw": "MW", "facility_mw": "MW", "capex_usd": "USD",
-             "opex_usd_per_year": "USD/yr", "cost_per_useful_gpu_hour_usd": "USD",
-             "breakeven_month": label("month", lang)}  # fmt: skip
+    units = {
+        "it_mw": "MW",
+        "facility_mw": "MW",
+        "capex_usd": "USD",
+        "opex_usd_per_year": "USD/yr",
+        "cost_per_useful_gpu_hour_usd": "USD",
+        "breakeven_month": label("month", lang),
+    }
     rows = []
     for key in FIGURES:
-        row = {"figure": key, "label": label(f"overview.{key}", lang),
-               "unit": units.get(key, "")}  # fmt: skip
+        row = {"figure": key, "label": label(f"overview.{key}", lang), "unit": units.get(key, "")}
         row |= {name: f[key] for name, f in figs.items()}
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 #: The figures the comparison chart draws (one small panel each, own scale).
-_CHARTED = ("gpus", "racks", "facility_mw", "capex_usd", "opex_usd_per_year",
-            "cost_per_useful_gpu_hour_usd")  # fmt: skip
+_CHARTED = (
+    "gpus",
+    "racks",
+    "facility_mw",
+    "capex_usd",
+    "opex_usd_per_year",
+    "cost_per_useful_gpu_hour_usd",
+)
 
 
 def comparison_chart(table: pd.DataFrame, lang: str = "en") -> alt.FacetChart:
@@ -376,18 +446,34 @@ def comparison_chart(table: pd.DataFrame, lang: str = "en") -> alt.FacetChart:
     lang = normalize_language(lang)
     names = [c for c in table.columns if c not in ("figure", "label", "unit")]
     rows = table[table["figure"].isin(_CHARTED)]
-    long = rows.melt(id_vars=["figure", "label", "unit"], value_vars=names,
-                     var_name="scenario", value_name="value")  # fmt: skip
-    long["what"] = [f"{lab} [{u}]" if u else lab for lab, u in zip(long["label"], long["unit"],
-                                                                      strict=True)]  # fmt: skip
+    long = rows.melt(
+        id_vars=["figure", "label", "unit"],
+        value_vars=names,
+        var_name="scenario",
+        value_name="value",
+    )
+    long["what"] = [
+        f"{lab} [{u}]" if u else lab for lab, u in zip(long["label"], long["unit"], strict=True)
+    ]
     order = [x for x in dict.fromkeys(long["what"])]
-    chart = alt.Chart(long).mark_bar().encode(
-        x=alt.X("scenario:N", title="", sort=names, axis=alt.Axis(labelAngle=0, labelLimit=160)),
-        y=alt.Y("value:Q", title=""),
-        color=alt.Color("scenario:N", title=label("overview.scenario", lang), sort=names,
-                        legend=alt.Legend(orient="bottom", labelLimit=400)),
-        tooltip=["scenario:N", "what:N", alt.Tooltip("value:Q", format=",.2f")],
-    ).properties(width=150, height=140)  # fmt: skip
+    chart = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "scenario:N", title="", sort=names, axis=alt.Axis(labelAngle=0, labelLimit=160)
+            ),
+            y=alt.Y("value:Q", title=""),
+            color=alt.Color(
+                "scenario:N",
+                title=label("overview.scenario", lang),
+                sort=names,
+                legend=alt.Legend(orient="bottom", labelLimit=400),
+            ),
+            tooltip=["scenario:N", "what:N", alt.Tooltip("value:Q", format=",.2f")],
+        )
+        .properties(width=150, height=140)
+    )
     faceted = (
         chart.facet(
             facet=alt.Facet("what:N", title="", sort=order, header=alt.Header(labelLimit=200)),

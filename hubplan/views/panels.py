@@ -43,20 +43,30 @@ def _table_html(df: pd.DataFrame, lang: str, css_id: str) -> str:
     shown = display_frame(df, lang)
     keys = [c for c in df.columns if not (c.endswith("_zh") and c[:-3] in df.columns)]
     types = pd.api.types
-    numeric = [i for i, key in enumerate(keys, start=1)
-               if types.is_numeric_dtype(df[key]) and not types.is_bool_dtype(df[key])]  # fmt: skip
-    align = "".join(f"#{css_id} td:nth-child({i}),#{css_id} th:nth-child({i}){{text-align:right}}"
-                    for i in numeric)  # fmt: skip
-    table = shown.to_html(index=False, border=0, classes="hubplan-table", table_id=css_id,
-                          escape=True)  # fmt: skip
-    return (_TABLE_CSS + f"<style>#{css_id} td,#{css_id} th{{text-align:left}}{align}</style>"
-            + table)  # fmt: skip
+    numeric = [
+        i
+        for i, key in enumerate(keys, start=1)
+        if types.is_numeric_dtype(df[key]) and not types.is_bool_dtype(df[key])
+    ]
+    align = "".join(
+        f"#{css_id} td:nth-child({i}),#{css_id} th:nth-child({i}){{text-align:right}}"
+        for i in numeric
+    )
+    table = shown.to_html(
+        index=False, border=0, classes="hubplan-table", table_id=css_id, escape=True
+    )
+    return (
+        _TABLE_CSS + f"<style>#{css_id} td,#{css_id} th{{text-align:left}}{align}</style>" + table
+    )
 
 
 #: A slider's field when the control's name is not the field's label key: control name
 #: (or name prefix) -> the label key whose ``excel_format`` sets the slider's readout.
-SLIDER_FIELDS = {"alert": "alert_fill", "rack_kw": "panel.rack_budget_kw",
-                 "failure_scale_": "failure_scale"}  # fmt: skip
+SLIDER_FIELDS = {
+    "alert": "alert_fill",
+    "rack_kw": "panel.rack_budget_kw",
+    "failure_scale_": "failure_scale",
+}
 
 
 def _step_decimals(step: float) -> int:
@@ -144,10 +154,13 @@ def _form(labels: dict[str, w.Label], controls: dict[str, w.Widget]) -> w.GridBo
     # A label column, not widget descriptions: CJK descriptions get truncated.
     # align_content flex-start: in a row beside a taller column the grid is stretched, and its
     # rows must stay together at the top rather than spread over that height
-    grid = w.Layout(grid_template_columns="max-content max-content", grid_gap="4px 12px",
-                    min_width="max-content", align_content="flex-start")  # fmt: skip
-    return w.GridBox([x for name in controls for x in (labels[name], controls[name])],
-                     layout=grid)  # fmt: skip
+    grid = w.Layout(
+        grid_template_columns="max-content max-content",
+        grid_gap="4px 12px",
+        min_width="max-content",
+        align_content="flex-start",
+    )
+    return w.GridBox([x for name in controls for x in (labels[name], controls[name])], layout=grid)
 
 
 #: While an input error shows, what the panel displays is the last valid input's plan:
@@ -216,8 +229,9 @@ class PlanPanel:
         for name, widget in self.controls.items():
             if isinstance(widget, w.IntSlider | w.FloatSlider):
                 fmt = _slider_field(name, self._label_key(name))
-                widget.readout_format = readout_format(fmt, widget.step,
-                                                       isinstance(widget, w.IntSlider))  # fmt: skip
+                widget.readout_format = readout_format(
+                    fmt, widget.step, isinstance(widget, w.IntSlider)
+                )
 
     def scenario(self) -> Scenario:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -288,8 +302,11 @@ class PlanPanel:
             for name, prefix in self.choices.items():
                 widget = self.controls[name]
                 value = widget.value
-                keys = [v for _, v in widget.options] if isinstance(widget.options[0], tuple) \
-                    else list(widget.options)  # fmt: skip
+                keys = (
+                    [v for _, v in widget.options]
+                    if isinstance(widget.options[0], tuple)
+                    else list(widget.options)
+                )
                 widget.options = [(label(f"{prefix}.{k}", self.lang), k) for k in keys]
                 widget.value = value
 
@@ -314,8 +331,9 @@ class PlanPanel:
         display(self.widget)
 
 
-def _new_hardware_and_text(controls: dict[str, w.ValueWidget], job: str,
-                           hardware_changed: bool) -> dict[str, Any]:  # fmt: skip
+def _new_hardware_and_text(
+    controls: dict[str, w.ValueWidget], job: str, hardware_changed: bool
+) -> dict[str, Any]:
     """Scenario changes the workload and overview panels share: the training text (as
     ``data_gb`` or ``tokens_b``) of job path ``job``, and, when the card or server size
     changed, no named server for the training pool (the scenario's no longer applies)."""

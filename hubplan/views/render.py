@@ -32,10 +32,12 @@ def findings_table(findings: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     # a pool, plane or tier subject reads in the language ("开发", not "development")
     out["subject"] = [column_value_label("subject", s, lang) for s in out["subject"]]
     params = [_coded(p, lang) for p in findings["data"]]
-    out["message"] = [label(f"finding.{c}", lang, **p)
-                      for c, p in zip(findings["code"], params, strict=True)]  # fmt: skip
-    out["fix"] = [label(f"fix.{c}", lang, **p)
-                  for c, p in zip(findings["code"], params, strict=True)]  # fmt: skip
+    out["message"] = [
+        label(f"finding.{c}", lang, **p) for c, p in zip(findings["code"], params, strict=True)
+    ]
+    out["fix"] = [
+        label(f"fix.{c}", lang, **p) for c, p in zip(findings["code"], params, strict=True)
+    ]
     return out
 
 
@@ -47,8 +49,13 @@ def _coded(params: dict, lang: str) -> dict:
 
 
 def _check_params(row: dict) -> dict:
-    return {"server": row["server"], "value": row["value"], "required": row["required"],
-            "ratio": row["ram_ratio"], "gpus": row["gpus"]}  # fmt: skip
+    return {
+        "server": row["server"],
+        "value": row["value"],
+        "required": row["required"],
+        "ratio": row["ram_ratio"],
+        "gpus": row["gpus"],
+    }
 
 
 def check_reason(row: dict, lang: str = "en") -> str:

@@ -18,11 +18,17 @@ from .render import checks_table
 
 #: ServerSpec fields the server panel edits, with their widget and limits.
 _SERVER_FIELDS = {
-    "gpus": (1, 72, 1), "ram_gb": (1, 65_536, 64), "cpu_cores_total": (1, 1024, 1),
-    "cpu_base_ghz": (0.5, 6.0, 0.1), "compute_nics": (0, 64, 1),
-    "compute_nic_gbps": (1, 1600, 100), "storage_nics": (0, 16, 1), "inband_nics": (0, 16, 1),
-    "bmc_nics": (0, 4, 1), "pcie_gen": (3, 6, 1),
-}  # fmt: skip
+    "gpus": (1, 72, 1),
+    "ram_gb": (1, 65_536, 64),
+    "cpu_cores_total": (1, 1024, 1),
+    "cpu_base_ghz": (0.5, 6.0, 0.1),
+    "compute_nics": (0, 64, 1),
+    "compute_nic_gbps": (1, 1600, 100),
+    "storage_nics": (0, 16, 1),
+    "inband_nics": (0, 16, 1),
+    "bmc_nics": (0, 4, 1),
+    "pcie_gen": (3, 6, 1),
+}
 
 
 class ServerPanel(PlanPanel):
@@ -37,28 +43,42 @@ class ServerPanel(PlanPanel):
     until = "server"
     CUSTOM = "custom"
 
-    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
-                 lang: str = "en", pool: str = "training"):  # fmt: skip
+    def __init__(
+        self,
+        scenario: Scenario | None = None,
+        catalog: Catalog | None = None,
+        lang: str = "en",
+        pool: str = "training",
+    ):
         super().__init__(scenario, catalog, lang)
         servers = self.catalog.servers["name"].tolist()
         spec = getattr(self.base.pools, pool)
-        start = (self.catalog.server(spec.server)["name"] if spec.server
-                 else self.CUSTOM if spec.custom_server else servers[0])  # fmt: skip
+        start = (
+            self.catalog.server(spec.server)["name"]
+            if spec.server
+            else self.CUSTOM
+            if spec.custom_server
+            else servers[0]
+        )
         acc = self.catalog.accelerators
         num = dict(layout=w.Layout(width="120px"))
         self.controls = {
             "pool": w.Dropdown(options=["training", "inference", "development"], value=pool),
-            "server": w.Dropdown(options=[*servers, self.CUSTOM], value=start,
-                                 layout=w.Layout(width="280px")),
-            "accelerator": w.Dropdown(options=acc["name"].tolist(),
-                                      layout=w.Layout(width="220px")),
-            **{f: w.BoundedFloatText(min=lo, max=hi, step=st, **num)
-               for f, (lo, hi, st) in _SERVER_FIELDS.items()},
-            "ram_policy": w.ToggleButtons(options=[("1×", 1.0), ("2×", 2.0)],
-                                          value=self.base.server.ram_to_gpu_memory
-                                          if self.base.server.ram_to_gpu_memory in (1.0, 2.0)
-                                          else 1.0),
-        }  # fmt: skip
+            "server": w.Dropdown(
+                options=[*servers, self.CUSTOM], value=start, layout=w.Layout(width="280px")
+            ),
+            "accelerator": w.Dropdown(options=acc["name"].tolist(), layout=w.Layout(width="220px")),
+            **{
+                f: w.BoundedFloatText(min=lo, max=hi, step=st, **num)
+                for f, (lo, hi, st) in _SERVER_FIELDS.items()
+            },
+            "ram_policy": w.ToggleButtons(
+                options=[("1×", 1.0), ("2×", 2.0)],
+                value=self.base.server.ram_to_gpu_memory
+                if self.base.server.ram_to_gpu_memory in (1.0, 2.0)
+                else 1.0,
+            ),
+        }
         self.labels = {name: w.Label() for name in self.controls}
         self.choices = {"pool": "choice.pool"}
         self.units = {"ram_gb": "GB", "cpu_base_ghz": "GHz", "compute_nic_gbps": "Gb/s"}
@@ -66,20 +86,25 @@ class ServerPanel(PlanPanel):
         self.table = w.HTML()
         self.pools_table = w.HTML()
         self._fill(start if start != self.CUSTOM else None, spec.custom_server)
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            controls_beside(_form(self.labels, self.controls),
-                            [self.summary, self.message, self.findings, scrolls(self.table)]),
-            scrolls(self.pools_table),
-        ])  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                controls_beside(
+                    _form(self.labels, self.controls),
+                    [self.summary, self.message, self.findings, scrolls(self.table)],
+                ),
+                scrolls(self.pools_table),
+            ]
+        )
         self.controls["server"].observe(self._on_server, names="value")
         self.controls["pool"].observe(self._on_pool, names="value")
         self._start()
 
     def _fill(self, server: str | None, custom=None) -> None:
         """Set the field widgets from a catalogue row (or custom spec) without recomputing."""
-        src: Any = custom if custom is not None else (
-            self.catalog.server(server) if server else None)  # fmt: skip
+        src: Any = (
+            custom if custom is not None else (self.catalog.server(server) if server else None)
+        )
         if src is None:
             return
         get = (lambda f: getattr(src, f)) if custom is not None else (lambda f: src[f])
@@ -96,8 +121,9 @@ class ServerPanel(PlanPanel):
     def _on_pool(self, change: dict) -> None:
         spec = getattr(self.base.pools, change["new"])
         with self._quietly():
-            self.controls["server"].value = (self.catalog.server(spec.server)["name"]
-                                             if spec.server else self.CUSTOM)  # fmt: skip
+            self.controls["server"].value = (
+                self.catalog.server(spec.server)["name"] if spec.server else self.CUSTOM
+            )
         if spec.server or spec.custom_server:
             self._fill(spec.server, spec.custom_server)
         self.update()
@@ -125,13 +151,20 @@ class ServerPanel(PlanPanel):
         c = self.controls
         pool = c["pool"].value
         p = f"pools.{pool}"
-        changes: dict[str, Any] = {"server.ram_to_gpu_memory": c["ram_policy"].value,
-                                   f"{p}.accelerator": c["accelerator"].value,
-                                   f"{p}.gpus_per_server": int(c["gpus"].value)}  # fmt: skip
+        changes: dict[str, Any] = {
+            "server.ram_to_gpu_memory": c["ram_policy"].value,
+            f"{p}.accelerator": c["accelerator"].value,
+            f"{p}.gpus_per_server": int(c["gpus"].value),
+        }
         if c["server"].value == self.CUSTOM:
-            spec = {f: (int(c[f].value) if f not in ("ram_gb", "cpu_base_ghz",
-                                                     "compute_nic_gbps") else c[f].value)
-                    for f in _SERVER_FIELDS}  # fmt: skip
+            spec = {
+                f: (
+                    int(c[f].value)
+                    if f not in ("ram_gb", "cpu_base_ghz", "compute_nic_gbps")
+                    else c[f].value
+                )
+                for f in _SERVER_FIELDS
+            }
             changes[f"{p}.server"] = None
             name = label("panel.custom_server", "en")
             changes[f"{p}.custom_server"] = {
@@ -165,6 +198,15 @@ class ServerPanel(PlanPanel):
 
         cols = ["check", "status", "value", "required", "reason", "fix"]
         self.table.value = _table_html(checks_table(checks, lang)[cols], lang, "hubplan-checks")
-        cols = ["level", "pool", "accelerator", "server", "servers", "spare_servers",
-                "total_gpus", "new_servers", "capex_usd"]  # fmt: skip
+        cols = [
+            "level",
+            "pool",
+            "accelerator",
+            "server",
+            "servers",
+            "spare_servers",
+            "total_gpus",
+            "new_servers",
+            "capex_usd",
+        ]
         self.pools_table.value = _table_html(self.result["pools"][cols], lang, "hubplan-pools")

@@ -38,29 +38,40 @@ class StoragePanel(PlanPanel):
     stages = ("storage",)
     until = "storage"
 
-    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
-                 lang: str = "en"):  # fmt: skip
+    def __init__(
+        self, scenario: Scenario | None = None, catalog: Catalog | None = None, lang: str = "en"
+    ):
         super().__init__(scenario, catalog, lang)
         st = self.base.storage
         cat = self.catalog.storage
-        hot = cat.loc[cat["tiers"].str.split(";").apply(lambda t: "hot" in t)
-                      & (cat["role"] != "mds"), "name"].tolist()  # fmt: skip
+        hot = cat.loc[
+            cat["tiers"].str.split(";").apply(lambda t: "hot" in t) & (cat["role"] != "mds"), "name"
+        ].tolist()
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
         self.controls = {
             "keep_last": w.IntSlider(value=st.checkpoint_keep_last, min=1, max=50, **slider),
             "offload": w.Checkbox(value=st.checkpoint_offload, indent=False),
-            "performance_level": w.Dropdown(options=["good", "better", "best"],
-                                            value=st.performance_level,
-                                            layout=w.Layout(width="280px")),
+            "performance_level": w.Dropdown(
+                options=["good", "better", "best"],
+                value=st.performance_level,
+                layout=w.Layout(width="280px"),
+            ),
             "alert": w.FloatSlider(value=st.alert_fill, min=0.5, max=1.0, step=0.01, **slider),
-            "hot_model": w.Dropdown(options=hot, value=st.hot_model,
-                                    layout=w.Layout(width="280px")),
-            "dr": w.Dropdown(options=["none", "offsite_backup", "warm_standby"], value=st.dr,
-                             layout=w.Layout(width="180px")),
-            **{f"failure_scale_{c}": w.FloatSlider(value=getattr(st, f"failure_scale_{c}"),
-                                                   min=0.0, max=10.0, step=0.1, **slider)
-               for c in FAILURE_COMPONENTS},
-        }  # fmt: skip
+            "hot_model": w.Dropdown(
+                options=hot, value=st.hot_model, layout=w.Layout(width="280px")
+            ),
+            "dr": w.Dropdown(
+                options=["none", "offsite_backup", "warm_standby"],
+                value=st.dr,
+                layout=w.Layout(width="180px"),
+            ),
+            **{
+                f"failure_scale_{c}": w.FloatSlider(
+                    value=getattr(st, f"failure_scale_{c}"), min=0.0, max=10.0, step=0.1, **slider
+                )
+                for c in FAILURE_COMPONENTS
+            },
+        }
         self.choices = {"dr": "choice.dr", "performance_level": "choice.performance_level"}
         self.labels = {name: w.Label() for name in self.controls}
         self.units: dict[str, str] = {}
@@ -68,19 +79,28 @@ class StoragePanel(PlanPanel):
         self.table = w.HTML()
         self.checkpoints = w.HTML()
         self.failures = w.HTML()
-        self.capacity_chart = charts.LiveChart(charts.storage_capacity(
-            self.result["storage_content"], self.lang))  # fmt: skip
-        self.bandwidth_chart = charts.LiveChart(charts.storage_bandwidth(
-            self.result["storage_bandwidth"], self.lang))  # fmt: skip
-        self.fill_chart = charts.LiveChart(charts.hot_fill(
-            self.result["hot_fill"], self.lang, _days_to_full(self.result)))  # fmt: skip
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            controls_beside(_form(self.labels, self.controls),
-                            [self.summary, self.message, self.findings]),
-            side_by_side(self.capacity_chart, self.bandwidth_chart),
-            self.fill_chart, scrolls(self.table), self.checkpoints, self.failures,
-        ])  # fmt: skip
+        self.capacity_chart = charts.LiveChart(
+            charts.storage_capacity(self.result["storage_content"], self.lang)
+        )
+        self.bandwidth_chart = charts.LiveChart(
+            charts.storage_bandwidth(self.result["storage_bandwidth"], self.lang)
+        )
+        self.fill_chart = charts.LiveChart(
+            charts.hot_fill(self.result["hot_fill"], self.lang, _days_to_full(self.result))
+        )
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                controls_beside(
+                    _form(self.labels, self.controls), [self.summary, self.message, self.findings]
+                ),
+                side_by_side(self.capacity_chart, self.bandwidth_chart),
+                self.fill_chart,
+                scrolls(self.table),
+                self.checkpoints,
+                self.failures,
+            ]
+        )
         self._start()
 
     def scenario(self) -> Scenario:
@@ -115,12 +135,18 @@ class StoragePanel(PlanPanel):
         ck = plan["checkpoint_plan"]
         interval = float(ck["interval_min"].min()) if not ck.empty else float("nan")
         good = float(ck["expected_goodput"].min()) if not ck.empty else float("nan")
-        text = label("panel.storage.summary", lang, hot_nodes=int(hot["nodes"]),
-                     hot_model=hot["model"], hot_usable=float(hot["usable_tb"]),
-                     sized_by=label(f"choice.sized_by.{hot['sized_by']}", lang),
-                     read=float(total["read_demand_gb_s"]),
-                     write=float(total["write_demand_gb_s"]), interval=interval,
-                     goodput=good)  # fmt: skip
+        text = label(
+            "panel.storage.summary",
+            lang,
+            hot_nodes=int(hot["nodes"]),
+            hot_model=hot["model"],
+            hot_usable=float(hot["usable_tb"]),
+            sized_by=label(f"choice.sized_by.{hot['sized_by']}", lang),
+            read=float(total["read_demand_gb_s"]),
+            write=float(total["write_demand_gb_s"]),
+            interval=interval,
+            goodput=good,
+        )
         self.summary.value = f'<p id="hubplan-storage-summary"><b>{html.escape(text)}</b></p>'
         self.table.value = _table_html(plan["storage_tiers"], lang, "hubplan-storage-tiers")
         self.checkpoints.value = _table_html(ck, lang, "hubplan-checkpoints")

@@ -42,8 +42,13 @@ class WorkloadPanel(PlanPanel):
     title_key = "panel.workload.title"
     stages = ("workload",)
 
-    def __init__(self, scenario: Scenario | None = None, catalog: Catalog | None = None,
-                 lang: str = "en", job: int = 0):  # fmt: skip
+    def __init__(
+        self,
+        scenario: Scenario | None = None,
+        catalog: Catalog | None = None,
+        lang: str = "en",
+        job: int = 0,
+    ):
         super().__init__(scenario, catalog, lang)
         self.job = job
         if not self.base.workload.training:  # serving and development only: no controls
@@ -56,27 +61,31 @@ class WorkloadPanel(PlanPanel):
         slider = dict(continuous_update=False, readout=True, layout=w.Layout(width="260px"))
         box = w.Layout(width="120px")
         c: dict[str, w.ValueWidget] = {
-            "params_b": w.BoundedFloatText(value=self._params_b(t), min=0.1, max=100_000,
-                                           step=1, layout=box),
-            "days": w.FloatSlider(value=t.days, min=1, max=max(120.0, t.days), step=1,
-                                  **slider),
+            "params_b": w.BoundedFloatText(
+                value=self._params_b(t), min=0.1, max=100_000, step=1, layout=box
+            ),
+            "days": w.FloatSlider(value=t.days, min=1, max=max(120.0, t.days), step=1, **slider),
             "mfu": w.FloatSlider(value=t.mfu, min=0.2, max=0.6, step=0.01, **slider),
             "goodput": w.FloatSlider(value=t.goodput, min=0.5, max=1.0, step=0.01, **slider),
-            "time_margin": w.FloatSlider(value=t.time_margin, min=0, max=1, step=0.05,
-                                         **slider),
-            "memory_headroom": w.FloatSlider(value=t.memory_headroom, min=1, max=4, step=0.1,
-                                             **slider),
-            "accelerator": w.Dropdown(options=names, layout=w.Layout(width="220px"),
-                                      value=self.catalog.accelerator(pool.accelerator)["name"]),
-            "gpus_per_server": w.Dropdown(options=[1, 2, 4, 8, 16], value=pool.gpus_per_server,
-                                          layout=w.Layout(width="80px")),
-        }  # fmt: skip
+            "time_margin": w.FloatSlider(value=t.time_margin, min=0, max=1, step=0.05, **slider),
+            "memory_headroom": w.FloatSlider(
+                value=t.memory_headroom, min=1, max=4, step=0.1, **slider
+            ),
+            "accelerator": w.Dropdown(
+                options=names,
+                layout=w.Layout(width="220px"),
+                value=self.catalog.accelerator(pool.accelerator)["name"],
+            ),
+            "gpus_per_server": w.Dropdown(
+                options=[1, 2, 4, 8, 16], value=pool.gpus_per_server, layout=w.Layout(width="80px")
+            ),
+        }
         if t.data_bytes is not None:
-            c["data_gb"] = w.BoundedFloatText(value=t.data_bytes / 1e9, min=0.001, max=1e9,
-                                              layout=box)  # fmt: skip
+            c["data_gb"] = w.BoundedFloatText(
+                value=t.data_bytes / 1e9, min=0.001, max=1e9, layout=box
+            )
         else:
-            c["tokens_b"] = w.BoundedFloatText(value=t.tokens / 1e9, min=0.001, max=1e9,
-                                               layout=box)  # fmt: skip
+            c["tokens_b"] = w.BoundedFloatText(value=t.tokens / 1e9, min=0.001, max=1e9, layout=box)
         self.controls = c
         self._base_hardware = (c["accelerator"].value, pool.gpus_per_server)
         self.labels = {name: w.Label() for name in c}
@@ -85,12 +94,16 @@ class WorkloadPanel(PlanPanel):
         self.table = w.HTML()
         self.full, self.full_table = _full_table("panel.full_table")
         self.chart = charts.LiveChart(self._chart(self.result).chart())
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            controls_beside(_form(self.labels, c),
-                            [self.summary, self.message, self.findings, self.chart]),
-            scrolls(self.table), self.full,
-        ])  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                controls_beside(
+                    _form(self.labels, c), [self.summary, self.message, self.findings, self.chart]
+                ),
+                scrolls(self.table),
+                self.full,
+            ]
+        )
         self._start()
 
     def _start_without_training(self) -> None:
@@ -100,10 +113,16 @@ class WorkloadPanel(PlanPanel):
         self.summary, self.table = w.HTML(), w.HTML()
         self.full, self.full_table = _full_table("panel.full_table")
         self.chart = None
-        self.widget = w.VBox([
-            w.HBox([self.title, self.language]),
-            self.summary, self.message, self.findings, self.table, self.full,
-        ])  # fmt: skip
+        self.widget = w.VBox(
+            [
+                w.HBox([self.title, self.language]),
+                self.summary,
+                self.message,
+                self.findings,
+                self.table,
+                self.full,
+            ]
+        )
         self._start()
 
     def _params_b(self, t) -> float:
@@ -134,8 +153,9 @@ class WorkloadPanel(PlanPanel):
 
     def _chart(self, plan: Plan) -> charts.SplitChart:
         job = str(plan["training"]["job"].iloc[self.job])
-        return charts.gpus_vs_deadline_split(plan["training_curve"], plan["training"],
-                                             self.lang, job)  # fmt: skip
+        return charts.gpus_vs_deadline_split(
+            plan["training_curve"], plan["training"], self.lang, job
+        )
 
     def _label_key(self, name: str) -> str:
         return {"tokens_b": "tokens", "memory_headroom": "panel.headroom"}.get(
@@ -152,20 +172,30 @@ class WorkloadPanel(PlanPanel):
             shown = pools.loc[pools["level"] == "pool", keys]
             self.table.value = _table_html(shown, lang, "hubplan-training")
             self.full.set_title(0, label("panel.full_table", lang))
-            self.full_table.value = _table_html(plan["inference"], lang,
-                                                "hubplan-training-full")  # fmt: skip
+            self.full_table.value = _table_html(plan["inference"], lang, "hubplan-training-full")
             return
         row = plan["training"].iloc[self.job]
         summary = label(
-            "panel.summary", lang, gpus=int(row["gpus"]), servers=int(row["servers"]),
+            "panel.summary",
+            lang,
+            gpus=int(row["gpus"]),
+            servers=int(row["servers"]),
             per_server=self.controls["gpus_per_server"].value,
             binding=label(f"binding.{row['binding']}", lang),
-            compute=int(row["compute_bound_gpus"]), memory=int(row["memory_bound_gpus"]),
+            compute=int(row["compute_bound_gpus"]),
+            memory=int(row["memory_bound_gpus"]),
             days=float(row["days_to_finish"]),
-        )  # fmt: skip
+        )
         self.summary.value = f'<p id="hubplan-summary"><b>{html.escape(summary)}</b></p>'
-        keys = ["job", "gpus", "servers", "binding", "compute_bound_gpus",
-                "memory_bound_gpus", "days_to_finish"]  # fmt: skip
+        keys = [
+            "job",
+            "gpus",
+            "servers",
+            "binding",
+            "compute_bound_gpus",
+            "memory_bound_gpus",
+            "days_to_finish",
+        ]
         self.table.value = _table_html(plan["training"][keys], lang, "hubplan-training")
         self.full.set_title(0, label("panel.full_table", lang))
         self.full_table.value = _table_html(plan["training"], lang, "hubplan-training-full")

@@ -8,8 +8,19 @@ from ..core.catalog import Catalog
 from ..pools import POOL_KINDS, Pools, PoolSpec, fleet_rows, server_name, whole_servers
 from .section import Overlap
 
-COLUMNS = ["level", "pool", "policy", "accelerator", "server", "gpus_per_server", "workloads",
-           "gpus_required", "gpus", "servers", "coincidence"]  # fmt: skip
+COLUMNS = [
+    "level",
+    "pool",
+    "policy",
+    "accelerator",
+    "server",
+    "gpus_per_server",
+    "workloads",
+    "gpus_required",
+    "gpus",
+    "servers",
+    "coincidence",
+]
 
 
 def pool_table(
@@ -35,13 +46,21 @@ def pool_table(
         spec: PoolSpec = getattr(pools, kind)
         need = required.get(kind, 0)
         gpus = whole_servers(need, spec.gpus_per_server)
-        rows.append({"level": "pool", "pool": kind, "policy": overlap.policy,
-                     "accelerator": catalog.accelerator(spec.accelerator)["name"],
-                     "server": server_name(spec, catalog),
-                     "gpus_per_server": spec.gpus_per_server,
-                     "workloads": ", ".join(workloads[kind]), "gpus_required": need,
-                     "gpus": gpus, "servers": gpus // spec.gpus_per_server,
-                     "coincidence": getattr(overlap, f"{kind}_coincidence")})  # fmt: skip
+        rows.append(
+            {
+                "level": "pool",
+                "pool": kind,
+                "policy": overlap.policy,
+                "accelerator": catalog.accelerator(spec.accelerator)["name"],
+                "server": server_name(spec, catalog),
+                "gpus_per_server": spec.gpus_per_server,
+                "workloads": ", ".join(workloads[kind]),
+                "gpus_required": need,
+                "gpus": gpus,
+                "servers": gpus // spec.gpus_per_server,
+                "coincidence": getattr(overlap, f"{kind}_coincidence"),
+            }
+        )
     df = pd.DataFrame(rows, columns=COLUMNS)
     if df.empty:
         return df

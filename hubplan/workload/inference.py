@@ -111,9 +111,12 @@ ACTIVATION_BYTES = 2.0
 
 
 def ring_allreduce_seconds(
-    message_bytes, ranks: int, link_gb_s: float, hop_latency_s: float,
+    message_bytes,
+    ranks: int,
+    link_gb_s: float,
+    hop_latency_s: float,
     base_latency_s: float = ALLREDUCE_BASE_LATENCY_S,
-):  # fmt: skip
+):
     """Time of one ring all-reduce of ``message_bytes`` over ``ranks`` GPUs. [s]
 
     Notes
@@ -138,8 +141,11 @@ def ring_allreduce_seconds(
     ranks = np.asarray(ranks, dtype=float)
     steps = 2 * (ranks - 1)
     with np.errstate(invalid="ignore"):
-        t = (base_latency_s + steps * hop_latency_s
-             + steps / ranks * message_bytes / (np.asarray(link_gb_s) * 1e9))  # fmt: skip
+        t = (
+            base_latency_s
+            + steps * hop_latency_s
+            + steps / ranks * message_bytes / (np.asarray(link_gb_s) * 1e9)
+        )
     out = np.where(ranks > 1, t, 0.0 * np.asarray(message_bytes))
     return float(out) if out.ndim == 0 else out
 
@@ -246,8 +252,11 @@ def _tp_candidates(service: InferenceService, pool: PoolSpec, acc: pd.Series) ->
         return [service.tensor_parallel]
     domain = acc["scaleup_domain_gpus"]
     limit = max(pool.gpus_per_server, int(domain) if domain == domain else 1)
-    return [t for t in (1, 2, 4, 8, 16, 32, 64)
-            if t <= limit and not math.isnan(tensor_parallel_link(acc, t)[0])]  # fmt: skip
+    return [
+        t
+        for t in (1, 2, 4, 8, 16, 32, 64)
+        if t <= limit and not math.isnan(tensor_parallel_link(acc, t)[0])
+    ]
 
 
 def inference_token_model(
@@ -265,8 +274,9 @@ class _Shape:
 
     def __init__(self, service: InferenceService, pool: PoolSpec, catalog: Catalog):
         acc = catalog.accelerator(pool.accelerator)
-        shape, params, active = resolve_model(catalog, service.model, service.architecture,
-                                              service.params)  # fmt: skip
+        shape, params, active = resolve_model(
+            catalog, service.model, service.architecture, service.params
+        )
         assert shape is not None  # the scenario requires model or architecture
         self.acc, self.shape, self.active = acc, shape, active
         self.peak = peak_tflops(acc, service.compute_precision)
@@ -278,9 +288,13 @@ class _Shape:
                 "add it"
             )
         self.kv_tok = kv_cache_bytes_per_token(
-            shape.layers, shape.kv_heads, shape.head_dim,
-            ELEMENT_BYTES[service.kv_precision], shape.kv_lora_rank, shape.qk_rope_head_dim,
-        )  # fmt: skip
+            shape.layers,
+            shape.kv_heads,
+            shape.head_dim,
+            ELEMENT_BYTES[service.kv_precision],
+            shape.kv_lora_rank,
+            shape.qk_rope_head_dim,
+        )
         self.weights = params * ELEMENT_BYTES[service.weight_precision]
         self.svc = service
         self._links: dict[int, tuple[float, float, str]] = {}
@@ -316,9 +330,16 @@ class _Shape:
         tokens = decode_seqs + prefill_tokens
         if collective is None:
             collective = self.collective_s(tp, tokens)
-        return decode_step_seconds(self.weights, decode_seqs * self.kv_tok * ctx, tp * self.bw,
-                                   svc.memory_bandwidth_utilization, 2 * self.active * tokens,
-                                   tp * self.peak, svc.compute_mfu, collective)  # fmt: skip
+        return decode_step_seconds(
+            self.weights,
+            decode_seqs * self.kv_tok * ctx,
+            tp * self.bw,
+            svc.memory_bandwidth_utilization,
+            2 * self.active * tokens,
+            tp * self.peak,
+            svc.compute_mfu,
+            collective,
+        )
 
 
 def _serving(m: _Shape, tp, b):
@@ -369,11 +390,17 @@ def _serving(m: _Shape, tp, b):
         tp * m.bw * 1e12 * svc.memory_bandwidth_utilization
     )
     out = {
-        "lam": lam, "rho": rho, "tpot": 1 / u, "tpot95": tpot95, "i0": i0, "s_p": s_p,
-        "b95": b95, "ttft50": s_p + md1_wait_quantile_s(rho, s_p, 0.5),
+        "lam": lam,
+        "rho": rho,
+        "tpot": 1 / u,
+        "tpot95": tpot95,
+        "i0": i0,
+        "s_p": s_p,
+        "b95": b95,
+        "ttft50": s_p + md1_wait_quantile_s(rho, s_p, 0.5),
         "ttft95": s_p + md1_wait_quantile_s(rho, s_p, 0.95),
         "mem_bound": t_mem >= i0 - comm0 - 1e-15,
-    }  # fmt: skip
+    }
     shape = np.broadcast(tp, b).shape
     return {k: v if np.shape(v) == shape else np.broadcast_to(v, shape) for k, v in out.items()}
 
@@ -452,27 +479,51 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
     g = _serving(m, tp, grid)
     stable = np.isfinite(g["lam"]) & (g["rho"] < 1) & (g["lam"] > 0)
     holds = g["b95"] <= cap[:, None]
-    tpot_ok = (np.ones_like(stable) if service.tpot_target_ms is None
-               else g["tpot95"] * 1e3 <= service.tpot_target_ms)  # fmt: skip
-    ttft_ok = (np.ones_like(stable) if service.ttft_target_s is None
-               else g["ttft95"] <= service.ttft_target_s)  # fmt: skip
+    tpot_ok = (
+        np.ones_like(stable)
+        if service.tpot_target_ms is None
+        else g["tpot95"] * 1e3 <= service.tpot_target_ms
+    )
+    ttft_ok = (
+        np.ones_like(stable)
+        if service.ttft_target_s is None
+        else g["ttft95"] <= service.ttft_target_s
+    )
     usable = stable & holds
     meets = usable & tpot_ok & ttft_ok
     rows, plans = [], []
     for i, t in enumerate(tps):
-        row = {"tensor_parallel": t, "weights_gb": m.weights / GB, "kv_free_gb": free[i] / GB,
-               "kv_cache_bytes_per_token": m.kv_tok, "concurrent_seqs": int(cap[i]),
-               "link_gb_s": tensor_parallel_link(acc, t)[0] if t > 1 else math.nan}  # fmt: skip
+        row = {
+            "tensor_parallel": t,
+            "weights_gb": m.weights / GB,
+            "kv_free_gb": free[i] / GB,
+            "kv_cache_bytes_per_token": m.kv_tok,
+            "concurrent_seqs": int(cap[i]),
+            "link_gb_s": tensor_parallel_link(acc, t)[0] if t > 1 else math.nan,
+        }
         rows.append(row)
         if cap[i] < 1 or not usable[i].any():
             # what rules the layout out is known even though no batch is planned: no room
             # for one sequence's KV cache, no batch the prefill keeps up with, or none
             # whose p95 batch fits the KV room (or max_batch)
-            limit = ("kv_memory" if cap[i] < 1
-                     else "prefill_saturated" if not stable[i].any()
-                     else "kv_memory" if cap[i] < service.max_batch else "batch_cap")  # fmt: skip
-            row.update({"replicas": math.nan, "gpus": math.nan, "fits": False,
-                        "meets_targets": False, "limit": limit})  # fmt: skip
+            limit = (
+                "kv_memory"
+                if cap[i] < 1
+                else "prefill_saturated"
+                if not stable[i].any()
+                else "kv_memory"
+                if cap[i] < service.max_batch
+                else "batch_cap"
+            )
+            row.update(
+                {
+                    "replicas": math.nan,
+                    "gpus": math.nan,
+                    "fits": False,
+                    "meets_targets": False,
+                    "limit": limit,
+                }
+            )
             plans.append(None)
             continue
         ok = meets[i] if meets[i].any() else usable[i]
@@ -492,29 +543,42 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
             continue
         j, replicas, b_op = plan
         cap_qps = float(g["lam"][i, j])
-        bind = ("prefill_compute" if g["rho"][i, j] >= 0.5
-                else "decode_bandwidth" if g["mem_bound"][i, j] else "decode_compute")  # fmt: skip
+        bind = (
+            "prefill_compute"
+            if g["rho"][i, j] >= 0.5
+            else "decode_bandwidth"
+            if g["mem_bound"][i, j]
+            else "decode_compute"
+        )
         tpot_op = float(op["tpot"][i, 0])
-        rows[i].update({
-            "planned_batch": math.ceil(float(g["b95"][i, j]) - 1e-9),
-            "decode_step_ms": float(g["i0"][i, j]) * 1e3,
-            "collective_ms": float(comm[i]) * 1e3,
-            "decode_tokens_per_s_per_seq": 1 / float(g["tpot"][i, j]),
-            "decode_tokens_per_s": cap_qps * service.output_tokens,
-            "ttft_s": float(g["s_p"][i, 0]),
-            "latency_s": float(g["ttft50"][i, j] + service.output_tokens * g["tpot"][i, j]),
-            "replica_qps": cap_qps, "replicas": replicas, "gpus": replicas * t,
-            "fits": True, "limit": _batch_limit(j, i, grid, g, cap, service, tpot_ok,
-                                                ttft_ok, stable),
-            "token_binding": bind, "load_seqs": b_op, "load_tpot_ms": tpot_op * 1e3,
-            "ttft_p50_s": float(op["ttft50"][i, 0]), "ttft_p95_s": float(op["ttft95"][i, 0]),
-            "tpot_p50_ms": tpot_op * 1e3, "tpot_p95_ms": float(op["tpot95"][i, 0]) * 1e3,
-            "prefill_share": float(op["rho"][i, 0]),
-            "load_latency_s": float(op["ttft50"][i, 0]) + service.output_tokens * tpot_op,
-            "meets_targets": bool(meets[i].any()),
-            "best_ttft_s": float(g["ttft95"][i, 0]),
-            "best_tpot_ms": float(g["tpot95"][i, 0]) * 1e3,
-        })  # fmt: skip
+        rows[i].update(
+            {
+                "planned_batch": math.ceil(float(g["b95"][i, j]) - 1e-9),
+                "decode_step_ms": float(g["i0"][i, j]) * 1e3,
+                "collective_ms": float(comm[i]) * 1e3,
+                "decode_tokens_per_s_per_seq": 1 / float(g["tpot"][i, j]),
+                "decode_tokens_per_s": cap_qps * service.output_tokens,
+                "ttft_s": float(g["s_p"][i, 0]),
+                "latency_s": float(g["ttft50"][i, j] + service.output_tokens * g["tpot"][i, j]),
+                "replica_qps": cap_qps,
+                "replicas": replicas,
+                "gpus": replicas * t,
+                "fits": True,
+                "limit": _batch_limit(j, i, grid, g, cap, service, tpot_ok, ttft_ok, stable),
+                "token_binding": bind,
+                "load_seqs": b_op,
+                "load_tpot_ms": tpot_op * 1e3,
+                "ttft_p50_s": float(op["ttft50"][i, 0]),
+                "ttft_p95_s": float(op["ttft95"][i, 0]),
+                "tpot_p50_ms": tpot_op * 1e3,
+                "tpot_p95_ms": float(op["tpot95"][i, 0]) * 1e3,
+                "prefill_share": float(op["rho"][i, 0]),
+                "load_latency_s": float(op["ttft50"][i, 0]) + service.output_tokens * tpot_op,
+                "meets_targets": bool(meets[i].any()),
+                "best_ttft_s": float(g["ttft95"][i, 0]),
+                "best_tpot_ms": float(g["tpot95"][i, 0]) * 1e3,
+            }
+        )
     return rows
 
 
@@ -537,12 +601,32 @@ def _batch_limit(j, i, grid, g, cap, service, tpot_ok, ttft_ok, stable) -> str:
 
 
 #: The chosen layout's columns that the inference row carries.
-CHOSEN_COLUMNS = ("tensor_parallel", "weights_gb", "kv_cache_bytes_per_token",
-                  "concurrent_seqs", "planned_batch", "link_gb_s", "decode_step_ms",
-                  "collective_ms", "decode_tokens_per_s_per_seq", "decode_tokens_per_s",
-                  "ttft_s", "latency_s", "replica_qps", "replicas", "limit", "token_binding",
-                  "load_seqs", "load_tpot_ms", "ttft_p50_s", "ttft_p95_s", "tpot_p50_ms",
-                  "tpot_p95_ms", "prefill_share", "load_latency_s")  # fmt: skip
+CHOSEN_COLUMNS = (
+    "tensor_parallel",
+    "weights_gb",
+    "kv_cache_bytes_per_token",
+    "concurrent_seqs",
+    "planned_batch",
+    "link_gb_s",
+    "decode_step_ms",
+    "collective_ms",
+    "decode_tokens_per_s_per_seq",
+    "decode_tokens_per_s",
+    "ttft_s",
+    "latency_s",
+    "replica_qps",
+    "replicas",
+    "limit",
+    "token_binding",
+    "load_seqs",
+    "load_tpot_ms",
+    "ttft_p50_s",
+    "ttft_p95_s",
+    "tpot_p50_ms",
+    "tpot_p95_ms",
+    "prefill_share",
+    "load_latency_s",
+)
 
 #: Text columns among :data:`CHOSEN_COLUMNS`.
 _TEXT_COLUMNS = ("limit", "token_binding")
@@ -588,13 +672,16 @@ def size_inference(
         if per_instance is None:
             per_instance = min(options[i]["tensor_parallel"] for i in viable) if viable else 1
         _, rule_instances, rule = planning_rule_instances(
-            service.peak_qps, service.mean_latency_s, service.concurrency_per_instance,
+            service.peak_qps,
+            service.mean_latency_s,
+            service.concurrency_per_instance,
             per_instance,
-        )  # fmt: skip
+        )
         rule_basis = "instance"
     else:
-        rule = inference_gpus_planning_rule(service.peak_qps, service.mean_latency_s,
-                                            service.concurrency_per_gpu)  # fmt: skip
+        rule = inference_gpus_planning_rule(
+            service.peak_qps, service.mean_latency_s, service.concurrency_per_gpu
+        )
         rule_instances, per_instance, rule_basis = math.nan, math.nan, "gpu"
     found: list[Finding] = []
     window = context_window(service, catalog)
@@ -611,23 +698,42 @@ def size_inference(
             found.append(Finding("error", "workload", service.name, "weights_do_not_fit", data))
         else:  # the weights fit, but not even one request's KV cache beside them
             seq_gb = float(largest["kv_cache_bytes_per_token"]) * tokens / GB
-            found.append(Finding("error", "workload", service.name, "kv_does_not_fit",
-                                 {"tokens": tokens, "seq_gb": seq_gb, "tp": tp,
-                                  "free_gb": float(largest["kv_free_gb"]),
-                                  "accelerator": acc["name"]}))  # fmt: skip
+            found.append(
+                Finding(
+                    "error",
+                    "workload",
+                    service.name,
+                    "kv_does_not_fit",
+                    {
+                        "tokens": tokens,
+                        "seq_gb": seq_gb,
+                        "tp": tp,
+                        "free_gb": float(largest["kv_free_gb"]),
+                        "accelerator": acc["name"],
+                    },
+                )
+            )
         best = None
         token_gpus = math.nan
     else:
         meeting = [i for i in viable if options[i]["meets_targets"]]
         meets = bool(meeting)
         if not meeting:
-            found.append(Finding("error", "workload", service.name, "targets_unreachable",
-                                 {"ttft": service.ttft_target_s or math.nan,
-                                  "tpot": service.tpot_target_ms or math.nan,
-                                  "best_ttft": min(options[i]["best_ttft_s"] for i in viable),
-                                  "best_tpot": min(options[i]["best_tpot_ms"]
-                                                   for i in viable),
-                                  "accelerator": acc["name"]}))  # fmt: skip
+            found.append(
+                Finding(
+                    "error",
+                    "workload",
+                    service.name,
+                    "targets_unreachable",
+                    {
+                        "ttft": service.ttft_target_s or math.nan,
+                        "tpot": service.tpot_target_ms or math.nan,
+                        "best_ttft": min(options[i]["best_ttft_s"] for i in viable),
+                        "best_tpot": min(options[i]["best_tpot_ms"] for i in viable),
+                        "accelerator": acc["name"],
+                    },
+                )
+            )
             meeting = viable
         # fewest GPUs, then the smallest tensor-parallel size (one option per size)
         pick = min(meeting, key=lambda i: (options[i]["gpus"], options[i]["tensor_parallel"]))
@@ -637,14 +743,22 @@ def size_inference(
     binding = "no_fit" if best is None else "token_model"
     gpus = whole_servers(required, pool.gpus_per_server)
     row = {
-        "service": service.name, "accelerator": acc["name"], "peak_qps": service.peak_qps,
-        "in_flight": in_flight, "rule_basis": rule_basis, "rule_instances": rule_instances,
+        "service": service.name,
+        "accelerator": acc["name"],
+        "peak_qps": service.peak_qps,
+        "in_flight": in_flight,
+        "rule_basis": rule_basis,
+        "rule_instances": rule_instances,
         "gpus_per_instance": per_instance,
-        "rule_gpus": rule, "token_gpus": token_gpus, "gpus_required": required,
-        "gpus": gpus, "servers": gpus // pool.gpus_per_server, "binding": binding,
+        "rule_gpus": rule,
+        "token_gpus": token_gpus,
+        "gpus_required": required,
+        "gpus": gpus,
+        "servers": gpus // pool.gpus_per_server,
+        "binding": binding,
         "rule_ratio": rule / token_gpus if best is not None else math.nan,
         "meets_targets": meets,
-    }  # fmt: skip
+    }
     # The same columns whether or not a layout fits (empty when none does), so later
     # stages and views never meet a missing column.
     for key in CHOSEN_COLUMNS:
@@ -652,20 +766,50 @@ def size_inference(
     if best is not None:
         # Warn only when the load the service really carries misses the brief's latency.
         if best["load_latency_s"] > service.mean_latency_s * 1.5:
-            found.append(Finding("warning", "workload", service.name, "latency_mismatch",
-                                 {"model_s": best["load_latency_s"],
-                                  "rule_s": service.mean_latency_s}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "workload",
+                    service.name,
+                    "latency_mismatch",
+                    {"model_s": best["load_latency_s"], "rule_s": service.mean_latency_s},
+                )
+            )
         if best["tensor_parallel"] > pool.gpus_per_server:
-            found.append(Finding("warning", "workload", service.name, "tp_across_servers",
-                                 {"tp": int(best["tensor_parallel"]),
-                                  "per_server": pool.gpus_per_server}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "workload",
+                    service.name,
+                    "tp_across_servers",
+                    {"tp": int(best["tensor_parallel"]), "per_server": pool.gpus_per_server},
+                )
+            )
         ratio = rule / token_gpus
         if not 1 / RULE_DISAGREEMENT_FACTOR <= ratio <= RULE_DISAGREEMENT_FACTOR:
-            found.append(Finding("warning", "workload", service.name, "rule_disagrees",
-                                 {"rule": rule, "token": token_gpus, "ratio": ratio,
-                                  "factor": RULE_DISAGREEMENT_FACTOR}))  # fmt: skip
-        found.append(Finding("info", "workload", service.name, "inference_token_model",
-                             {"rule": rule, "token": token_gpus, "gpus": gpus}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "workload",
+                    service.name,
+                    "rule_disagrees",
+                    {
+                        "rule": rule,
+                        "token": token_gpus,
+                        "ratio": ratio,
+                        "factor": RULE_DISAGREEMENT_FACTOR,
+                    },
+                )
+            )
+        found.append(
+            Finding(
+                "info",
+                "workload",
+                service.name,
+                "inference_token_model",
+                {"rule": rule, "token": token_gpus, "gpus": gpus},
+            )
+        )
     return row, found
 
 

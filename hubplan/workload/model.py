@@ -11,8 +11,15 @@ from .section import Architecture
 GB = 1e9  # decimal gigabyte (docs/architecture.md, conventions)
 
 #: Bytes per element of stored weights / KV cache.
-ELEMENT_BYTES = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0,
-                 "int4": 0.5}  # fmt: skip
+ELEMENT_BYTES = {
+    "fp32": 4.0,
+    "tf32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+}
 
 
 @dataclass(frozen=True)
@@ -52,24 +59,38 @@ def resolve_model(
     if architecture is not None:
         a = architecture
         shape = ModelShape(
-            a.total_params, a.active_params or a.total_params, a.layers, a.hidden_size,
-            a.attention_heads, a.kv_heads, a.head_dim or a.hidden_size // a.attention_heads,
-            a.ffn_hidden_size, a.kv_lora_rank, a.qk_rope_head_dim,
-            moe=bool(a.active_params and a.active_params < a.total_params), name="custom",
-        )  # fmt: skip
+            a.total_params,
+            a.active_params or a.total_params,
+            a.layers,
+            a.hidden_size,
+            a.attention_heads,
+            a.kv_heads,
+            a.head_dim or a.hidden_size // a.attention_heads,
+            a.ffn_hidden_size,
+            a.kv_lora_rank,
+            a.qk_rope_head_dim,
+            moe=bool(a.active_params and a.active_params < a.total_params),
+            name="custom",
+        )
     elif model is not None:
         row = catalog.model(model).to_dict()  # one conversion, not a Series lookup per field
         heads = int(row["attention_heads"])
         shape = ModelShape(
             float(row["total_params"]),
-            float(row["active_params"]) if row["active_params"] == row["active_params"]
+            float(row["active_params"])
+            if row["active_params"] == row["active_params"]
             else float(row["total_params"]),
-            int(row["layers"]), int(row["hidden_size"]), heads, int(row["kv_heads"]),
+            int(row["layers"]),
+            int(row["hidden_size"]),
+            heads,
+            int(row["kv_heads"]),
             _opt_int(row["head_dim"]) or int(row["hidden_size"]) // heads,
-            _opt_int(row["ffn_hidden_size"]), _opt_int(row["kv_lora_rank"]),
-            _opt_int(row["qk_rope_head_dim"]), moe=row["architecture"] == "moe",
+            _opt_int(row["ffn_hidden_size"]),
+            _opt_int(row["kv_lora_rank"]),
+            _opt_int(row["qk_rope_head_dim"]),
+            moe=row["architecture"] == "moe",
             name=str(row["name"]),
-        )  # fmt: skip
+        )
     total = params if params is not None else (shape.total_params if shape else math.nan)
     if active_params is not None:
         active = active_params

@@ -324,44 +324,91 @@ def _size_training(
     required, gpus, binding = _deadline_count(compute_gpus, memory_gpus, step)
     days_to_finish = training_days(flops, gpus, peak, job.mfu, job.goodput)
     row = {
-        "job": job.name, "accelerator": acc["name"], "precision": job.precision,
-        "method": job.method, "params": params, "active_params": active,
-        "tokens": tokens, "flops": flops, "peak_tflops": peak, "mfu": job.mfu,
-        "goodput": job.goodput, "deadline_days": job.days, "time_margin": job.time_margin,
-        "days_available": job.days / (1 + job.time_margin), "gpu_days": gpu_days,
-        "compute_bound_gpus": compute_gpus, "model_state_gb": state / GB,
-        "gpus_to_hold_state": hold_gpus, "memory_headroom": job.memory_headroom,
-        "memory_bound_gpus": rule_gpus, "layout_memory_gpus": layout_gpus or math.nan,
-        "layout_step_gpus": step, "gpus_required": required, "gpus": gpus,
-        "servers": gpus // pool.gpus_per_server, "binding": binding,
+        "job": job.name,
+        "accelerator": acc["name"],
+        "precision": job.precision,
+        "method": job.method,
+        "params": params,
+        "active_params": active,
+        "tokens": tokens,
+        "flops": flops,
+        "peak_tflops": peak,
+        "mfu": job.mfu,
+        "goodput": job.goodput,
+        "deadline_days": job.days,
+        "time_margin": job.time_margin,
+        "days_available": job.days / (1 + job.time_margin),
+        "gpu_days": gpu_days,
+        "compute_bound_gpus": compute_gpus,
+        "model_state_gb": state / GB,
+        "gpus_to_hold_state": hold_gpus,
+        "memory_headroom": job.memory_headroom,
+        "memory_bound_gpus": rule_gpus,
+        "layout_memory_gpus": layout_gpus or math.nan,
+        "layout_step_gpus": step,
+        "gpus_required": required,
+        "gpus": gpus,
+        "servers": gpus // pool.gpus_per_server,
+        "binding": binding,
         "days_to_finish": days_to_finish,
-        "tokens_per_s": tokens / (days_to_finish * SECONDS_PER_DAY) if days_to_finish > 0
+        "tokens_per_s": tokens / (days_to_finish * SECONDS_PER_DAY)
+        if days_to_finish > 0
         else math.nan,
         "days_on_memory_bound": training_days(
             flops, max(math.ceil(rule_gpus / step), 1) * step, peak, job.mfu, job.goodput
         ),
-    }  # fmt: skip
+    }
 
     found: list[Finding] = []
     subj = job.name
     if job.force_marketing_figure and (job.use_sparse or job.precision == "int8"):
-        found.append(Finding("warning", "workload", subj, "marketing_figure",
-                             {"precision": job.precision, "peak": peak}))  # fmt: skip
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                subj,
+                "marketing_figure",
+                {"precision": job.precision, "peak": peak},
+            )
+        )
     if not 0.35 <= job.mfu <= 0.55:
         found.append(Finding("warning", "workload", subj, "mfu_outside", {"mfu": job.mfu}))
     if shape is not None and job.params is not None:
         diff = abs(job.params / shape.total_params - 1)
         if diff > 0.05:
-            found.append(Finding("warning", "workload", subj, "params_override",
-                                 {"params_b": job.params / 1e9, "model": shape.name,
-                                  "catalog_b": shape.total_params / 1e9}))  # fmt: skip
+            found.append(
+                Finding(
+                    "warning",
+                    "workload",
+                    subj,
+                    "params_override",
+                    {
+                        "params_b": job.params / 1e9,
+                        "model": shape.name,
+                        "catalog_b": shape.total_params / 1e9,
+                    },
+                )
+            )
     if layout_gpus is None:
-        mem, _ = _layout_memory(job, shape, st, vram, pool.gpus_per_server,
-                                LAYOUT_SEARCH_LIMIT_GPUS)  # fmt: skip
-        found.append(Finding("error", "workload", subj, "layout_cannot_fit",
-                             {"total": mem["total_gb"], "vram": vram, "tp": job.tensor_parallel,
-                              "pp": job.pipeline_parallel, "zero": job.zero_stage,
-                              "accelerator": acc["name"]}))  # fmt: skip
+        mem, _ = _layout_memory(
+            job, shape, st, vram, pool.gpus_per_server, LAYOUT_SEARCH_LIMIT_GPUS
+        )
+        found.append(
+            Finding(
+                "error",
+                "workload",
+                subj,
+                "layout_cannot_fit",
+                {
+                    "total": mem["total_gb"],
+                    "vram": vram,
+                    "tp": job.tensor_parallel,
+                    "pp": job.pipeline_parallel,
+                    "zero": job.zero_stage,
+                    "accelerator": acc["name"],
+                },
+            )
+        )
     found.append(
         Finding(
             "info",
@@ -491,15 +538,40 @@ def training_on_gpus(
     )
     found = [f for f in found if not f.code.startswith("binding_")]
     if gpus < row["gpus_to_hold_state"]:
-        found.append(Finding("error", "workload", job.name, "too_few_to_hold",
-                             {"gpus": gpus, "hold": row["gpus_to_hold_state"]}))  # fmt: skip
+        found.append(
+            Finding(
+                "error",
+                "workload",
+                job.name,
+                "too_few_to_hold",
+                {"gpus": gpus, "hold": row["gpus_to_hold_state"]},
+            )
+        )
     elif gpus < row["memory_bound_gpus"]:
-        found.append(Finding("warning", "workload", job.name, "below_memory_headroom",
-                             {"gpus": gpus, "memory": row["memory_bound_gpus"]}))  # fmt: skip
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                job.name,
+                "below_memory_headroom",
+                {"gpus": gpus, "memory": row["memory_bound_gpus"]},
+            )
+        )
     if not row["meets_deadline"]:
-        found.append(Finding("warning", "workload", job.name, "deadline_missed",
-                             {"gpus": gpus, "days": row["days_with_margin"],
-                              "deadline": job.days, "needed": needed}))  # fmt: skip
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                job.name,
+                "deadline_missed",
+                {
+                    "gpus": gpus,
+                    "days": row["days_with_margin"],
+                    "deadline": job.days,
+                    "needed": needed,
+                },
+            )
+        )
     return row, found
 
 
@@ -536,32 +608,61 @@ def _layout_memory(
     o = zero_state_bytes_per_gpu(st["trainable"], job.zero_stage, dp, 0, 0, st["ob"], mp)
     if shape is not None:
         act = shape.layers * activation_bytes_per_layer(
-            job.seq_len_tokens, job.micro_batch, shape.hidden_size, shape.attention_heads,
-            tp, job.sequence_parallel, job.recompute,
-        )  # fmt: skip
+            job.seq_len_tokens,
+            job.micro_batch,
+            shape.hidden_size,
+            shape.attention_heads,
+            tp,
+            job.sequence_parallel,
+            job.recompute,
+        )
     else:
         act = math.nan
     vram = vram_gb * GB
     total = weights + w + g + o + (0.0 if math.isnan(act) else act)
     row = {
-        "job": job.name, "gpus": gpus, "tensor_parallel": tp, "pipeline_parallel": pp,
-        "data_parallel": dp, "zero_stage": job.zero_stage, "recompute": job.recompute,
-        "weights_gb": (weights + w) / GB, "gradients_gb": g / GB, "optimizer_gb": o / GB,
-        "activations_gb": act / GB, "total_gb": total / GB, "vram_gb": vram / GB,
+        "job": job.name,
+        "gpus": gpus,
+        "tensor_parallel": tp,
+        "pipeline_parallel": pp,
+        "data_parallel": dp,
+        "zero_stage": job.zero_stage,
+        "recompute": job.recompute,
+        "weights_gb": (weights + w) / GB,
+        "gradients_gb": g / GB,
+        "optimizer_gb": o / GB,
+        "activations_gb": act / GB,
+        "total_gb": total / GB,
+        "vram_gb": vram / GB,
         "fits": bool(total <= vram),
-    }  # fmt: skip
+    }
     found: list[Finding] = []
     if math.isnan(act):
         found.append(Finding("info", "workload", job.name, "activations_unknown", {}))
     if total > vram:
-        found.append(Finding("error", "workload", job.name, "memory_overflow",
-                             {"total": total / GB, "vram": vram / GB}))  # fmt: skip
+        found.append(
+            Finding(
+                "error",
+                "workload",
+                job.name,
+                "memory_overflow",
+                {"total": total / GB, "vram": vram / GB},
+            )
+        )
     if gpus % mp:
-        found.append(Finding("warning", "workload", job.name, "layout_indivisible",
-                             {"gpus": gpus, "mp": mp}))  # fmt: skip
+        found.append(
+            Finding("warning", "workload", job.name, "layout_indivisible", {"gpus": gpus, "mp": mp})
+        )
     if tp > gpus_per_server:
-        found.append(Finding("warning", "workload", job.name, "tp_across_servers",
-                             {"tp": tp, "per_server": gpus_per_server}))  # fmt: skip
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                job.name,
+                "tp_across_servers",
+                {"tp": tp, "per_server": gpus_per_server},
+            )
+        )
     return row, found
 
 
@@ -583,19 +684,28 @@ def training_gpus_vs_days(
     first = None
     for d in days:
         if first is None:
-            first, _, memory_gpus = _size_training(job.model_copy(update={"days": d}), pool,
-                                                   catalog)  # fmt: skip
+            first, _, memory_gpus = _size_training(
+                job.model_copy(update={"days": d}), pool, catalog
+            )
             flops, peak, step = first["flops"], first["peak_tflops"], first["layout_step_gpus"]
-            compute_gpus, gpus, binding = (first["compute_bound_gpus"], first["gpus"],
-                                           first["binding"])  # fmt: skip
+            compute_gpus, gpus, binding = (
+                first["compute_bound_gpus"],
+                first["gpus"],
+                first["binding"],
+            )
         else:
-            compute_gpus = training_gpu_count(flops, peak, d, job.mfu, job.goodput,
-                                              job.time_margin)  # fmt: skip
+            compute_gpus = training_gpu_count(flops, peak, d, job.mfu, job.goodput, job.time_margin)
             _, gpus, binding = _deadline_count(compute_gpus, memory_gpus, step)
             training_days(flops, gpus, peak, job.mfu, job.goodput)  # raises on 0, as sizing does
-        rows.append({"deadline_days": d, "compute_bound_gpus": compute_gpus,
-                     "memory_bound_gpus": first["memory_bound_gpus"], "gpus": gpus,
-                     "binding": binding})  # fmt: skip
+        rows.append(
+            {
+                "deadline_days": d,
+                "compute_bound_gpus": compute_gpus,
+                "memory_bound_gpus": first["memory_bound_gpus"],
+                "gpus": gpus,
+                "binding": binding,
+            }
+        )
     return pd.DataFrame(rows)
 
 
