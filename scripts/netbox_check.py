@@ -645,12 +645,100 @@ def digest(files: dict[str, Path]) -> str:
     return h.hexdigest()
 
 
-def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
+def plan_sitting(nb: NetBoxHost, progress: Progress, plan_name: str, files, env, args):
+    """The kept record of ``plan_name`` (its database, password and accepted chunks), a
+    new one with a fresh database when there is none; None when the kept sitting's files
+    differ from these (the plan or hubplan changed: it cannot be resumed)."""
+    kept = progress.data.get(plan_name)
+    if kept and kept["digest"] != digest(files):
+        log(
+            f"plan {plan_name}: its files differ from the kept sitting's (the plan or "
+            "hubplan changed), so it cannot be resumed; run with --fresh"
+        )
+        return None
+    if kept:
+        log(f"plan {plan_name}: resuming in database {env['HUBPLAN_NETBOX_DB']}")
+        return kept
+    kept = {
+        "digest": digest(files),
+        "db": env["HUBPLAN_NETBOX_DB"],
+        "password": fresh_database(nb, env),
+        "chunks": {},
+        "seconds": {},
+    }
+    if args.resume:
+        progress.data[plan_name] = kept
+        progress.save()
+    return kept
+
+
+def import_plan_files(client, files, plan_name, kept, progress, args, t0) -> int:
+    """Import a plan's files in NetBox's order, printing a line per file; the rows rejected
+    or not imported (past the deadline)."""
     from netbox_forms_snapshot import FORMS
 
+    from hubplan.export.netbox import FORM_OF, IMPORT_ORDER
+
+    failed = 0
+    print(f"{'file':<16}{'rows':>8}{'accepted':>10}{'rejected':>10}  seconds  rows/s")
+    for name in (n for n in check_order(IMPORT_ORDER) if n in files):
+        if time.monotonic() - t0 > args.deadline_s:
+            rows = len(files[name].read_text(encoding="utf-8").splitlines()) - 1
+            print(f"{name:<16}{rows:>8}  not imported: the {args.deadline_s:.0f} s limit")
+            failed += rows
+            continue
+        start = time.monotonic()
+        rows, ok, why = import_file(
+            client,
+            FORMS[FORM_OF[name]][2],
+            files[name],
+            args.chunk,
+            t0 + args.deadline_s,
+            args.workers,
+            done=frozenset(kept["chunks"].get(name, ())),
+            on_accept=(lambda i, n=name, p=plan_name: progress.accept(p, n, i))
+            if args.resume
+            else (lambda i: None),
+        )
+        took = time.monotonic() - start
+        if args.resume:
+            took = progress.spent(plan_name, name, took)
+        print(
+            f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {took:7.1f}  {ok / took:6.1f}",
+            flush=True,
+        )
+        for w in why[:5]:
+            print(f"    {w}")
+        failed += rows - ok
+    return failed
+
+
+def report_rack_power(nb: NetBoxHost, plan, site: str, env) -> None:
+    """Print NetBox's power utilisation of the plan's first rack beside the plan's figures."""
+    rack = str(plan["power_allocation"]["rack"].iloc[0])
+    alloc = plan["power_allocation"].set_index("rack").loc[rack]
+    query = (
+        "from dcim.models import Rack; "
+        f"r = Rack.objects.filter(site__name={site!r}, name={rack!r}).first(); "
+        "print(r.get_power_utilization() if r else 'rack not imported')"
+    )
+    netbox = NB_VENV + "/bin/netbox"
+    shown = subprocess.run(
+        nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "shell", "-c", query]),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout.strip()
+    shown = shown.splitlines()[-1] if shown else "unknown"  # the shell prints a banner
+    print(
+        f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
+        f"kW allocated of {alloc['supply_kw']:g} kW supply"
+    )
+
+
+def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
     import hubplan
     from hubplan.export import write_netbox
-    from hubplan.export.netbox import FORM_OF, IMPORT_ORDER
 
     t0 = time.monotonic()
     if args.fresh:
@@ -659,87 +747,20 @@ def run(nb: NetBoxHost, procs: list, tmp: Path, args) -> int:
         KEPT.mkdir(parents=True, exist_ok=True)
     progress = Progress(KEPT / "progress.json" if args.resume else None)
     base_env = start_services(nb, procs, tmp, keep=args.resume)
-    netbox = NB_VENV + "/bin/netbox"
     failed = 0
     for plan_name in args.plans:
-        scenario = plan_scenario(plan_name)
-        plan = hubplan.build_plan(scenario)
+        plan = hubplan.build_plan(plan_scenario(plan_name))
         site = f"hubplan {plan_name}"
         files = write_netbox(plan, tmp / plan_name, site=site)
         db = "hubplan_" + re.sub(r"\W", "_", plan_name) if args.resume else "netbox"
         env = base_env | {"HUBPLAN_NETBOX_DB": db}
-        kept = progress.data.get(plan_name)
-        if kept and kept["digest"] != digest(files):
-            log(
-                f"plan {plan_name}: its files differ from the kept sitting's (the plan or "
-                "hubplan changed), so it cannot be resumed; run with --fresh"
-            )
+        kept = plan_sitting(nb, progress, plan_name, files, env, args)
+        if kept is None:
             return 2
-        if kept:
-            log(f"plan {plan_name}: resuming in database {db}")
-        else:
-            kept = {
-                "digest": digest(files),
-                "db": db,
-                "password": fresh_database(nb, env),
-                "chunks": {},
-                "seconds": {},
-            }
-            if args.resume:
-                progress.data[plan_name] = kept
-                progress.save()
         client = serve(nb, procs, tmp, env, args.workers, kept["password"])
         log(f"plan {plan_name}: {len(files)} files")
-        print(f"{'file':<16}{'rows':>8}{'accepted':>10}{'rejected':>10}  seconds  rows/s")
-        for name in check_order(IMPORT_ORDER):
-            if name not in files:
-                continue
-            if time.monotonic() - t0 > args.deadline_s:
-                rows = len(files[name].read_text(encoding="utf-8").splitlines()) - 1
-                print(f"{name:<16}{rows:>8}  not imported: the {args.deadline_s:.0f} s limit")
-                failed += rows
-                continue
-            start = time.monotonic()
-            rows, ok, why = import_file(
-                client,
-                FORMS[FORM_OF[name]][2],
-                files[name],
-                args.chunk,
-                t0 + args.deadline_s,
-                args.workers,
-                done=frozenset(kept["chunks"].get(name, ())),
-                on_accept=(lambda i, n=name, p=plan_name: progress.accept(p, n, i))
-                if args.resume
-                else (lambda i: None),
-            )
-            took = time.monotonic() - start
-            if args.resume:
-                took = progress.spent(plan_name, name, took)
-            print(
-                f"{name:<16}{rows:>8}{ok:>10}{rows - ok:>10}  {took:7.1f}  {ok / took:6.1f}",
-                flush=True,
-            )
-            for w in why[:5]:
-                print(f"    {w}")
-            failed += rows - ok
-        rack = str(plan["power_allocation"]["rack"].iloc[0])
-        alloc = plan["power_allocation"].set_index("rack").loc[rack]
-        query = (
-            "from dcim.models import Rack; "
-            f"r = Rack.objects.filter(site__name={site!r}, name={rack!r}).first(); "
-            "print(r.get_power_utilization() if r else 'rack not imported')"
-        )
-        shown = subprocess.run(
-            nb.cmd(["env", *[f"{k}={v}" for k, v in env.items()], netbox, "shell", "-c", query]),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        ).stdout.strip()
-        shown = shown.splitlines()[-1] if shown else "unknown"  # the shell prints a banner
-        print(
-            f"rack {rack}: NetBox power utilisation {shown} %; plan {alloc['allocated_kw']:g} "
-            f"kW allocated of {alloc['supply_kw']:g} kW supply"
-        )
+        failed += import_plan_files(client, files, plan_name, kept, progress, args, t0)
+        report_rack_power(nb, plan, site, env)
         stop(procs.pop())  # this plan's web server
     log(f"done in {time.monotonic() - t0:.0f} s; {failed} rows rejected or not imported")
     return 1 if failed else 0

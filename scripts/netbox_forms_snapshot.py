@@ -73,20 +73,21 @@ def choice_values(cls: ast.ClassDef) -> list:
     return out
 
 
-def form_spec(forms: dict[str, ast.ClassDef], name: str) -> tuple[list[str], dict[str, str]]:
-    """(Meta.fields, {field: ChoiceSet name}) of a form, following bases in the same file."""
-    cls = forms[name]
+def _meta_fields(cls: ast.ClassDef) -> list[str]:
+    """The ``Meta.fields`` a form class lists itself; [] when it lists none."""
     fields: list[str] = []
-    choices: dict[str, str] = {}
-    for base in cls.bases:
-        if isinstance(base, ast.Name) and base.id in forms:
-            _, inherited = form_spec(forms, base.id)
-            choices.update(inherited)
     for node in cls.body:
         if isinstance(node, ast.ClassDef) and node.name == "Meta":
             for m in node.body:
                 if isinstance(m, ast.Assign) and m.targets[0].id == "fields":
                     fields = [e.value for e in m.value.elts]
+    return fields
+
+
+def _own_choices(cls: ast.ClassDef) -> dict[str, str]:
+    """{field: ChoiceSet name} of the choice fields a form class declares itself."""
+    choices: dict[str, str] = {}
+    for node in cls.body:
         if (
             isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Call)
@@ -96,10 +97,20 @@ def form_spec(forms: dict[str, ast.ClassDef], name: str) -> tuple[list[str], dic
             for kw in node.value.keywords:
                 if kw.arg == "choices" and isinstance(kw.value, ast.Name):
                     choices[node.targets[0].id] = kw.value.id
-    if not fields:
-        for base in cls.bases:
-            if isinstance(base, ast.Name) and base.id in forms:
-                fields = form_spec(forms, base.id)[0]
+    return choices
+
+
+def form_spec(forms: dict[str, ast.ClassDef], name: str) -> tuple[list[str], dict[str, str]]:
+    """(Meta.fields, {field: ChoiceSet name}) of a form, following bases in the same file."""
+    cls = forms[name]
+    bases = [b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in forms]
+    choices: dict[str, str] = {}
+    for base in bases:
+        choices.update(form_spec(forms, base)[1])
+    choices.update(_own_choices(cls))
+    fields = _meta_fields(cls)
+    for base in bases if not fields else ():
+        fields = form_spec(forms, base)[0]
     return fields, choices
 
 

@@ -152,24 +152,73 @@ def _live_charts(widget) -> int:
     return isinstance(widget, LiveChart) + sum(_live_charts(c) for c in children)
 
 
-def test_overview_dashboard_in_chromium(voila):
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (make test installs it)"
+def _watch(page, frame, errors: list[str], external: list[str]) -> None:
+    """Serve only what is on the machine (the room may have no internet), count the
+    kernel's websocket frames with ``frame`` and collect the page's errors."""
+
+    def offline(route):
+        if _local(route.request.url):
+            route.continue_()
+        else:
+            external.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", offline)
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # Blocked requests off the machine log "Failed to load resource"; all else counts.
+    page.on(
+        "console",
+        lambda m: (
+            m.type == "error" and "Failed to load resource" not in m.text and errors.append(m.text)
+        ),
     )
+
+
+def _write_timing_report(out, timings, full_timings, first_load, expected_charts) -> None:
+    """build/browser-timing.txt, which ``make bench`` prints: each move's time from the
+    control to the figure, and the websocket traffic of the first load."""
+    median = statistics.median(timings)
+    full = statistics.median(full_timings)
+    every = statistics.median(timings + full_timings)
+    traffic = (
+        f"kernel websocket on first load: {first_load['bytes'] / 1e6:.2f} MB, "
+        f"{first_load['bundles']} Vega bundle(s) for {expected_charts} charts"
+    )
+    report = (
+        "control change to updated figure in Chromium (ms)\n"
+        f"electricity price (cost stage reruns): {', '.join(f'{t:.0f}' for t in timings)}; "
+        f"median {median:.0f}\n"
+        f"model size (all nine stages rerun): {', '.join(f'{t:.0f}' for t in full_timings)}; "
+        f"median {full:.0f}\n"
+        f"every move: median {every:.0f}\n{traffic}\n"
+    )
+    (out / "browser-timing.txt").write_text(report)
+    print(report)
+
+
+def _kernel_twin(sizes) -> tuple[int, list[str]]:
+    """What the page must show, from the notebook's own panel in this kernel: its number
+    of live charts and the GPUs card at each model size. A workload control reruns all
+    nine stages (the figures themselves: tests/test_overview.py)."""
     import hubplan
     from hubplan.views import OverviewPanel
     from hubplan.views.overview import headline_text
 
-    # the notebook shows one OverviewPanel of the default scenario
-    twin = OverviewPanel(hubplan.default_scenario())
-    expected_charts = _live_charts(twin.widget)
-    # A workload control reruns all nine stages; the page must show what the kernel's
-    # panel computes for each model size (the figures themselves: tests/test_overview.py).
-    sizes = ("60", "80", "100", "120", "140")
+    twin = OverviewPanel(hubplan.default_scenario())  # the notebook's one panel
     gpus_shown = []
     for size in sizes:
         twin.controls["params_b"].value = float(size)
         gpus_shown.append(headline_text(twin.figures)["gpus"])
+    return _live_charts(twin.widget), gpus_shown
+
+
+def test_overview_dashboard_in_chromium(voila):
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (make test installs it)"
+    )
+    sizes = ("60", "80", "100", "120", "140")
+    expected_charts, gpus_shown = _kernel_twin(sizes)
     received = {"bytes": 0, "bundles": 0}
     errors: list[str] = []
 
@@ -188,25 +237,7 @@ def test_overview_dashboard_in_chromium(voila):
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 900})
 
-            def offline(route):
-                if _local(route.request.url):
-                    route.continue_()
-                else:  # the room may have no internet: nothing off the machine is served
-                    external.append(route.request.url)
-                    route.abort()
-
-            page.route("**/*", offline)
-            page.on("websocket", lambda ws: ws.on("framereceived", frame))
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            # Blocked requests off the machine log "Failed to load resource"; all else counts.
-            page.on(
-                "console",
-                lambda m: (
-                    m.type == "error"
-                    and "Failed to load resource" not in m.text
-                    and errors.append(m.text)
-                ),
-            )
+            _watch(page, frame, errors, external)
             page.goto(voila, wait_until="domcontentloaded", timeout=240_000)
             opex = page.locator("#hubplan-fig-opex_usd_per_year")
             # default scenario: 2 161.6 MWh a year × 0.088 USD/kWh = 190 220.16 USD of energy
@@ -244,23 +275,7 @@ def test_overview_dashboard_in_chromium(voila):
             page.screenshot(path=str(out / "browser-overview.png"), full_page=True)
         finally:
             browser.close()
-    median = statistics.median(timings)
-    full = statistics.median(full_timings)
-    every = statistics.median(timings + full_timings)
-    traffic = (
-        f"kernel websocket on first load: {first_load['bytes'] / 1e6:.2f} MB, "
-        f"{first_load['bundles']} Vega bundle(s) for {expected_charts} charts"
-    )
-    report = (
-        "control change to updated figure in Chromium (ms)\n"
-        f"electricity price (cost stage reruns): {', '.join(f'{t:.0f}' for t in timings)}; "
-        f"median {median:.0f}\n"
-        f"model size (all nine stages rerun): {', '.join(f'{t:.0f}' for t in full_timings)}; "
-        f"median {full:.0f}\n"
-        f"every move: median {every:.0f}\n{traffic}\n"
-    )
-    (out / "browser-timing.txt").write_text(report)
-    print(report)
+    _write_timing_report(out, timings, full_timings, first_load, expected_charts)
     assert expected_charts >= 2  # GPUs by pool, cost against cloud
     # every chart still drawn after the tariff changes and the switch to Chinese
     assert (charts, drawn) == (expected_charts, expected_charts)

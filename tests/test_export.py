@@ -586,6 +586,40 @@ def test_the_default_appendix_prints_whole_headers_on_pages_a_reader_accepts(pla
         assert not missing, f"{sheet}: header text cut: {missing}"
 
 
+def _check_formula_cells(table, df, written, values, unpriced) -> int:
+    """Each formula cell of a cost sheet, as LibreOffice computed it, against the plan's
+    table (the last row against the sum of the priced lines); an unpriced line reads
+    ``unpriced``, never 0. The number of formula cells checked."""
+    keys = list(df.columns)
+    assert len(values) == len(df) + 1, table  # the rows, then the total
+    checked = 0
+    for i, (f_row, v_row) in enumerate(zip(written, values, strict=True)):
+        for j, (f, v) in enumerate(zip(f_row, v_row, strict=True)):
+            if not (isinstance(f, str) and f.startswith("=")):
+                continue
+            checked += 1
+            if i == len(df):  # the total row: the sum of the column's priced lines
+                mask = df["priced"].to_numpy(bool) if "priced" in df else slice(None)
+                want = float(df.loc[mask, keys[j]].sum())
+            else:
+                want = float(df[keys[j]].iloc[i])
+            # every formula cell is the pandas value to the cent (discount factors, which
+            # are not money, to 1e-9)
+            tolerance = 1e-9 if "factor" in keys[j] else 0.005
+            assert v == pytest.approx(want, abs=tolerance), (table, i, keys[j], f, v, want)
+    if "priced" in df:
+        amount = {
+            "cost_capex": "capex_usd",
+            "cost_opex": "usd_per_year",
+            "equipment_list": "extended_price_usd",
+        }[table]
+        col = keys.index(amount)
+        for row, ok in zip(values, [*df["priced"].tolist(), True], strict=True):
+            if not ok:
+                assert row[col] == unpriced, (table, row)
+    return checked
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("lang", "currency"), [("en", "USD"), ("zh", "CNY")])
 def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path, lang, currency):
@@ -604,42 +638,9 @@ def test_libreoffice_recalculates_the_cost_sheets_to_the_plans_figures(tmp_path,
         ("cost_cashflow", "cost_cashflow"),
         ("equipment_list", "cost_equipment"),
     ):
-        df = p[source]
-        keys = list(df.columns)
         written = _rows(formulas[sheet_name(table, lang)], 2)
         values = _rows(wb[sheet_name(table, lang)], 2)
-        assert len(values) == len(df) + 1, table  # the rows, then the total
-        for i, (f_row, v_row) in enumerate(zip(written, values, strict=True)):
-            for j, (f, v) in enumerate(zip(f_row, v_row, strict=True)):
-                if not (isinstance(f, str) and f.startswith("=")):
-                    continue
-                checked += 1
-                if i == len(df):  # the total row: the sum of the column's priced lines
-                    mask = df["priced"].to_numpy(bool) if "priced" in df else slice(None)
-                    want = float(df.loc[mask, keys[j]].sum())
-                else:
-                    want = float(df[keys[j]].iloc[i])
-                # every formula cell is the pandas value to the cent (discount factors,
-                # which are not money, to 1e-9)
-                assert v == pytest.approx(want, abs=1e-9 if "factor" in keys[j] else 0.005), (
-                    table,
-                    i,
-                    keys[j],
-                    f,
-                    v,
-                    want,
-                )
-        # an unpriced line reads "unpriced", never 0
-        if "priced" in df:
-            amount = {
-                "cost_capex": "capex_usd",
-                "cost_opex": "usd_per_year",
-                "equipment_list": "extended_price_usd",
-            }[table]
-            col = keys.index(amount)
-            for row, ok in zip(values, [*df["priced"].tolist(), True], strict=True):
-                if not ok:
-                    assert row[col] == unpriced, (table, row)
+        checked += _check_formula_cells(table, p[source], written, values, unpriced)
     # formula cells: capex 31 lines, all priced, × quantity × unit price + total = 32;
     # low and high on the 29 lines with a unit range (not the two share lines, spares and
     # installation, whose range is the share of the low and high totals) + total: 2 × 30
