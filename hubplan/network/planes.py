@@ -255,6 +255,16 @@ def management_plane(endpoints: int, radix: int, oversubscription: float) -> Fab
             0,
             0,
         )
+    return _management_three_tiers(endpoints, radix, oversubscription, up, leaves, pair)
+
+
+def _management_three_tiers(
+    endpoints: int, radix: int, oversubscription: float, up: int, leaves: int, pair: int
+) -> Fabric:
+    """The in-band plane past two tiers: pods of at most radix/2 leaves, their spines,
+    and a core mesh, else core groups (:func:`management_plane`, Notes); an error past
+    three tiers."""
+    down = radix - up
     half = radix // 2
     pods = math.ceil(leaves / half)
     sizes = [half] * (pods - 1) + [leaves - half * (pods - 1)]

@@ -229,10 +229,54 @@ def tree_links(
     ``speed_gbps``) when ``endpoint_gbps`` gives each endpoint port's speed (a 2 × 100G
     HDD node on a 400G storage leaf is cabled at 100G); one group per speed.
     """
-    dev, dport, leaf, lport = ends
     leaves = name_table(f"{plane}-leaf-", fabric.leaves, width(fabric.leaves))
+    groups = _endpoint_groups(
+        plane,
+        ends,
+        leaves,
+        purpose,
+        speed_gbps,
+        vlan,
+        reach[0],
+        segment=segment,
+        media_of=media_of,
+        endpoint_gbps=endpoint_gbps,
+        pkey=pkey,
+        cage=cage,
+    )
+    if fabric.spines == 0:
+        return groups
     spines = name_table(f"{plane}-spine-", fabric.spines, width(max(fabric.spines, 1)))
     uplink = uplink_gbps or speed_gbps
+    vlan0 = vlan if np.isscalar(vlan) else int(np.min(vlan))
+    groups.append(
+        _leaf_spine_group(fabric, plane, leaves, spines, reach[1], uplink, vlan0, media_of, pkey)
+    )
+    if fabric.tiers == 3:
+        groups.append(
+            _spine_core_group(fabric, plane, spines, reach[2], uplink, vlan0, media_of, pkey)
+        )
+    return groups
+
+
+def _endpoint_groups(
+    plane: str,
+    ends: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    leaves: np.ndarray,
+    purpose,
+    speed_gbps: float,
+    vlan,
+    reach_m: float,
+    *,
+    segment: str,
+    media_of: MediaOf,
+    endpoint_gbps: np.ndarray | None,
+    pkey: int,
+    cage: int,
+) -> list[LinkGroup]:
+    """The endpoint–leaf links, one group per link speed: min(endpoint port,
+    ``speed_gbps``) where ``endpoint_gbps`` is known, ``speed_gbps`` elsewhere."""
+    dev, dport, leaf, lport = ends
     groups = []
     link_gbps = np.full(len(dev), float(speed_gbps))
     if endpoint_gbps is not None:
@@ -244,7 +288,7 @@ def tree_links(
             _group(
                 plane,
                 segment,
-                reach[0],
+                reach_m,
                 g,
                 np.asarray(dev)[at],
                 np.asarray(dport)[at],
@@ -257,8 +301,22 @@ def tree_links(
                 cage,
             )
         )
-    if fabric.spines == 0:
-        return groups
+    return groups
+
+
+def _leaf_spine_group(
+    fabric: Fabric,
+    plane: str,
+    leaves: np.ndarray,
+    spines: np.ndarray,
+    reach_m: float,
+    uplink_gbps: float,
+    vlan0,
+    media_of: MediaOf,
+    pkey: int,
+) -> LinkGroup:
+    """The leaf–spine links: uplink j of the pod's leaf l to spine (l·up + j) mod S of
+    its pod, on the leaf's data ports after its downlinks."""
     up, down, L = fabric.leaf_up, fabric.leaf_down, fabric.leaves
     lf = np.repeat(np.arange(L), up)
     j = np.tile(np.arange(up), L)
@@ -270,54 +328,63 @@ def tree_links(
     t = (lf % pod_leaves) * up + j  # the pod's uplinks, leaf by leaf, round-robin
     spine = offset[pod] + t % S_p
     sport = t // S_p + 1
-    vlan0 = vlan if np.isscalar(vlan) else int(np.min(vlan))
-    groups.append(
-        _group(
-            plane,
-            "leaf-spine",
-            reach[1],
-            uplink,
-            leaves[lf],
-            _ports(down + j + 1),
-            spines[spine],
-            _ports(sport),
-            vlan0,
-            "leaf-spine",
-            media_of,
-            pkey,
-        )
+    return _group(
+        plane,
+        "leaf-spine",
+        reach_m,
+        uplink_gbps,
+        leaves[lf],
+        _ports(down + j + 1),
+        spines[spine],
+        _ports(sport),
+        vlan0,
+        "leaf-spine",
+        media_of,
+        pkey,
     )
-    if fabric.tiers == 3:
-        g = np.arange(fabric.spines)
-        pod_of = np.repeat(np.arange(len(sp)), sp)
-        local = g - offset[pod_of]
-        su, c = fabric.spine_up, fabric.cores_per_group
-        gg = np.repeat(g, su)
-        m = np.tile(np.arange(su), len(g))
-        if fabric.core_mesh:  # every spine over every core, spine by spine, round-robin
-            t = gg * su + m
-            core = t % c
-        else:
-            t = np.repeat(pod_of, su) * su + m  # the group's links, pod by pod, round-robin
-            core = np.repeat(local, su) * c + t % c
-        cport = t // c + 1
-        groups.append(
-            _group(
-                plane,
-                "spine-core",
-                reach[2],
-                uplink,
-                spines[gg],
-                _ports(fabric.spine_down + m + 1),
-                name_table(f"{plane}-core-", fabric.cores, width(fabric.cores))[core],
-                _ports(cport),
-                vlan0,
-                "spine-core",
-                media_of,
-                pkey,
-            )
-        )
-    return groups
+
+
+def _spine_core_group(
+    fabric: Fabric,
+    plane: str,
+    spines: np.ndarray,
+    reach_m: float,
+    uplink_gbps: float,
+    vlan0,
+    media_of: MediaOf,
+    pkey: int,
+) -> LinkGroup:
+    """The spine–core links of a three-tier tree: spine uplink m of pod p to core
+    (p·up + m) mod c of the spine's group, or over every core with ``fabric.core_mesh``."""
+    sp = np.asarray(fabric.pod_spines)
+    offset = np.concatenate([[0], np.cumsum(sp)[:-1]])
+    g = np.arange(fabric.spines)
+    pod_of = np.repeat(np.arange(len(sp)), sp)
+    local = g - offset[pod_of]
+    su, c = fabric.spine_up, fabric.cores_per_group
+    gg = np.repeat(g, su)
+    m = np.tile(np.arange(su), len(g))
+    if fabric.core_mesh:  # every spine over every core, spine by spine, round-robin
+        t = gg * su + m
+        core = t % c
+    else:
+        t = np.repeat(pod_of, su) * su + m  # the group's links, pod by pod, round-robin
+        core = np.repeat(local, su) * c + t % c
+    cport = t // c + 1
+    return _group(
+        plane,
+        "spine-core",
+        reach_m,
+        uplink_gbps,
+        spines[gg],
+        _ports(fabric.spine_down + m + 1),
+        name_table(f"{plane}-core-", fabric.cores, width(fabric.cores))[core],
+        _ports(cport),
+        vlan0,
+        "spine-core",
+        media_of,
+        pkey,
+    )
 
 
 def compute_links(

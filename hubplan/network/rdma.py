@@ -146,53 +146,38 @@ def rdma_settings(
     name = _known(family.get("name"))
     code = family_code(family)
     library = _known(family.get("collective_library"))
+    rows = _library_rows(
+        name,
+        code,
+        library,
+        transport,
+        nccl_ib_timeout=nccl_ib_timeout,
+        nccl_ib_sl=nccl_ib_sl,
+        socket_ifname=socket_ifname,
+        rails=rails,
+    )
+    rows += _fabric_setting_rows(transport, name, pfc=pfc, ecn=ecn, priority=priority)
+    return pd.DataFrame([(transport, *r) for r in rows], columns=RDMA_COLUMNS)
+
+
+def _library_rows(
+    name: str,
+    code: str,
+    library: str,
+    transport: str,
+    *,
+    nccl_ib_timeout: int,
+    nccl_ib_sl: int,
+    socket_ifname: str,
+    rails: int,
+) -> list[tuple[str, str, str]]:
+    """The collective library's rows (layer, setting, value) for the family ``name``;
+    one row saying they are not sourced for a family without settings here."""
     rows: list[tuple[str, str, str]] = []
-    pfc_mask = ",".join("1" if k == priority and pfc else "0" for k in range(8))
     if name in ("NVIDIA", "AMD"):
-        hcas = ",".join(f"mlx5_{k}:1" for k in range(rails))
-        rows += [
-            (
-                code,
-                "NCCL_IB_HCA",
-                f"={hcas}"
-                if name == "NVIDIA"
-                else "unknown: the compute NICs' RDMA device names (ibv_devinfo)",
-            ),
-            (code, "NCCL_IB_TIMEOUT", str(nccl_ib_timeout)),
-            (code, "NCCL_IB_RETRY_CNT", "7"),
-            (code, "NCCL_SOCKET_IFNAME", socket_ifname),
-            (code, "NCCL_CROSS_NIC", "0"),
-        ]
-        if transport == "infiniband":
-            rows.append((code, "NCCL_IB_SL", str(nccl_ib_sl)))
-        else:
-            rows += [
-                (code, "NCCL_IB_GID_INDEX", "-1"),
-                (code, "NCCL_IB_TC", str(traffic_class(ROCE_DSCP))),
-            ]
+        rows += _nccl_rows(name, code, transport, nccl_ib_timeout, nccl_ib_sl, socket_ifname, rails)
     elif name == "Huawei":
-        rows += [
-            (code, "HCCL_CONNECT_TIMEOUT", str(HCCL_CONNECT_TIMEOUT_S)),
-            (code, "HCCL_SOCKET_IFNAME", socket_ifname),
-            (
-                code,
-                "HCCL_IF_IP",
-                "per host: its in-band address (ip_plan); unset, HCCL uses HCCL_SOCKET_IFNAME",
-            ),
-            (code, "HCCL_RDMA_TC", str(traffic_class(ROCE_DSCP))),
-            (
-                code,
-                "RANK_TABLE_FILE",
-                "per job: the rank table (server and NPU port "
-                "addresses), written by the scheduler (Ascend MindCluster)",
-            ),
-            (
-                "npu",
-                "npu_port_address",
-                "hccn_tool -i <npu> -ip -s address <ip> netmask "
-                "<mask>: one compute-plane address per NPU port",
-            ),
-        ]
+        rows += _ascend_hccl_rows(code, socket_ifname)
     elif name == "Intel":
         rows += [
             (code, "HCCL_SOCKET_IFNAME", socket_ifname),
@@ -211,6 +196,78 @@ def rdma_settings(
     else:
         what = f"{library} settings" if library else "collective library and settings"
         rows.append((code, "settings", f"unknown: no sourced {what} for {name or 'this family'}"))
+    return rows
+
+
+def _nccl_rows(
+    name: str,
+    code: str,
+    transport: str,
+    nccl_ib_timeout: int,
+    nccl_ib_sl: int,
+    socket_ifname: str,
+    rails: int,
+) -> list[tuple[str, str, str]]:
+    """NCCL's (and RCCL's, same names) rows: HCA list, IB timeout and retries, bootstrap
+    interface; the service level on InfiniBand, GID index and traffic class on RoCE."""
+    hcas = ",".join(f"mlx5_{k}:1" for k in range(rails))
+    rows: list[tuple[str, str, str]] = [
+        (
+            code,
+            "NCCL_IB_HCA",
+            f"={hcas}"
+            if name == "NVIDIA"
+            else "unknown: the compute NICs' RDMA device names (ibv_devinfo)",
+        ),
+        (code, "NCCL_IB_TIMEOUT", str(nccl_ib_timeout)),
+        (code, "NCCL_IB_RETRY_CNT", "7"),
+        (code, "NCCL_SOCKET_IFNAME", socket_ifname),
+        (code, "NCCL_CROSS_NIC", "0"),
+    ]
+    if transport == "infiniband":
+        rows.append((code, "NCCL_IB_SL", str(nccl_ib_sl)))
+    else:
+        rows += [
+            (code, "NCCL_IB_GID_INDEX", "-1"),
+            (code, "NCCL_IB_TC", str(traffic_class(ROCE_DSCP))),
+        ]
+    return rows
+
+
+def _ascend_hccl_rows(code: str, socket_ifname: str) -> list[tuple[str, str, str]]:
+    """Huawei Ascend HCCL's rows: timeout, bootstrap interface and address, RoCE traffic
+    class, rank table, and the NPU ports' addresses (``hccn_tool``)."""
+    return [
+        (code, "HCCL_CONNECT_TIMEOUT", str(HCCL_CONNECT_TIMEOUT_S)),
+        (code, "HCCL_SOCKET_IFNAME", socket_ifname),
+        (
+            code,
+            "HCCL_IF_IP",
+            "per host: its in-band address (ip_plan); unset, HCCL uses HCCL_SOCKET_IFNAME",
+        ),
+        (code, "HCCL_RDMA_TC", str(traffic_class(ROCE_DSCP))),
+        (
+            code,
+            "RANK_TABLE_FILE",
+            "per job: the rank table (server and NPU port "
+            "addresses), written by the scheduler (Ascend MindCluster)",
+        ),
+        (
+            "npu",
+            "npu_port_address",
+            "hccn_tool -i <npu> -ip -s address <ip> netmask "
+            "<mask>: one compute-plane address per NPU port",
+        ),
+    ]
+
+
+def _fabric_setting_rows(
+    transport: str, name: str, *, pfc: bool, ecn: bool, priority: int
+) -> list[tuple[str, str, str]]:
+    """The fabric's rows: the subnet manager on InfiniBand; PFC, ECN, DSCP and the host
+    QoS (``mlnx_qos`` on NVIDIA servers) on RoCE."""
+    rows: list[tuple[str, str, str]] = []
+    pfc_mask = ",".join("1" if k == priority and pfc else "0" for k in range(8))
     if transport == "infiniband":
         rows += [
             ("fabric", "subnet_manager", "UFM / OpenSM, active + standby"),
@@ -233,7 +290,7 @@ def rdma_settings(
             rows.append(("host", "mlnx_qos", f"--trust=dscp --pfc {pfc_mask}"))
         else:
             rows.append(("host", "nic_qos", f"trust dscp; pfc {pfc_mask}"))
-    return pd.DataFrame([(transport, *r) for r in rows], columns=RDMA_COLUMNS)
+    return rows
 
 
 def fabric_family_findings(family: pd.Series, technology: str, switch: str) -> list[Finding]:

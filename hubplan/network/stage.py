@@ -19,7 +19,14 @@ from .nics import nic_findings, server_nic_table
 from .ports import port_map, transceivers
 from .rdma import fabric_family_findings, rdma_settings
 from .section import Network
-from .steps import compute_fabric, ip_plan, management_planes, pool_servers, switch_port_use
+from .steps import (
+    ComputeFabric,
+    compute_fabric,
+    ip_plan,
+    management_planes,
+    pool_servers,
+    switch_port_use,
+)
 
 SWITCH_COLUMNS = [
     "plane",
@@ -101,29 +108,12 @@ def run_network(
     cabled = compute.names if compute.fabric is not None else np.array([], dtype=object)
     nic_table = server_nic_table(servers, cabled, compute.rails, planes.ends)
     findings += nic_findings(servers, nic_table)
-    transport = compute.transport
     # The compute fabric's accelerator family (its pools' accelerator vendor) chooses the
     # collective library's settings; a switch its scale-out cannot use is a finding.
-    fab = [s["pool"] for s in servers if s["pool"] in network.compute_pools]
-    named = fab or [s["pool"] for s in servers]
-    family = (
-        catalog.accelerator_family(getattr(pools, named[0]).accelerator)
-        if named
-        else catalog.family("")
-    )
+    family = _fabric_family(servers, network, pools, catalog)
     if compute.fabric is not None:
-        findings += fabric_family_findings(family, transport, str(compute.switch["name"]))
-    rdma = rdma_settings(
-        transport if transport == "infiniband" else "roce",
-        family=family,
-        pfc=network.pfc,
-        ecn=network.ecn,
-        priority=network.roce_priority,
-        nccl_ib_timeout=network.nccl_ib_timeout,
-        nccl_ib_sl=network.nccl_ib_sl,
-        socket_ifname=network.nccl_socket_ifname,
-        rails=max(compute.rails, 1),
-    )
+        findings += fabric_family_findings(family, compute.transport, str(compute.switch["name"]))
+    rdma = _rdma_table(compute, network, family)
     latency = latency_budget(
         network.latency_target_ms, network.serving_time_ms, network.wan_hops, network.hop_latency_us
     )
@@ -142,6 +132,36 @@ def run_network(
             "latency_budget": latency,
         },
         tuple(findings),
+    )
+
+
+def _fabric_family(
+    servers: list[dict], network: Network, pools: Pools, catalog: Catalog
+) -> pd.Series:
+    """The accelerator family of the compute fabric's first pool (of the first pool when
+    no pool is on the fabric; the unknown family without pools)."""
+    fab = [s["pool"] for s in servers if s["pool"] in network.compute_pools]
+    named = fab or [s["pool"] for s in servers]
+    return (
+        catalog.accelerator_family(getattr(pools, named[0]).accelerator)
+        if named
+        else catalog.family("")
+    )
+
+
+def _rdma_table(compute: ComputeFabric, network: Network, family: pd.Series) -> pd.DataFrame:
+    """The RDMA settings table of the compute fabric (InfiniBand, else RoCE) and family."""
+    transport = compute.transport
+    return rdma_settings(
+        transport if transport == "infiniband" else "roce",
+        family=family,
+        pfc=network.pfc,
+        ecn=network.ecn,
+        priority=network.roce_priority,
+        nccl_ib_timeout=network.nccl_ib_timeout,
+        nccl_ib_sl=network.nccl_ib_sl,
+        socket_ifname=network.nccl_socket_ifname,
+        rails=max(compute.rails, 1),
     )
 
 

@@ -162,12 +162,12 @@ class ComputeFabric:
 
     switch: pd.Series
     transport: str
+    media_of: MediaOf
     fabric: Fabric | None = None
     names: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
     rails: int = 0
     nic_gbps: float = math.nan
     radix: int = 0
-    media_of: MediaOf | None = None
     pkey: int = 0
     ufm: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
     groups: list[LinkGroup] = field(default_factory=list)
@@ -272,7 +272,7 @@ def _place_spares(fab_servers, network, comp_sw, rails, nic_gbps, findings) -> n
                 "network",
                 "compute",
                 "spares_past_su" if network.spare_cabling == "free_slots" else "spares_cabled",
-                p,
+                dict(p),  # the finding's own dict[str, object] (a dict is invariant)
             )
         )
     cabled = n_spare if network.spare_cabling == "extra_units" else p["in_slots"]
@@ -374,7 +374,6 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
     servers (:func:`~hubplan.network.fabric.size_fabric`), its links, switches and the
     fabric row, with the findings on NICs, oversubscription, an early third tier and
     RoCE without a lossless setup."""
-    switches_cat = catalog.switches
     comp_sw = catalog.switch(network.compute_switch, "network.compute_switch")
     transport = comp_sw["technology"]
     out = ComputeFabric(
@@ -385,33 +384,11 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
     )
     findings = out.findings
     fab_servers = [s for s in servers if s["pool"] in network.compute_pools]
-    for s in fab_servers:
-        nics, gpus = s["compute_nics"], s["gpus_per_server"]
-        if math.isnan(nics) or nics < gpus:
-            findings.append(
-                Finding(
-                    "warning",
-                    "network",
-                    s["pool"],
-                    "fewer_nics_than_gpus",
-                    {"pool": s["pool"], "nics": 0 if math.isnan(nics) else nics, "gpus": gpus},
-                )
-            )
+    findings += _fewer_nics_findings(fab_servers)
     fab_servers = [s for s in fab_servers if _count(s["compute_nics"]) > 0]
+    rails, nic_gbps = _fabric_nics(fab_servers, network)
     compute_names = out.names
-    nic_gbps = math.nan
-    rails = 0
     if fab_servers:
-        rails = _count(fab_servers[0]["compute_nics"])
-        nic_gbps = fab_servers[0]["compute_nic_gbps"]
-        for s in fab_servers[1:]:
-            if _count(s["compute_nics"]) != rails or s["compute_nic_gbps"] != nic_gbps:
-                raise HubplanError(
-                    f"network.compute_pools = {list(network.compute_pools)}: pools "
-                    f"{fab_servers[0]['pool']!r} and {s['pool']!r} have different compute NICs "
-                    f"({rails} × {nic_gbps:g} and {_count(s['compute_nics'])} × "
-                    f"{s['compute_nic_gbps']:g} Gb/s); give one fabric one kind of server"
-                )
         compute_names = np.concatenate([s["names"] for s in fab_servers])
     out.rails, out.nic_gbps = rails, nic_gbps
     if len(compute_names) > 1 and not math.isnan(nic_gbps):
@@ -428,96 +405,7 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
             )
         )
     elif len(compute_names) > 1:
-        if math.isnan(nic_gbps):
-            raise HubplanError(
-                f"pools.{fab_servers[0]['pool']}: the server's compute_nic_gbps is unknown; "
-                "give the NIC speed in a custom server"
-            )
-        radix = ports_at(comp_sw["ports"], comp_sw["port_gbps"], comp_sw["max_breakout"], nic_gbps)
-        if radix == 0:
-            raise HubplanError(
-                f"network.compute_switch = {network.compute_switch!r}: its ports run at "
-                f"{comp_sw['port_gbps']:g} Gb/s, below the {nic_gbps:g} Gb/s compute NICs"
-            )
-        out.radix = radix
-        fabric = size_fabric(
-            len(compute_names), rails, radix, network.oversubscription, network.servers_per_unit
-        )
-        out.fabric = fabric
-        if (
-            fabric.oversubscription > network.max_training_oversubscription
-            and "training" in network.compute_pools
-        ):
-            findings.append(
-                Finding(
-                    "warning",
-                    "network",
-                    "compute",
-                    "oversubscription_above_policy",
-                    {
-                        "ratio": fabric.oversubscription,
-                        "limit": network.max_training_oversubscription,
-                    },
-                )
-            )
-        if fabric.tiers == 3:
-            same = switches_cat[switches_cat["technology"] == transport]
-            for _, alt in same.iterrows():
-                k = ports_at(alt["ports"], alt["port_gbps"], alt["max_breakout"], nic_gbps)
-                if k > radix and max_two_tier_servers(k, rails, network.oversubscription) >= len(
-                    compute_names
-                ):
-                    findings.append(
-                        Finding(
-                            "warning",
-                            "network",
-                            "compute",
-                            "third_tier_early",
-                            {
-                                "switch": comp_sw["name"],
-                                "radix": radix,
-                                "other": alt["name"],
-                                "other_radix": k,
-                                "servers": len(compute_names),
-                            },
-                        )
-                    )
-                    break
-        out.groups += compute_links(
-            fabric,
-            compute_names,
-            nic_gbps,
-            network.compute_vlan if transport == "ethernet" else None,
-            segment_reach_m("compute", network),
-            media_of=out.media_of,
-            pkey=out.pkey,
-            ports_per_cage=fab_servers[0]["compute_ports_per_cage"],
-        )
-        out.switch_rows += _switch_rows(
-            "compute",
-            "leaf",
-            comp_sw,
-            fabric.leaves,
-            nic_gbps,
-            [(u + 1, rails) for u in range(fabric.units)],
-        )
-        out.switch_rows += _switch_rows("compute", "spine", comp_sw, fabric.spines, nic_gbps)
-        out.switch_rows += _switch_rows("compute", "core", comp_sw, fabric.cores, nic_gbps)
-        out.fabric_rows.append(
-            {
-                "plane": "compute",
-                "model": comp_sw["name"],
-                "tiers": fabric.tiers,
-                "endpoints": len(compute_names) * rails,
-                "servers_per_unit": fabric.servers_per_unit,
-                "units": fabric.units,
-                "leaves": fabric.leaves,
-                "spines": fabric.spines,
-                "cores": fabric.cores,
-                "oversubscription": fabric.oversubscription,
-                "port_gbps": nic_gbps,
-            }
-        )
+        _size_compute(out, fab_servers, network, catalog.switches)
     _compute_ufm(out, network)
     if transport == "ethernet" and out.fabric is not None and not (network.pfc and network.ecn):
         findings.append(
@@ -530,6 +418,167 @@ def compute_fabric(servers: list[dict], network: Network, catalog: Catalog) -> C
             )
         )
     return out
+
+
+def _fewer_nics_findings(fab_servers: list[dict]) -> list[Finding]:
+    """A warning for each compute pool whose servers have fewer compute NICs than GPUs."""
+    findings = []
+    for s in fab_servers:
+        nics, gpus = s["compute_nics"], s["gpus_per_server"]
+        if math.isnan(nics) or nics < gpus:
+            findings.append(
+                Finding(
+                    "warning",
+                    "network",
+                    s["pool"],
+                    "fewer_nics_than_gpus",
+                    {"pool": s["pool"], "nics": 0 if math.isnan(nics) else nics, "gpus": gpus},
+                )
+            )
+    return findings
+
+
+def _fabric_nics(fab_servers: list[dict], network: Network) -> tuple[int, float]:
+    """The compute fabric's rails and NIC speed in Gb/s (0 and NaN without servers); an
+    error when its pools' servers have different compute NICs."""
+    if not fab_servers:
+        return 0, math.nan
+    rails = _count(fab_servers[0]["compute_nics"])
+    nic_gbps = fab_servers[0]["compute_nic_gbps"]
+    for s in fab_servers[1:]:
+        if _count(s["compute_nics"]) != rails or s["compute_nic_gbps"] != nic_gbps:
+            raise HubplanError(
+                f"network.compute_pools = {list(network.compute_pools)}: pools "
+                f"{fab_servers[0]['pool']!r} and {s['pool']!r} have different compute NICs "
+                f"({rails} × {nic_gbps:g} and {_count(s['compute_nics'])} × "
+                f"{s['compute_nic_gbps']:g} Gb/s); give one fabric one kind of server"
+            )
+    return rails, nic_gbps
+
+
+def _size_compute(
+    out: ComputeFabric, fab_servers: list[dict], network: Network, switches_cat: pd.DataFrame
+) -> None:
+    """Size the fabric of ``out.names`` (two servers or more) and add it, its findings,
+    links, switch rows and fabric row to ``out``; an error when the NIC speed is unknown
+    or the switch's ports are slower than the NICs."""
+    comp_sw, nic_gbps, rails, compute_names = out.switch, out.nic_gbps, out.rails, out.names
+    if math.isnan(nic_gbps):
+        raise HubplanError(
+            f"pools.{fab_servers[0]['pool']}: the server's compute_nic_gbps is unknown; "
+            "give the NIC speed in a custom server"
+        )
+    radix = ports_at(comp_sw["ports"], comp_sw["port_gbps"], comp_sw["max_breakout"], nic_gbps)
+    if radix == 0:
+        raise HubplanError(
+            f"network.compute_switch = {network.compute_switch!r}: its ports run at "
+            f"{comp_sw['port_gbps']:g} Gb/s, below the {nic_gbps:g} Gb/s compute NICs"
+        )
+    out.radix = radix
+    fabric = size_fabric(
+        len(compute_names), rails, radix, network.oversubscription, network.servers_per_unit
+    )
+    out.fabric = fabric
+    if (
+        fabric.oversubscription > network.max_training_oversubscription
+        and "training" in network.compute_pools
+    ):
+        out.findings.append(
+            Finding(
+                "warning",
+                "network",
+                "compute",
+                "oversubscription_above_policy",
+                {
+                    "ratio": fabric.oversubscription,
+                    "limit": network.max_training_oversubscription,
+                },
+            )
+        )
+    if fabric.tiers == 3:
+        out.findings += _third_tier_findings(out, switches_cat, network)
+    out.groups += compute_links(
+        fabric,
+        compute_names,
+        nic_gbps,
+        network.compute_vlan if out.transport == "ethernet" else None,
+        segment_reach_m("compute", network),
+        media_of=out.media_of,
+        pkey=out.pkey,
+        ports_per_cage=fab_servers[0]["compute_ports_per_cage"],
+    )
+    out.switch_rows += _compute_switch_rows(fabric, comp_sw, rails, nic_gbps)
+    out.fabric_rows.append(
+        _compute_fabric_row(fabric, comp_sw, len(compute_names), rails, nic_gbps)
+    )
+
+
+def _compute_fabric_row(
+    fabric: Fabric, comp_sw: pd.Series, servers: int, rails: int, nic_gbps: float
+) -> dict[str, object]:
+    """The compute fabric's row of the fabrics table (endpoints: servers × rails)."""
+    return {
+        "plane": "compute",
+        "model": comp_sw["name"],
+        "tiers": fabric.tiers,
+        "endpoints": servers * rails,
+        "servers_per_unit": fabric.servers_per_unit,
+        "units": fabric.units,
+        "leaves": fabric.leaves,
+        "spines": fabric.spines,
+        "cores": fabric.cores,
+        "oversubscription": fabric.oversubscription,
+        "port_gbps": nic_gbps,
+    }
+
+
+def _third_tier_findings(
+    out: ComputeFabric, switches_cat: pd.DataFrame, network: Network
+) -> list[Finding]:
+    """A warning when the compute fabric (``out.fabric``, ``out.radix``) needs a third
+    tier while the first catalogue switch of the same technology with a larger radix at
+    the NIC speed would keep the servers in two tiers."""
+    same = switches_cat[switches_cat["technology"] == out.transport]
+    for _, alt in same.iterrows():
+        k = ports_at(alt["ports"], alt["port_gbps"], alt["max_breakout"], out.nic_gbps)
+        if k > out.radix and max_two_tier_servers(k, out.rails, network.oversubscription) >= len(
+            out.names
+        ):
+            return [
+                Finding(
+                    "warning",
+                    "network",
+                    "compute",
+                    "third_tier_early",
+                    {
+                        "switch": out.switch["name"],
+                        "radix": out.radix,
+                        "other": alt["name"],
+                        "other_radix": k,
+                        "servers": len(out.names),
+                    },
+                )
+            ]
+    return []
+
+
+def _compute_switch_rows(
+    fabric: Fabric, comp_sw: pd.Series, rails: int, nic_gbps: float
+) -> list[dict]:
+    """The compute fabric's switches-table rows: its leaves (``rails`` per unit), spines
+    and cores."""
+    return (
+        _switch_rows(
+            "compute",
+            "leaf",
+            comp_sw,
+            fabric.leaves,
+            nic_gbps,
+            [(u + 1, rails) for u in range(fabric.units)],
+        )
+        + _switch_rows("compute", "spine", comp_sw, fabric.spines, nic_gbps)
+        + _switch_rows("compute", "core", comp_sw, fabric.cores, nic_gbps)
+    )
 
 
 def management_planes(
@@ -560,10 +609,93 @@ def management_planes(
       depend on each other (mgmt0 of the in-band switches, uplinks of the OOB leaves):
       both are sized again until the counts hold still.
     """
-    fabric = compute.fabric
     findings: list[Finding] = []
     nodes = storage_node_names(storage_nodes)
-    plane_ends: dict[str, dict[str, np.ndarray]] = {}
+    stor_parts, inb_parts, bmc_parts = _host_ends(
+        servers, nodes, facility_management_servers, network, findings
+    )
+    stor_gbps = _storage_gbps(servers, nodes)
+    speeds = {"storage": stor_gbps, "inband": network.inband_gbps, "bmc": 1.0}
+    sws, radix = _plane_switches(network, catalog, speeds)
+    pkeys, vlans = _plane_pkeys_vlans(network, sws, compute.pkey)
+    stor_ufm, ufm_rows = _storage_ufm(stor_parts, sws["storage"], network, stor_gbps)
+    ufm = np.concatenate([compute.ufm, stor_ufm])
+    _add_mgmt_and_bmc_ends(ufm, "ufm", inb_parts, bmc_parts)
+    plane_ends = {"storage": _stack(stor_parts)}
+    planes: dict[str, Fabric] = {
+        "storage": size_plane(
+            "storage",
+            len(plane_ends["storage"]["device"]),
+            radix["storage"],
+            network.storage_oversubscription,
+        )
+    }
+
+    # in-band and out-of-band, sized together until their counts hold still
+    up_ports = _count(_num(sws["bmc"]["uplink_ports"]))
+    mgmt_devices = _size_inband_and_oob(
+        planes, compute.fabric, servers, inb_parts, bmc_parts, radix, up_ports, network
+    )
+    findings += _inband_radix_findings(
+        planes["inband"], sws["inband"], catalog.switches, speeds["inband"], network
+    )
+    bmc = planes["bmc"]
+    oob_names = name_table("bmc-leaf-", bmc.leaves, width(bmc.leaves))
+    if bmc.leaves and planes["inband"].servers:
+        inb_parts.append(_oob_uplink_ends(bmc, oob_names))
+    plane_ends["inband"] = _stack(inb_parts)
+    bmc_parts.append(_mgmt0_ends(mgmt_devices))
+    plane_ends["bmc"] = _stack(bmc_parts)
+    out = Planes(
+        planes,
+        plane_ends,
+        sws,
+        speeds,
+        vlans,
+        radix,
+        None,
+        mgmt_devices,
+        pkeys=pkeys,
+        findings=findings,
+        switch_rows=ufm_rows,
+    )
+    uplink_gbps = _num(sws["bmc"]["uplink_gbps"]) if up_ports else speeds["bmc"]
+    _add_plane_links_and_rows(out, network, compute.media_of, oob_names, uplink_gbps)
+    return out
+
+
+def _host_ends(
+    servers: list[dict],
+    nodes: pd.DataFrame,
+    facility_management_servers: int,
+    network: Network,
+    findings: list[Finding],
+) -> tuple[list[dict[str, np.ndarray]], list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]]:
+    """The storage, in-band and BMC ports of the GPU servers, storage nodes and
+    management servers, as endpoint-column parts per plane; no GPU-server storage ports
+    when the storage plane is the compute fabric (a finding in ``findings``)."""
+    stor_parts, inb_parts, bmc_parts = _server_ends(servers, network, findings)
+    if network.storage_plane == "compute":
+        findings.append(
+            Finding("warning", "network", "storage", "storage_on_compute", {"pool": "all"})
+        )
+        stor_parts = []
+    if len(nodes):
+        stor_parts.append(_storage_node_data_ends(nodes))
+        _add_mgmt_and_bmc_ends(
+            nodes["device"].to_numpy(dtype=object), "storage_node", inb_parts, bmc_parts
+        )
+    mgmt = management_server_names(facility_management_servers).to_numpy(dtype=object)
+    _add_mgmt_and_bmc_ends(mgmt, "management_server", inb_parts, bmc_parts)
+    return stor_parts, inb_parts, bmc_parts
+
+
+def _server_ends(
+    servers: list[dict], network: Network, findings: list[Finding]
+) -> tuple[list[dict[str, np.ndarray]], list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]]:
+    """The GPU servers' storage, in-band and BMC ports as endpoint columns, one part per
+    pool and plane; a finding in ``findings`` for a training or inference pool without
+    storage ports."""
     stor_parts, inb_parts, bmc_parts = [], [], []
     for s in servers:
         k_st = min(network.storage_ports_per_server, _count(s["storage_nics"]))
@@ -582,46 +714,50 @@ def management_planes(
             | {"gbps": np.full(n * k_in, s["inband_nic_gbps"])}
         )
         bmc_parts.append(endpoint_columns(s["names"], np.full(n, 1), "bmc", "gpu_server"))
-    if network.storage_plane == "compute":
-        findings.append(
-            Finding("warning", "network", "storage", "storage_on_compute", {"pool": "all"})
-        )
-        stor_parts = []
-    if len(nodes):
-        devices = nodes["device"].to_numpy(dtype=object)
-        one = np.ones(len(nodes), int)
-        ports = nodes["nic_ports"].astype(int).to_numpy()
-        gbps = np.repeat(nodes["nic_gbps"].astype(float).to_numpy(), ports)
-        stor_parts.append(endpoint_columns(devices, ports, "data", "storage_node") | {"gbps": gbps})
-        inb_parts.append(endpoint_columns(devices, one, "mgmt", "storage_node"))
-        bmc_parts.append(endpoint_columns(devices, one, "bmc", "storage_node"))
-    mgmt = management_server_names(facility_management_servers).to_numpy(dtype=object)
-    if len(mgmt):
-        one = np.ones(len(mgmt), int)
-        inb_parts.append(endpoint_columns(mgmt, one, "mgmt", "management_server"))
-        bmc_parts.append(endpoint_columns(mgmt, one, "bmc", "management_server"))
+    return stor_parts, inb_parts, bmc_parts
 
+
+def _storage_node_data_ends(nodes: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The storage nodes' data ports (``data<k>``) on the storage plane, at their NIC speed."""
+    devices = nodes["device"].to_numpy(dtype=object)
+    ports = nodes["nic_ports"].astype(int).to_numpy()
+    gbps = np.repeat(nodes["nic_gbps"].astype(float).to_numpy(), ports)
+    return endpoint_columns(devices, ports, "data", "storage_node") | {"gbps": gbps}
+
+
+def _add_mgmt_and_bmc_ends(
+    devices: np.ndarray,
+    role: str,
+    inb_parts: list[dict[str, np.ndarray]],
+    bmc_parts: list[dict[str, np.ndarray]],
+) -> None:
+    """Add one in-band (``mgmt1``) and one BMC (``bmc1``) port per device of ``role`` to
+    the in-band and BMC parts (nothing when there are no devices)."""
+    if len(devices):
+        one = np.ones(len(devices), int)
+        inb_parts.append(endpoint_columns(devices, one, "mgmt", role))
+        bmc_parts.append(endpoint_columns(devices, one, "bmc", role))
+
+
+def _storage_gbps(servers: list[dict], nodes: pd.DataFrame) -> float:
+    """The storage plane's link speed in Gb/s: the fastest storage NIC of the GPU servers
+    and storage nodes, 400 when none is known."""
     stor_speeds = [s["storage_nic_gbps"] for s in servers if not math.isnan(s["storage_nic_gbps"])]
     stor_speeds += nodes["nic_gbps"].astype(float).tolist() if len(nodes) else []
-    stor_gbps = max(stor_speeds) if stor_speeds else 400.0
+    return max(stor_speeds) if stor_speeds else 400.0
+
+
+def _plane_switches(
+    network: Network, catalog: Catalog, speeds: dict[str, float]
+) -> tuple[dict[str, pd.Series], dict[str, int]]:
+    """The storage, in-band and BMC planes' switch models and their radix at the plane's
+    link speed (broken out); an error when a model's ports are slower than its links."""
     models = {
         "storage": network.storage_switch,
         "inband": network.inband_switch,
         "bmc": network.bmc_switch,
     }
-    speeds = {"storage": stor_gbps, "inband": network.inband_gbps, "bmc": 1.0}
-    vlans = {
-        "storage": network.storage_vlan,
-        "inband": network.inband_vlan,
-        "bmc": network.bmc_vlan,
-    }
     sws = {p: catalog.switch(m, f"network.{p}_switch") for p, m in models.items()}
-    # An InfiniBand plane has partitions (P_Keys), not VLANs; Ethernet planes have VLANs.
-    pkeys = {"compute": compute.pkey}
-    for p in PLANES:
-        ib = sws[p]["technology"] == "infiniband"
-        pkeys[p] = (network.storage_pkey if p == "storage" else DEFAULT_PKEY) if ib else 0
-        vlans[p] = 0 if ib else vlans[p]
     radix = {}
     for p in PLANES:
         sw = sws[p]
@@ -631,38 +767,62 @@ def management_planes(
                 f"network.{p}_switch = {models[p]!r}: its ports run at {sw['port_gbps']:g} "
                 f"Gb/s, below the plane's {speeds[p]:g} Gb/s links"
             )
+    return sws, radix
 
-    # the storage fabric's subnet managers, when it is InfiniBand and has endpoints
-    stor_ufm = np.array([], dtype=object)
-    ufm_rows: list[dict] = []
-    if (
+
+def _plane_pkeys_vlans(
+    network: Network, sws: dict[str, pd.Series], compute_pkey: int
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Each plane's P_Key (the compute fabric's too) and each plane's VLAN."""
+    vlans = {
+        "storage": network.storage_vlan,
+        "inband": network.inband_vlan,
+        "bmc": network.bmc_vlan,
+    }
+    # An InfiniBand plane has partitions (P_Keys), not VLANs; Ethernet planes have VLANs.
+    pkeys = {"compute": compute_pkey}
+    for p in PLANES:
+        ib = sws[p]["technology"] == "infiniband"
+        pkeys[p] = (network.storage_pkey if p == "storage" else DEFAULT_PKEY) if ib else 0
+        vlans[p] = 0 if ib else vlans[p]
+    return pkeys, vlans
+
+
+def _storage_ufm(
+    stor_parts: list[dict[str, np.ndarray]],
+    switch: pd.Series,
+    network: Network,
+    stor_gbps: float,
+) -> tuple[np.ndarray, list[dict]]:
+    """The storage fabric's subnet managers, when it is InfiniBand and has endpoints:
+    their names and switches-table row; their fabric ports join ``stor_parts``."""
+    if not (
         stor_parts
         and sum(len(p["device"]) for p in stor_parts)
-        and sws["storage"]["technology"] == "infiniband"
+        and switch["technology"] == "infiniband"
         and network.ufm_per_fabric
     ):
-        stor_ufm = ufm_names("storage", network.ufm_per_fabric)
-        ports = np.full(len(stor_ufm), network.ufm_fabric_ports)
-        stor_parts.append(endpoint_columns(stor_ufm, ports, "ib", "ufm"))
-        ufm_rows = _ufm_row("storage", network, len(stor_ufm), stor_gbps)
-    ufm = np.concatenate([compute.ufm, stor_ufm])
-    if len(ufm):
-        one = np.ones(len(ufm), int)
-        inb_parts.append(endpoint_columns(ufm, one, "mgmt", "ufm"))
-        bmc_parts.append(endpoint_columns(ufm, one, "bmc", "ufm"))
-    plane_ends["storage"] = _stack(stor_parts)
-    planes: dict[str, Fabric] = {
-        "storage": size_plane(
-            "storage",
-            len(plane_ends["storage"]["device"]),
-            radix["storage"],
-            network.storage_oversubscription,
-        )
-    }
+        return np.array([], dtype=object), []
+    stor_ufm = ufm_names("storage", network.ufm_per_fabric)
+    ports = np.full(len(stor_ufm), network.ufm_fabric_ports)
+    stor_parts.append(endpoint_columns(stor_ufm, ports, "ib", "ufm"))
+    return stor_ufm, _ufm_row("storage", network, len(stor_ufm), stor_gbps)
 
-    # in-band and out-of-band, sized together until their counts hold still
-    bsw = sws["bmc"]
-    up_ports = _count(_num(bsw["uplink_ports"]))
+
+def _size_inband_and_oob(
+    planes: dict[str, Fabric],
+    fabric: Fabric | None,
+    servers: list[dict],
+    inb_parts: list[dict[str, np.ndarray]],
+    bmc_parts: list[dict[str, np.ndarray]],
+    radix: dict[str, int],
+    up_ports: int,
+    network: Network,
+) -> np.ndarray:
+    """Size the in-band and out-of-band planes into ``planes`` again until the OOB leaf
+    count holds still (the in-band plane carries the OOB leaves' uplinks, the OOB plane
+    every switch's mgmt0 and the PDU ports); the names of the switches whose mgmt0 joins
+    the BMC plane."""
     gpu_servers = sum(len(s["names"]) for s in servers)
     pdu_ports = math.ceil(round(network.pdu_oob_ports_per_server * gpu_servers, 9))
     n_inband = sum(len(p["device"]) for p in inb_parts)
@@ -677,89 +837,85 @@ def management_planes(
         if planes["bmc"].leaves == oob_leaves_n:
             break
         oob_leaves_n = planes["bmc"].leaves
-    findings += _inband_radix_findings(
-        planes["inband"], sws["inband"], catalog.switches, speeds["inband"], network
-    )
-    bmc = planes["bmc"]
-    oob_names = name_table("bmc-leaf-", bmc.leaves, width(bmc.leaves))
-    if bmc.leaves and planes["inband"].servers:
-        # data ports p<down+1> … after the leaf's downlinks (SN2201: p49, p50 of its four
-        # 100 GbE uplinks)
-        up = np.arange(bmc.leaves * bmc.leaf_up)
-        inb_parts.append(
-            {
-                "device": oob_names[up // bmc.leaf_up],
-                "device_role": as_column("switch", len(up)),
-                "interface": name_table("p", bmc.leaf_down + bmc.leaf_up, 1)[
-                    bmc.leaf_down + up % bmc.leaf_up
-                ],
-            }
-        )
-    plane_ends["inband"] = _stack(inb_parts)
-    n = len(mgmt_devices)
-    bmc_parts.append(
-        {
-            "device": mgmt_devices,
-            "device_role": as_column("switch", n),
-            "interface": as_column("mgmt0", n),
-        }
-    )
-    plane_ends["bmc"] = _stack(bmc_parts)
-    out = Planes(
-        planes,
-        plane_ends,
-        sws,
-        speeds,
-        vlans,
-        radix,
-        None,
-        mgmt_devices,
-        pkeys=pkeys,
-        findings=findings,
-        switch_rows=ufm_rows,
-    )
-    uplink_gbps = _num(bsw["uplink_gbps"]) if up_ports else speeds["bmc"]
+    return mgmt_devices
+
+
+def _mgmt0_ends(devices: np.ndarray) -> dict[str, np.ndarray]:
+    """The switches' management ports (``mgmt0``), as BMC plane endpoints."""
+    n = len(devices)
+    return {
+        "device": devices,
+        "device_role": as_column("switch", n),
+        "interface": as_column("mgmt0", n),
+    }
+
+
+def _oob_uplink_ends(bmc: Fabric, oob_names: np.ndarray) -> dict[str, np.ndarray]:
+    """The out-of-band leaves' uplink ports, as in-band plane endpoints."""
+    # data ports p<down+1> … after the leaf's downlinks (SN2201: p49, p50 of its four
+    # 100 GbE uplinks)
+    up = np.arange(bmc.leaves * bmc.leaf_up)
+    return {
+        "device": oob_names[up // bmc.leaf_up],
+        "device_role": as_column("switch", len(up)),
+        "interface": name_table("p", bmc.leaf_down + bmc.leaf_up, 1)[
+            bmc.leaf_down + up % bmc.leaf_up
+        ],
+    }
+
+
+def _add_plane_links_and_rows(
+    out: Planes,
+    network: Network,
+    media_of: MediaOf,
+    oob_names: np.ndarray,
+    uplink_gbps: float,
+) -> None:
+    """Add each plane's links, switch rows and fabric row to ``out``; the OOB leaves'
+    uplinks leave the in-band plane's endpoint links for a switch-to-switch group."""
     for p in PLANES:
-        pl = planes[p]
+        pl, sw, gbps = out.fabrics[p], out.switches[p], out.speeds[p]
         groups = plane_links(
             p,
             pl,
-            plane_ends[p],
-            speeds[p],
-            vlans[p],
+            out.ends[p],
+            gbps,
+            out.vlans[p],
             segment_reach_m(p, network),
-            media_of=compute.media_of,
-            pkey=pkeys[p],
+            media_of=media_of,
+            pkey=out.pkeys[p],
         )
         out.groups += (
-            _split_oob_uplinks(groups, oob_names, network, compute.media_of)
-            if p == "inband"
-            else groups
+            _split_oob_uplinks(groups, oob_names, network, media_of) if p == "inband" else groups
         )
-        out.switch_rows += _switch_rows(p, "leaf", sws[p], pl.leaves, speeds[p])
-        out.switch_rows += _switch_rows(p, "spine", sws[p], pl.spines, speeds[p])
-        out.switch_rows += _switch_rows(p, "core", sws[p], pl.cores, speeds[p])
+        out.switch_rows += _switch_rows(p, "leaf", sw, pl.leaves, gbps)
+        out.switch_rows += _switch_rows(p, "spine", sw, pl.spines, gbps)
+        out.switch_rows += _switch_rows(p, "core", sw, pl.cores, gbps)
         if pl.servers:
-            if p == "bmc":  # 1 GbE down against 100 GbE up: the bandwidth ratio
-                ratio = pl.leaf_down * speeds[p] / (pl.leaf_up * uplink_gbps)
-            else:
-                ratio = pl.leaf_down / pl.leaf_up if pl.leaf_up else np.nan
-            out.fabric_rows.append(
-                {
-                    "plane": p,
-                    "model": sws[p]["name"],
-                    "tiers": pl.tiers,
-                    "endpoints": pl.servers,
-                    "servers_per_unit": np.nan,
-                    "units": np.nan,
-                    "leaves": pl.leaves,
-                    "spines": pl.spines,
-                    "cores": pl.cores,
-                    "oversubscription": ratio,
-                    "port_gbps": speeds[p],
-                }
-            )
-    return out
+            out.fabric_rows.append(_plane_fabric_row(p, pl, sw, gbps, uplink_gbps))
+
+
+def _plane_fabric_row(
+    p: str, pl: Fabric, sw: pd.Series, gbps: float, uplink_gbps: float
+) -> dict[str, object]:
+    """A plane's fabric row; its oversubscription is the leaves' down:up port ratio."""
+    if p == "bmc":  # 1 GbE down against 100 GbE up: the bandwidth ratio
+        ratio = pl.leaf_down * gbps / (pl.leaf_up * uplink_gbps)
+    else:
+        ratio = pl.leaf_down / pl.leaf_up if pl.leaf_up else np.nan
+    return {
+        "plane": p,
+        "model": sw["name"],
+        "tiers": pl.tiers,
+        "endpoints": pl.servers,
+        "servers_per_unit": np.nan,
+        "units": np.nan,
+        "leaves": pl.leaves,
+        "spines": pl.spines,
+        "cores": pl.cores,
+        "oversubscription": ratio,
+        "port_gbps": gbps,
+    }
 
 
 def _inband_radix_findings(
@@ -854,109 +1010,112 @@ def ip_plan(
     """Step 4, addresses: one row per interface (compute rails, plane ports, switch
     management ports, switch loopbacks), subnets per leaf, supernets with growth room;
     a supernet short of its growth share adds a finding to ``findings``."""
-    fabric, compute_names, rails = compute.fabric, compute.names, compute.rails
-    transport = compute.transport
     ip_parts = []
-    if fabric is not None:
-        prefix = subnet_prefix(fabric.servers_per_unit)
-        fit = fit_supernet(
-            "network.compute_cidr",
-            network.compute_cidr,
-            fabric.leaves,
-            prefix,
-            network.growth_share,
-        )
-        _growth_finding(fit, fabric.units, rails, findings)
-        s = np.repeat(np.arange(len(compute_names)), rails)
-        r = np.tile(np.arange(rails), len(compute_names))
-        subnet = (s // fabric.servers_per_unit) * rails + r
-        addr, gw = interface_addresses(fit, subnet, s % fabric.servers_per_unit)
-        ip_parts.append(
-            _ip_columns(
-                compute_names[s],
-                "gpu_server",
-                rail_interfaces(rails)[r],
-                "compute",
-                addr,
-                prefix,
-                gw if transport == "ethernet" else None,
-                network.compute_vlan + r if transport == "ethernet" else 0,
-            )
-        )
+    if compute.fabric is not None:
+        ip_parts.append(_compute_ips(network, compute, compute.fabric, findings))
     for p in PLANES:
-        pl, ends = planes.fabrics[p], planes.ends[p]
-        if not pl.servers:
-            continue
-        prefix = subnet_prefix(pl.leaf_down)
-        # The BMC plane's own switches get their management addresses after the leaves.
-        own = _plane_switch_names(pl, "bmc") if p == "bmc" else np.array([], dtype=object)
-        per = 2 ** (32 - prefix) - 3
-        extra = -(-len(own) // per)
-        fit = fit_supernet(
-            f"network.{p}_cidr",
-            getattr(network, f"{p}_cidr"),
-            pl.leaves + (extra if p == "bmc" else 0),
-            prefix,
-            network.growth_share,
-        )
-        _growth_finding(fit, pl.leaves, 1, findings)
-        i = np.arange(len(ends["device"]))
-        addr, gw = interface_addresses(fit, i // pl.leaf_down, i % pl.leaf_down)
-        ip_parts.append(
-            _ip_columns(
-                ends["device"],
-                ends["device_role"],
-                ends["interface"],
-                p,
-                addr,
-                prefix,
-                gw,
-                planes.vlans[p],
-            )
-        )
-        if p == "bmc":
-            k = np.arange(len(own))
-            addr, gw = interface_addresses(fit, k // per, k % per, offset=pl.leaves)
-            ip_parts.append(
-                _ip_columns(
-                    own,
-                    "switch",
-                    "mgmt0",
-                    p,
-                    addr,
-                    prefix,
-                    gw,
-                    planes.vlans[p],
-                )
-            )
+        pl = planes.fabrics[p]
+        if pl.servers:
+            ip_parts += _plane_ips(p, pl, planes.ends[p], planes.vlans[p], network, findings)
     all_switches = np.concatenate(
         [planes.mgmt_devices, _plane_switch_names(planes.fabrics["bmc"], "bmc")]
     )
     if len(all_switches):
-        fit = fit_supernet(
-            "network.loopback_cidr",
-            network.loopback_cidr,
-            len(all_switches),
-            32,
-            network.growth_share,
-        )
-        base = int(ipaddress.ip_network(fit.cidr).network_address)
-        addr = base + np.arange(len(all_switches), dtype=np.int64)
-        ip_parts.append(
-            _ip_columns(
-                all_switches,
-                "switch",
-                "lo0",
-                "loopback",
-                addr,
-                32,
-                None,
-                0,
-            )
-        )
+        ip_parts.append(_loopback_ips(all_switches, network))
     ips = frame(_stack(ip_parts)) if ip_parts else pd.DataFrame(columns=IP_COLUMNS[:-1])
     ips["pkey"] = ips["plane"].map(planes.pkeys).fillna(0).astype(np.int64)
     return ips
+
+
+def _compute_ips(
+    network: Network, compute: ComputeFabric, fabric: Fabric, findings: list[Finding]
+) -> dict[str, np.ndarray]:
+    """The compute rails' addresses: one subnet per rail leaf in ``network.compute_cidr``
+    (gateways and per-rail VLANs on Ethernet); a growth finding in ``findings``."""
+    compute_names, rails = compute.names, compute.rails
+    transport = compute.transport
+    prefix = subnet_prefix(fabric.servers_per_unit)
+    fit = fit_supernet(
+        "network.compute_cidr",
+        network.compute_cidr,
+        fabric.leaves,
+        prefix,
+        network.growth_share,
+    )
+    _growth_finding(fit, fabric.units, rails, findings)
+    s = np.repeat(np.arange(len(compute_names)), rails)
+    r = np.tile(np.arange(rails), len(compute_names))
+    subnet = (s // fabric.servers_per_unit) * rails + r
+    addr, gw = interface_addresses(fit, subnet, s % fabric.servers_per_unit)
+    return _ip_columns(
+        compute_names[s],
+        "gpu_server",
+        rail_interfaces(rails)[r],
+        "compute",
+        addr,
+        prefix,
+        gw if transport == "ethernet" else None,
+        network.compute_vlan + r if transport == "ethernet" else 0,
+    )
+
+
+def _plane_ips(
+    p: str,
+    pl: Fabric,
+    ends: dict[str, np.ndarray],
+    vlan: int,
+    network: Network,
+    findings: list[Finding],
+) -> list[dict[str, np.ndarray]]:
+    """A plane's addresses: one subnet per leaf in ``network.<plane>_cidr`` for its
+    endpoints, then (BMC plane) its own switches' mgmt0 after the leaves' subnets; a
+    growth finding in ``findings``."""
+    prefix = subnet_prefix(pl.leaf_down)
+    # The BMC plane's own switches get their management addresses after the leaves.
+    own = _plane_switch_names(pl, "bmc") if p == "bmc" else np.array([], dtype=object)
+    per = 2 ** (32 - prefix) - 3
+    extra = -(-len(own) // per)
+    fit = fit_supernet(
+        f"network.{p}_cidr",
+        getattr(network, f"{p}_cidr"),
+        pl.leaves + (extra if p == "bmc" else 0),
+        prefix,
+        network.growth_share,
+    )
+    _growth_finding(fit, pl.leaves, 1, findings)
+    i = np.arange(len(ends["device"]))
+    addr, gw = interface_addresses(fit, i // pl.leaf_down, i % pl.leaf_down)
+    parts = [
+        _ip_columns(
+            ends["device"],
+            ends["device_role"],
+            ends["interface"],
+            p,
+            addr,
+            prefix,
+            gw,
+            vlan,
+        )
+    ]
+    if p == "bmc":
+        k = np.arange(len(own))
+        addr, gw = interface_addresses(fit, k // per, k % per, offset=pl.leaves)
+        parts.append(_ip_columns(own, "switch", "mgmt0", p, addr, prefix, gw, vlan))
+    return parts
+
+
+def _loopback_ips(all_switches: np.ndarray, network: Network) -> dict[str, np.ndarray]:
+    """Every switch's loopback (``lo0``), one /32 each from ``network.loopback_cidr``."""
+    fit = fit_supernet(
+        "network.loopback_cidr",
+        network.loopback_cidr,
+        len(all_switches),
+        32,
+        network.growth_share,
+    )
+    base = int(ipaddress.ip_network(fit.cidr).network_address)
+    addr = base + np.arange(len(all_switches), dtype=np.int64)
+    return _ip_columns(all_switches, "switch", "lo0", "loopback", addr, 32, None, 0)
 
 
 def switch_port_use(
