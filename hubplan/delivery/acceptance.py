@@ -170,6 +170,408 @@ def family_tools(family: pd.Series, gpus: int) -> dict[str, str]:
     return {k: v or UNKNOWN_TOOL for k, v in tools.items()}
 
 
+def _row(
+    scope: str,
+    pool: str,
+    subject: str,
+    test: str,
+    tool: str,
+    count: float,
+    expected: float,
+    share: float,
+    pass_if: str,
+    basis: str,
+    source: str,
+    unit: str,
+    factor: float = math.nan,
+) -> dict[str, object]:
+    """One row of the acceptance plan, with its pass floor."""
+    # the pass floor is the expected figure × the test's floor share (1 for a count,
+    # a rule or a figure the plan fixes)
+    return {
+        "scope": scope,
+        "pool": pool,
+        "subject": subject,
+        "test": test,
+        "tool": tool,
+        "count": int(count),
+        "expected": float(expected),
+        "floor_share": float(share),
+        "floor": float(expected * share),
+        "pass_if": pass_if,
+        "figure_basis": basis,
+        "figure_source": source,
+        "protection_factor": float(factor),
+        "figure_unit": unit,
+    }
+
+
+def _matmul_tflops_figure(acc: pd.Series, d: Delivery) -> tuple[float, str, str]:
+    """The dense matmul figure of one GPU [TFLOPS], with its basis and source."""
+    mamf = float(acc["mamf_bf16_tflops"])
+    if mamf == mamf and mamf > 0:
+        return mamf, "measured", "mamf_finder"
+    tflops = matmul_tflops(float(acc["bf16_dense_tflops"]), d.matmul_typical_share)
+    return tflops, "derived", "peak_times_typical_share"
+
+
+def _nvlink_figure(acc: pd.Series, gps: int, d: Delivery) -> tuple[float, str, str] | None:
+    """The single-node NVLink all_reduce figure [GB/s], with its basis and source; None
+    for a node without NVSwitch or with one GPU."""
+    if acc["scaleup_kind"] != "nvswitch" or gps <= 1:
+        return None
+    if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
+        nvlink, source = MEASURED_NVLINK_BUSBW_GB_S[acc["name"]]
+        return nvlink, "measured", source
+    nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
+    return nvlink, "derived", "scaleup_times_ring_share"
+
+
+def _domain_rows(
+    system: str,
+    pool: str,
+    family: pd.Series,
+    tools: dict[str, str],
+    per: int,
+    gps: int,
+    systems: int,
+    nvlink: tuple[float, str, str] | None,
+    d: Delivery,
+) -> list[dict[str, object]]:
+    """The whole-domain rows of a rack-scale NVLink system of ``per`` trays."""
+    # A rack-scale NVLink domain spans its trays: the per-tray test never crosses
+    # a tray. Its whole-domain all_reduce runs over MPI on all its GPUs (every GPU
+    # keeps its full NVLink bandwidth through the switch trays: the per-GPU figure
+    # stands), and a job across trays needs the IMEX service ready on every tray
+    # of the domain ("nvidia-imex-ctl -N: Gets the full status of the entire IMEX
+    # domain", NVIDIA IMEX Service for NVLink Networks user's guide).
+    rows: list[dict[str, object]] = []
+    if nvlink is not None and nvlink[0] == nvlink[0]:
+        busbw, basis, source = nvlink
+        rows.append(
+            _row(
+                "domain",
+                pool,
+                system,
+                "nvlink_domain_all_reduce",
+                f"{tools['fabric_all_reduce']}, {per} nodes × {gps}",
+                systems,
+                busbw,
+                d.bandwidth_floor_share,
+                "at_least",
+                basis,
+                source,
+                "GB/s",
+            )
+        )
+    if fact(family, "name") == "NVIDIA":
+        rows.append(
+            _row(
+                "domain",
+                pool,
+                system,
+                "imex_domain",
+                "nvidia-imex-ctl -N",
+                systems,
+                per,
+                1.0,
+                "equal",
+                "plan",
+                "plan_domain_nodes",
+                "count",
+            )
+        )
+    return rows
+
+
+def _nic_ports(server: pd.Series | None, per: int) -> tuple[int, float]:
+    """The compute NICs of one node and their line rate [Gb/s]; 0 NICs when either is
+    not sourced (no NIC test)."""
+    if server is None:
+        return 0, math.nan
+    nics_per_node = float(server["compute_nics"]) / per
+    nics = int(nics_per_node) if nics_per_node == nics_per_node else 0  # unsourced: no NIC test
+    if nics <= 0 or math.isnan(float(server["compute_nic_gbps"] or math.nan)):
+        return 0, math.nan
+    return nics, float(server["compute_nic_gbps"])
+
+
+def _rdma_figure(nic_gbps: float, family: pd.Series, d: Delivery) -> tuple[float, str, str]:
+    """The ``ib_write_bw`` figure of one NIC port [Gb/s], with its basis and source."""
+    # The 400G measurement is NVIDIA's GPUDirect over ConnectX-7 on a DGX H100:
+    # it stands for NVIDIA servers only; other families' ports are derived.
+    if nic_gbps in MEASURED_RDMA_GBPS and fact(family, "name") == "NVIDIA":
+        rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
+        return rdma, "measured", source
+    return rdma_gbps(nic_gbps, d.rdma_share), "derived", "line_rate_times_share"
+
+
+def _compute_units(fabric: pd.DataFrame | None) -> int:
+    """The scalable units of the compute plane; 1 without a fabric table."""
+    units = 1
+    if fabric is not None and not fabric.empty:
+        comp = fabric["units"].to_numpy()[fabric["plane"].to_numpy() == "compute"]
+        units = int(comp[0]) if comp.size and comp[0] == comp[0] else 1
+    return units
+
+
+def _fabric_rows(
+    pool: str, tool: str, units: int, busbw_gb_s: float, d: Delivery
+) -> list[dict[str, object]]:
+    """The multi-node all_reduce rows, one per scalable unit and one across the fabric."""
+    return [
+        _row(
+            scope,
+            pool,
+            "compute",
+            "fabric_all_reduce",
+            tool,
+            count,
+            busbw_gb_s,
+            d.bandwidth_floor_share,
+            "at_least",
+            "derived",
+            "nic_line_rate_times_share",
+            "GB/s",
+        )
+        for scope, count in (("unit", units), ("fabric", 1))
+    ]
+
+
+def _nic_rows(
+    pool: str,
+    host: str,
+    nodes: int,
+    family: pd.Series,
+    tools: dict[str, str],
+    ports: tuple[int, float],
+    nvlink_gb_s: float,
+    fabric: pd.DataFrame | None,
+    d: Delivery,
+) -> list[dict[str, object]]:
+    """The RDMA row of a pool's NIC ports and, for a multi-node training pool, its
+    fabric all_reduce rows."""
+    nics, nic_gbps = ports
+    rdma, basis, source = _rdma_figure(nic_gbps, family, d)
+    rows = [
+        _row(
+            "node",
+            pool,
+            host,
+            "rdma_write_bw",
+            tools["rdma_write_bw"],
+            nodes * nics,
+            rdma,
+            d.bandwidth_floor_share,
+            "at_least",
+            basis,
+            source,
+            "Gb/s",
+        )
+    ]
+    if pool == "training" and nodes > 1:
+        busbw = fabric_busbw_gb_s(nics, nic_gbps, d.fabric_share)
+        if nvlink_gb_s == nvlink_gb_s:
+            busbw = min(busbw, nvlink_gb_s)
+        rows += _fabric_rows(pool, tools["fabric_all_reduce"], _compute_units(fabric), busbw, d)
+    return rows
+
+
+def _health_rows(
+    pool: str, host: str, family: pd.Series, tools: dict[str, str], nodes: int, d: Delivery
+) -> list[dict[str, object]]:
+    """The diagnostic, ECC and stability rows of a pool's nodes."""
+    diag = "dcgm_diag" if fact(family, "name") == "NVIDIA" else "device_diag"
+    return [
+        _row(
+            "node",
+            pool,
+            host,
+            diag,
+            tools["diag"],
+            nodes,
+            0,
+            1.0,
+            "at_most",
+            "rule",
+            "zero_failures",
+            "count",
+        ),
+        _row(
+            "node",
+            pool,
+            host,
+            "ecc_errors",
+            tools["ecc_errors"],
+            nodes,
+            0,
+            1.0,
+            "at_most",
+            "rule",
+            "zero_failures",
+            "count",
+        ),
+        _row(
+            "cluster",
+            pool,
+            host,
+            "stability_run",
+            "training job / burn-in",
+            nodes,
+            d.stability_hours,
+            1.0,
+            "at_least",
+            "rule",
+            "burn_in_practice",
+            "h",
+        ),
+    ]
+
+
+def _gpu_rows(
+    pool: str,
+    host: str,
+    acc: pd.Series,
+    tools: dict[str, str],
+    nodes: int,
+    gps: int,
+    nvlink: tuple[float, str, str] | None,
+    d: Delivery,
+) -> list[dict[str, object]]:
+    """The GPU count, dense matmul and single-node NVLink rows of a pool's nodes."""
+    tflops, basis, source = _matmul_tflops_figure(acc, d)
+    rows = [
+        _row(
+            "node",
+            pool,
+            host,
+            "gpu_count",
+            tools["gpu_count"],
+            nodes,
+            gps,
+            1.0,
+            "equal",
+            "plan",
+            "plan_pools",
+            "count",
+        ),
+        _row(
+            "node",
+            pool,
+            acc["name"],
+            "dense_matmul",
+            "mamf-finder (BF16)",
+            nodes * gps,
+            tflops,
+            d.matmul_floor_share,
+            "at_least",
+            basis,
+            source,
+            "TFLOPS",
+        ),
+    ]
+    if nvlink is not None:
+        busbw, basis, source = nvlink
+        rows.append(
+            _row(
+                "node",
+                pool,
+                acc["name"],
+                "nvlink_all_reduce",
+                tools["scaleup_all_reduce"],
+                nodes,
+                busbw,
+                d.bandwidth_floor_share,
+                "at_least",
+                basis,
+                source,
+                "GB/s",
+            )
+        )
+    return rows
+
+
+def _pool_rows(
+    p: dict,
+    catalog: Catalog,
+    d: Delivery,
+    fabric: pd.DataFrame | None,
+    spec: Pools | None,
+) -> list[dict[str, object]]:
+    """The node, domain, fabric and cluster rows of one pool."""
+    nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
+    acc = catalog.accelerator(p["accelerator"])
+    server = server_figures(p["server"], catalog, spec, pool)
+    # a rack-scale system is tested tray by tray: each runs its own OS and nvidia-smi
+    per = int(server["nodes"]) if server is not None else 1
+    nodes, gps = nodes * per, gps // per
+    family = catalog.family(str(acc["vendor"]))
+    tools = family_tools(family, gps)
+    host = p["server"] or acc["name"]
+    if per > 1:  # the node tests run on each compute tray: name the tray
+        host = str(compute_tray(str(p["server"]), catalog)["name"])
+    nvlink = _nvlink_figure(acc, gps, d)
+    rows = _gpu_rows(pool, host, acc, tools, nodes, gps, nvlink, d)
+    if per > 1 and acc["scaleup_kind"] == "nvswitch":
+        systems = int(p["total_servers"])
+        rows += _domain_rows(p["server"], pool, family, tools, per, gps, systems, nvlink, d)
+    ports = _nic_ports(server, per)
+    if ports[0] > 0:
+        nvlink_gb_s = math.nan if nvlink is None else nvlink[0]
+        rows += _nic_rows(pool, host, nodes, family, tools, ports, nvlink_gb_s, fabric, d)
+    rows += _health_rows(pool, host, family, tools, nodes, d)
+    return rows
+
+
+def _storage_rows(storage_tiers: pd.DataFrame, d: Delivery) -> list[dict[str, object]]:
+    """The read and write rows of each storage tier with nodes."""
+    rows: list[dict[str, object]] = []
+    cols = ["tier", "nodes", "read_gb_s", "write_gb_s", "write_factor"]
+    for t in records(storage_tiers, cols):
+        if int(t["nodes"]) <= 0:
+            continue
+        # write_gb_s is what clients see: the storage stage divided the drives' figure
+        # by the protection's write amplification (write_factor, 1 for a figure
+        # measured at the clients), once; the floor takes it as it is.
+        read, write = float(t["read_gb_s"]), float(t["write_gb_s"])
+        if not math.isnan(read) and read > 0:
+            rows.append(
+                _row(
+                    "storage",
+                    "",
+                    t["tier"],
+                    "storage_read",
+                    "fio / IOR",
+                    t["nodes"],
+                    read,
+                    d.storage_floor_share,
+                    "at_least",
+                    "plan",
+                    "plan_storage_tiers",
+                    "GB/s",
+                )
+            )
+        if not math.isnan(write) and write > 0:
+            rows.append(
+                _row(
+                    "storage",
+                    "",
+                    t["tier"],
+                    "storage_write",
+                    "fio / IOR",
+                    t["nodes"],
+                    write,
+                    d.storage_floor_share,
+                    "at_least",
+                    "plan",
+                    "plan_storage_after_protection",
+                    "GB/s",
+                    t["write_factor"],
+                )
+            )
+    return rows
+
+
 def acceptance_plan(
     pools: pd.DataFrame,
     catalog: Catalog,
@@ -193,285 +595,12 @@ def acceptance_plan(
     figures are measured at its clients (an appliance in MLPerf Storage, MinIO's
     benchmark).
     """
-    d = delivery
-    rows: list[dict] = []
-
-    def add(
-        scope,
-        pool,
-        subject,
-        test,
-        tool,
-        count,
-        expected,
-        share,
-        pass_if,
-        basis,
-        source,
-        unit,
-        factor=math.nan,
-    ):
-        # the pass floor is the expected figure × the test's floor share (1 for a count,
-        # a rule or a figure the plan fixes)
-        rows.append(
-            {
-                "scope": scope,
-                "pool": pool,
-                "subject": subject,
-                "test": test,
-                "tool": tool,
-                "count": int(count),
-                "expected": float(expected),
-                "floor_share": float(share),
-                "floor": float(expected * share),
-                "pass_if": pass_if,
-                "figure_basis": basis,
-                "figure_source": source,
-                "protection_factor": float(factor),
-                "figure_unit": unit,
-            }
-        )
-
-    bw_floor = d.bandwidth_floor_share
+    rows: list[dict[str, object]] = []
     columns = ["pool", "server", "accelerator", "total_servers", "gpus_per_server"]
     for p in records(pools, columns, pools["level"].to_numpy() == "pool"):
-        nodes, gps, pool = int(p["total_servers"]), int(p["gpus_per_server"]), p["pool"]
-        acc = catalog.accelerator(p["accelerator"])
-        server = server_figures(p["server"], catalog, spec, pool)
-        # a rack-scale system is tested tray by tray: each runs its own OS and nvidia-smi
-        per = int(server["nodes"]) if server is not None else 1
-        nodes, gps = nodes * per, gps // per
-        family = catalog.family(str(acc["vendor"]))
-        tools = family_tools(family, gps)
-        host = p["server"] or acc["name"]
-        if per > 1:  # the node tests run on each compute tray: name the tray
-            host = str(compute_tray(str(p["server"]), catalog)["name"])
-        add(
-            "node",
-            pool,
-            host,
-            "gpu_count",
-            tools["gpu_count"],
-            nodes,
-            gps,
-            1.0,
-            "equal",
-            "plan",
-            "plan_pools",
-            "count",
-        )
-        mamf = float(acc["mamf_bf16_tflops"])
-        if mamf == mamf and mamf > 0:
-            tflops, basis, source = mamf, "measured", "mamf_finder"
-        else:
-            tflops = matmul_tflops(float(acc["bf16_dense_tflops"]), d.matmul_typical_share)
-            basis, source = "derived", "peak_times_typical_share"
-        add(
-            "node",
-            pool,
-            acc["name"],
-            "dense_matmul",
-            "mamf-finder (BF16)",
-            nodes * gps,
-            tflops,
-            d.matmul_floor_share,
-            "at_least",
-            basis,
-            source,
-            "TFLOPS",
-        )
-        nvlink = math.nan
-        if acc["scaleup_kind"] == "nvswitch" and gps > 1:
-            if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
-                nvlink, source = MEASURED_NVLINK_BUSBW_GB_S[acc["name"]]
-                basis = "measured"
-            else:
-                nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
-                basis, source = "derived", "scaleup_times_ring_share"
-            add(
-                "node",
-                pool,
-                acc["name"],
-                "nvlink_all_reduce",
-                tools["scaleup_all_reduce"],
-                nodes,
-                nvlink,
-                bw_floor,
-                "at_least",
-                basis,
-                source,
-                "GB/s",
-            )
-        if per > 1 and acc["scaleup_kind"] == "nvswitch":
-            # A rack-scale NVLink domain spans its trays: the per-tray test never crosses
-            # a tray. Its whole-domain all_reduce runs over MPI on all its GPUs (every GPU
-            # keeps its full NVLink bandwidth through the switch trays: the per-GPU figure
-            # stands), and a job across trays needs the IMEX service ready on every tray
-            # of the domain ("nvidia-imex-ctl -N: Gets the full status of the entire IMEX
-            # domain", NVIDIA IMEX Service for NVLink Networks user's guide).
-            systems = int(p["total_servers"])
-            if nvlink == nvlink:
-                add(
-                    "domain",
-                    pool,
-                    p["server"],
-                    "nvlink_domain_all_reduce",
-                    f"{tools['fabric_all_reduce']}, {per} nodes × {gps}",
-                    systems,
-                    nvlink,
-                    bw_floor,
-                    "at_least",
-                    basis,
-                    source,
-                    "GB/s",
-                )
-            if fact(family, "name") == "NVIDIA":
-                add(
-                    "domain",
-                    pool,
-                    p["server"],
-                    "imex_domain",
-                    "nvidia-imex-ctl -N",
-                    systems,
-                    per,
-                    1.0,
-                    "equal",
-                    "plan",
-                    "plan_domain_nodes",
-                    "count",
-                )
-        nics = float(server["compute_nics"]) / per if server is not None else 0.0
-        nics = int(nics) if nics == nics else 0  # unsourced: no NIC test
-        if nics > 0 and not math.isnan(float(server["compute_nic_gbps"] or math.nan)):
-            nic_gbps = float(server["compute_nic_gbps"])
-            # The 400G measurement is NVIDIA's GPUDirect over ConnectX-7 on a DGX H100:
-            # it stands for NVIDIA servers only; other families' ports are derived.
-            if nic_gbps in MEASURED_RDMA_GBPS and fact(family, "name") == "NVIDIA":
-                rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
-                basis = "measured"
-            else:
-                rdma = rdma_gbps(nic_gbps, d.rdma_share)
-                basis, source = "derived", "line_rate_times_share"
-            add(
-                "node",
-                pool,
-                host,
-                "rdma_write_bw",
-                tools["rdma_write_bw"],
-                nodes * nics,
-                rdma,
-                bw_floor,
-                "at_least",
-                basis,
-                source,
-                "Gb/s",
-            )
-            if pool == "training" and nodes > 1:
-                units = 1
-                if fabric is not None and not fabric.empty:
-                    comp = fabric["units"].to_numpy()[fabric["plane"].to_numpy() == "compute"]
-                    units = int(comp[0]) if comp.size and comp[0] == comp[0] else 1
-                busbw = fabric_busbw_gb_s(nics, nic_gbps, d.fabric_share)
-                if nvlink == nvlink:
-                    busbw = min(busbw, nvlink)
-                for scope, count in (("unit", units), ("fabric", 1)):
-                    add(
-                        scope,
-                        pool,
-                        "compute",
-                        "fabric_all_reduce",
-                        tools["fabric_all_reduce"],
-                        count,
-                        busbw,
-                        bw_floor,
-                        "at_least",
-                        "derived",
-                        "nic_line_rate_times_share",
-                        "GB/s",
-                    )
-        diag = "dcgm_diag" if fact(family, "name") == "NVIDIA" else "device_diag"
-        add(
-            "node",
-            pool,
-            host,
-            diag,
-            tools["diag"],
-            nodes,
-            0,
-            1.0,
-            "at_most",
-            "rule",
-            "zero_failures",
-            "count",
-        )
-        add(
-            "node",
-            pool,
-            host,
-            "ecc_errors",
-            tools["ecc_errors"],
-            nodes,
-            0,
-            1.0,
-            "at_most",
-            "rule",
-            "zero_failures",
-            "count",
-        )
-        add(
-            "cluster",
-            pool,
-            host,
-            "stability_run",
-            "training job / burn-in",
-            nodes,
-            d.stability_hours,
-            1.0,
-            "at_least",
-            "rule",
-            "burn_in_practice",
-            "h",
-        )
+        rows += _pool_rows(p, catalog, delivery, fabric, spec)
     if storage_tiers is not None:
-        cols = ["tier", "nodes", "read_gb_s", "write_gb_s", "write_factor"]
-        for t in records(storage_tiers, cols):
-            if int(t["nodes"]) <= 0:
-                continue
-            # write_gb_s is what clients see: the storage stage divided the drives' figure
-            # by the protection's write amplification (write_factor, 1 for a figure
-            # measured at the clients), once; the floor takes it as it is.
-            read, write = float(t["read_gb_s"]), float(t["write_gb_s"])
-            if not math.isnan(read) and read > 0:
-                add(
-                    "storage",
-                    "",
-                    t["tier"],
-                    "storage_read",
-                    "fio / IOR",
-                    t["nodes"],
-                    read,
-                    d.storage_floor_share,
-                    "at_least",
-                    "plan",
-                    "plan_storage_tiers",
-                    "GB/s",
-                )
-            if not math.isnan(write) and write > 0:
-                add(
-                    "storage",
-                    "",
-                    t["tier"],
-                    "storage_write",
-                    "fio / IOR",
-                    t["nodes"],
-                    write,
-                    d.storage_floor_share,
-                    "at_least",
-                    "plan",
-                    "plan_storage_after_protection",
-                    "GB/s",
-                    t["write_factor"],
-                )
+        rows += _storage_rows(storage_tiers, delivery)
     if not rows:
         return pd.DataFrame(rows, columns=ACCEPTANCE_COLUMNS)
     return pd.DataFrame({c: [r[c] for r in rows] for c in ACCEPTANCE_COLUMNS})
@@ -488,10 +617,10 @@ def unknown_tool_findings(
     unknown = acceptance[acceptance["tool"].to_numpy() == UNKNOWN_TOOL]
     per_pool = pools[pools["level"].to_numpy() == "pool"]
     accelerators = dict(zip(per_pool["pool"], per_pool["accelerator"], strict=True))
-    found = []
+    found: list[Finding] = []
     for pool, rows in unknown.groupby("pool", sort=False):
         family = catalog.accelerator_family(accelerators[pool])
-        params = {
+        params: dict[str, object] = {
             "pool": str(pool),
             "family": fact(family, "name") or "unknown",
             "tests": ", ".join(dict.fromkeys(rows["test"].tolist())),
@@ -509,10 +638,10 @@ def derived_figure_findings(acceptance: pd.DataFrame) -> list[Finding]:
     if acceptance.empty:
         return []
     derived = acceptance[acceptance["figure_basis"].to_numpy() == "derived"]
-    found = []
+    found: list[Finding] = []
     for pool, rows in derived.groupby("pool", sort=False):
         tests = ", ".join(dict.fromkeys(rows["test"].tolist()))
-        params = {"pool": str(pool), "tests": tests}
+        params: dict[str, object] = {"pool": str(pool), "tests": tests}
         found.append(
             Finding(
                 "info", "delivery", str(pool) or "storage", "acceptance_figures_derived", params

@@ -327,6 +327,42 @@ def _accelerator(catalog: Catalog | None, name: str) -> pd.Series | None:
         return None
 
 
+def _inference_pool(pools: pd.DataFrame) -> dict | None:
+    """The inference pool's row of the pools table; None without one."""
+    pool = None
+    for p in records(
+        pools, ["level", "pool", "partition", "accelerator", "server", "gpus_per_server"]
+    ):
+        if p["level"] == "pool" and p["pool"] == "inference":
+            pool = p
+    return pool
+
+
+def _inference_node(
+    pool: dict | None, catalog: Catalog | None, delivery: Delivery, spec: Pools | None
+) -> tuple[int, float, float]:
+    """The GPUs, allocatable CPUs and allocatable memory [GiB] one Kubernetes node of the
+    inference pool offers its pods, after the DaemonSets (NaN CPUs and memory when the
+    catalogue has no figure)."""
+    node_cpu = node_mem = math.nan
+    gps = int(pool["gpus_per_server"]) if pool else 0
+    if pool is None or catalog is None:
+        return gps, node_cpu, node_mem
+    server = server_figures(str(pool["server"]), catalog, spec, str(pool["pool"]))
+    if server is None:
+        return gps, node_cpu, node_mem
+    # a rack-scale system's Kubernetes nodes are its compute trays
+    per = int(server["nodes"])
+    cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
+    gps //= per
+    if cores == cores and ram == ram:
+        tpc = threads_per_core(str(pool["server"]), catalog, delivery.threads_per_core)
+        node_cpu, node_mem = node_allocatable(cores * tpc, ram * 1e9 / GIB)
+        node_cpu -= DAEMONSET_CPUS
+        node_mem -= DAEMONSET_MEMORY_GIB
+    return gps, node_cpu, node_mem
+
+
 def k8s_pools(
     inference: pd.DataFrame,
     pools: pd.DataFrame,
@@ -354,12 +390,7 @@ def k8s_pools(
     fits = ~pd.isna(tp)
     if not fits.any():
         return pd.DataFrame(columns=K8S_COLUMNS)
-    pool = None
-    for p in records(
-        pools, ["level", "pool", "partition", "accelerator", "server", "gpus_per_server"]
-    ):
-        if p["level"] == "pool" and p["pool"] == "inference":
-            pool = p
+    pool = _inference_pool(pools)
     partition = pool["partition"] if pool else None
     partition = partition if isinstance(partition, str) and partition else "inference"
     accelerator = str(pool["accelerator"]) if pool else ""
@@ -370,23 +401,7 @@ def k8s_pools(
     domain = float(acc["scaleup_domain_gpus"]) if acc is not None else math.nan
     domain = domain if domain == domain else 0.0
     # Per-pod share of one node of the inference pool.
-    node_cpu = node_mem = math.nan
-    gps = int(pool["gpus_per_server"]) if pool else 0
-    server = (
-        server_figures(str(pool["server"]), catalog, spec, str(pool["pool"]))
-        if pool and catalog
-        else None
-    )
-    if server is not None:
-        # a rack-scale system's Kubernetes nodes are its compute trays
-        per = int(server["nodes"])
-        cores, ram = float(server["cpu_cores_total"]) / per, float(server["ram_gb"]) / per
-        gps //= per
-        if cores == cores and ram == ram:
-            tpc = threads_per_core(str(pool["server"]), catalog, delivery.threads_per_core)
-            node_cpu, node_mem = node_allocatable(cores * tpc, ram * 1e9 / GIB)
-            node_cpu -= DAEMONSET_CPUS
-            node_mem -= DAEMONSET_MEMORY_GIB
+    gps, node_cpu, node_mem = _inference_node(pool, catalog, delivery, spec)
     image = delivery.serving_image or VLLM_IMAGES.get(
         vendor, IMAGE_PLACEHOLDER.format(vendor=dns_label(vendor or "unknown").upper())
     )
@@ -425,28 +440,10 @@ def k8s_pools(
     )
 
 
-def k8s_findings(k8s: pd.DataFrame, pools: pd.DataFrame) -> list[Finding]:
-    """What would stop the manifests from running: an accelerator whose device plugin
-    resource name is unknown, CPU or memory figures the catalogue lacks, a pod whose
-    ``/dev/shm`` does not fit in its memory, a pod with more accelerators than one node
-    holds (a pod runs on one node; serving across nodes needs a multi-node workload such
-    as LeaderWorkerSet, which hubplan does not generate), and a quota (replicas plus
-    surge) larger than the inference pool's GPUs (the surge pods then stay Pending and the
-    rolling update waits for ever with ``maxUnavailable: 0``)."""
+def _pod_size_findings(k8s: pd.DataFrame) -> list[Finding]:
+    """Per service: CPU or memory figures unknown, or a pod too small for its ``/dev/shm``
+    or with less than one CPU."""
     found: list[Finding] = []
-    if k8s.empty:
-        return found
-    first = k8s.iloc[0]
-    if not first["device_resource"]:
-        found.append(
-            Finding(
-                "warning",
-                "delivery",
-                str(first["accelerator"]),
-                "k8s_device_resource_unknown",
-                {"accelerator": str(first["accelerator"])},
-            )
-        )
     for r in records(k8s, ["k8s_name", "cpus_per_pod", "memory_gib_per_pod", "shm_gib"]):
         cpu, mem = r["cpus_per_pod"], r["memory_gib_per_pod"]
         if cpu != cpu or mem != mem:
@@ -469,36 +466,71 @@ def k8s_findings(k8s: pd.DataFrame, pools: pd.DataFrame) -> list[Finding]:
                     {"service": r["k8s_name"], "cpus": cpu, "memory": mem, "shm": r["shm_gib"]},
                 )
             )
+    return found
+
+
+def _pool_fit_findings(k8s: pd.DataFrame, pools: pd.DataFrame) -> list[Finding]:
+    """Pods with more accelerators than one node of the inference pool holds, and a quota
+    (replicas plus surge) over the pool's GPUs."""
+    found: list[Finding] = []
     inf = (pools["level"].to_numpy() == "pool") & (pools["pool"].to_numpy() == "inference")
-    if inf.any():
-        per_node = int(pools["gpus_per_server"].to_numpy()[inf][0])
-        for r in records(k8s, ["k8s_name", "gpus_per_pod"]):
-            if int(r["gpus_per_pod"]) > per_node:
-                found.append(
-                    Finding(
-                        "error",
-                        "delivery",
-                        r["k8s_name"],
-                        "k8s_pod_exceeds_node",
-                        {
-                            "service": r["k8s_name"],
-                            "gpus": int(r["gpus_per_pod"]),
-                            "per_node": per_node,
-                        },
-                    )
-                )
-        have = int(pools["total_gpus"].to_numpy()[inf][0])
-        want = int(k8s["gpu_quota"].sum())
-        if want > have:
+    if not inf.any():
+        return found
+    per_node = int(pools["gpus_per_server"].to_numpy()[inf][0])
+    for r in records(k8s, ["k8s_name", "gpus_per_pod"]):
+        if int(r["gpus_per_pod"]) > per_node:
             found.append(
                 Finding(
-                    "warning",
+                    "error",
                     "delivery",
-                    "inference",
-                    "k8s_surge_exceeds_pool",
-                    {"quota": want, "gpus": have},
+                    r["k8s_name"],
+                    "k8s_pod_exceeds_node",
+                    {
+                        "service": r["k8s_name"],
+                        "gpus": int(r["gpus_per_pod"]),
+                        "per_node": per_node,
+                    },
                 )
             )
+    have = int(pools["total_gpus"].to_numpy()[inf][0])
+    want = int(k8s["gpu_quota"].sum())
+    if want > have:
+        found.append(
+            Finding(
+                "warning",
+                "delivery",
+                "inference",
+                "k8s_surge_exceeds_pool",
+                {"quota": want, "gpus": have},
+            )
+        )
+    return found
+
+
+def k8s_findings(k8s: pd.DataFrame, pools: pd.DataFrame) -> list[Finding]:
+    """What would stop the manifests from running: an accelerator whose device plugin
+    resource name is unknown, CPU or memory figures the catalogue lacks, a pod whose
+    ``/dev/shm`` does not fit in its memory, a pod with more accelerators than one node
+    holds (a pod runs on one node; serving across nodes needs a multi-node workload such
+    as LeaderWorkerSet, which hubplan does not generate), and a quota (replicas plus
+    surge) larger than the inference pool's GPUs (the surge pods then stay Pending and the
+    rolling update waits for ever with ``maxUnavailable: 0``)."""
+    found: list[Finding] = []
+    if k8s.empty:
+        return found
+    first = k8s.iloc[0]
+    if not first["device_resource"]:
+        found.append(
+            Finding(
+                "warning",
+                "delivery",
+                str(first["accelerator"]),
+                "k8s_device_resource_unknown",
+                {"accelerator": str(first["accelerator"])},
+            )
+        )
+    found += _pod_size_findings(k8s)
+    found += _pool_fit_findings(k8s, pools)
     return found
 
 
@@ -521,6 +553,114 @@ def _gi(v: float) -> str:
     return f"{int(v)}Gi"
 
 
+def _quota_object(k8s: pd.DataFrame, ns: str, meta: dict[str, str]) -> dict | None:
+    """The namespace's ResourceQuota on each device plugin resource (the ``gpu_quota``
+    sum); None when no resource is known."""
+    quota: dict[str, str] = {}
+    for resource, n in k8s.groupby("device_resource", sort=True)["gpu_quota"].sum().items():
+        if resource:
+            # Extended resources take quota under requests.<name> only (Resource Quotas).
+            quota[f"requests.{resource}"] = str(int(n))
+    if not quota:
+        return None
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "accelerator-quota", "namespace": ns, "labels": meta},
+        "spec": {"hard": quota},
+    }
+
+
+def _pod_resources(r: dict) -> dict[str, str]:
+    """A serving pod's resources: its accelerators and, where known, CPUs and memory."""
+    resource = r["device_resource"] or "REPLACE-WITH-DEVICE-PLUGIN-RESOURCE"
+    resources: dict[str, str] = {resource: str(int(r["gpus_per_pod"]))}
+    if r["cpus_per_pod"] == r["cpus_per_pod"]:
+        # requests = limits, integer CPUs: Guaranteed QoS, so the kubelet's static CPU
+        # manager can pin whole cores next to the GPUs (Kubernetes, CPU Management
+        # Policies; Topology Manager).
+        resources["cpu"] = str(int(r["cpus_per_pod"]))
+        resources["memory"] = _gi(r["memory_gib_per_pod"])
+    return resources
+
+
+def _serving_container(r: dict, name: str) -> dict[str, object]:
+    """A service's vLLM container: its command, port, resources, probes and ``/dev/shm``."""
+    resources = _pod_resources(r)
+    probe = {"httpGet": {"path": HEALTH_PATH, "port": "http"}}
+    return {
+        "name": "server",
+        "image": r["image"],
+        "command": ["vllm", "serve"],
+        "args": [
+            "REPLACE-WITH-MODEL-PATH",
+            "--served-model-name",
+            name,
+            "--tensor-parallel-size",
+            str(int(r["gpus_per_pod"])),
+            "--port",
+            str(SERVING_PORT),
+        ],
+        "ports": [{"name": "http", "containerPort": SERVING_PORT}],
+        "resources": {"requests": dict(resources), "limits": dict(resources)},
+        "startupProbe": {
+            **probe,
+            "periodSeconds": PROBE_PERIOD_S,
+            "failureThreshold": int(r["startup_s"]) // PROBE_PERIOD_S,
+        },
+        "readinessProbe": {**probe, "periodSeconds": READINESS_PERIOD_S, "failureThreshold": 3},
+        "livenessProbe": {**probe, "periodSeconds": PROBE_PERIOD_S, "failureThreshold": 3},
+        "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+    }
+
+
+def _deployment(r: dict, name: str, ns: str, labels: dict[str, str]) -> dict[str, object]:
+    """A service's Deployment: replicas, rolling update, node selector, toleration of the
+    device taint, its container and the in-memory ``/dev/shm`` volume."""
+    key, value = r["node_label"].split("=", 1)
+    tolerations = []
+    if r["device_resource"]:
+        tolerations = [{"key": r["device_resource"], "operator": "Exists", "effect": "NoSchedule"}]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "labels": labels,
+            "annotations": {"hubplan/service": str(r["service"])},
+        },
+        "spec": {
+            "replicas": int(r["replicas"]),
+            "progressDeadlineSeconds": max(
+                PROGRESS_DEADLINE_MIN_S, int(r["startup_s"]) + PROGRESS_DEADLINE_MIN_S
+            ),
+            "strategy": {
+                "type": "RollingUpdate",
+                "rollingUpdate": {
+                    "maxSurge": int(r["max_surge"]),
+                    "maxUnavailable": int(r["max_unavailable"]),
+                },
+            },
+            "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "nodeSelector": {key: value},
+                    "tolerations": tolerations,
+                    "containers": [_serving_container(r, name)],
+                    "volumes": [
+                        {
+                            "name": "dshm",
+                            "emptyDir": {"medium": "Memory", "sizeLimit": _gi(r["shm_gib"])},
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
 def k8s_objects(k8s: pd.DataFrame, scenario_name: str = "inference") -> list[dict]:
     """The Kubernetes objects for the plan's inference services, as dicts: a Namespace
     named after the scenario (:func:`dns_label`), a ResourceQuota on the device plugin
@@ -533,105 +673,13 @@ def k8s_objects(k8s: pd.DataFrame, scenario_name: str = "inference") -> list[dic
     objects: list[dict] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": meta}}
     ]
-    quota: dict[str, str] = {}
-    for resource, n in k8s.groupby("device_resource", sort=True)["gpu_quota"].sum().items():
-        if resource:
-            # Extended resources take quota under requests.<name> only (Resource Quotas).
-            quota[f"requests.{resource}"] = str(int(n))
-    if quota:
-        objects.append(
-            {
-                "apiVersion": "v1",
-                "kind": "ResourceQuota",
-                "metadata": {"name": "accelerator-quota", "namespace": ns, "labels": meta},
-                "spec": {"hard": quota},
-            }
-        )
+    quota = _quota_object(k8s, ns, meta)
+    if quota is not None:
+        objects.append(quota)
     for r in k8s.to_dict(orient="records"):
         name = r["k8s_name"]
-        key, value = r["node_label"].split("=", 1)
-        resource = r["device_resource"] or "REPLACE-WITH-DEVICE-PLUGIN-RESOURCE"
-        resources: dict[str, str] = {resource: str(int(r["gpus_per_pod"]))}
-        if r["cpus_per_pod"] == r["cpus_per_pod"]:
-            # requests = limits, integer CPUs: Guaranteed QoS, so the kubelet's static CPU
-            # manager can pin whole cores next to the GPUs (Kubernetes, CPU Management
-            # Policies; Topology Manager).
-            resources["cpu"] = str(int(r["cpus_per_pod"]))
-            resources["memory"] = _gi(r["memory_gib_per_pod"])
         labels = {"app.kubernetes.io/name": name, **meta}
-        probe = {"httpGet": {"path": HEALTH_PATH, "port": "http"}}
-        container = {
-            "name": "server",
-            "image": r["image"],
-            "command": ["vllm", "serve"],
-            "args": [
-                "REPLACE-WITH-MODEL-PATH",
-                "--served-model-name",
-                name,
-                "--tensor-parallel-size",
-                str(int(r["gpus_per_pod"])),
-                "--port",
-                str(SERVING_PORT),
-            ],
-            "ports": [{"name": "http", "containerPort": SERVING_PORT}],
-            "resources": {"requests": dict(resources), "limits": dict(resources)},
-            "startupProbe": {
-                **probe,
-                "periodSeconds": PROBE_PERIOD_S,
-                "failureThreshold": int(r["startup_s"]) // PROBE_PERIOD_S,
-            },
-            "readinessProbe": {**probe, "periodSeconds": READINESS_PERIOD_S, "failureThreshold": 3},
-            "livenessProbe": {**probe, "periodSeconds": PROBE_PERIOD_S, "failureThreshold": 3},
-            "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
-        }
-        tolerations = []
-        if r["device_resource"]:
-            tolerations = [
-                {"key": r["device_resource"], "operator": "Exists", "effect": "NoSchedule"}
-            ]
-        objects.append(
-            {
-                "apiVersion": "apps/v1",
-                "kind": "Deployment",
-                "metadata": {
-                    "name": name,
-                    "namespace": ns,
-                    "labels": labels,
-                    "annotations": {"hubplan/service": str(r["service"])},
-                },
-                "spec": {
-                    "replicas": int(r["replicas"]),
-                    "progressDeadlineSeconds": max(
-                        PROGRESS_DEADLINE_MIN_S, int(r["startup_s"]) + PROGRESS_DEADLINE_MIN_S
-                    ),
-                    "strategy": {
-                        "type": "RollingUpdate",
-                        "rollingUpdate": {
-                            "maxSurge": int(r["max_surge"]),
-                            "maxUnavailable": int(r["max_unavailable"]),
-                        },
-                    },
-                    "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
-                    "template": {
-                        "metadata": {"labels": labels},
-                        "spec": {
-                            "nodeSelector": {key: value},
-                            "tolerations": tolerations,
-                            "containers": [container],
-                            "volumes": [
-                                {
-                                    "name": "dshm",
-                                    "emptyDir": {
-                                        "medium": "Memory",
-                                        "sizeLimit": _gi(r["shm_gib"]),
-                                    },
-                                }
-                            ],
-                        },
-                    },
-                },
-            }
-        )
+        objects.append(_deployment(r, name, ns, labels))
         objects.append(
             {
                 "apiVersion": "v1",

@@ -352,9 +352,11 @@ def implementation_schedule(
     }
     t.update(_cpm(t["task"], t["base_days"], t["milestone"], t["depends_on"], delivery.buffer))
     start = pd.Timestamp(delivery.start_date)
-    t["start_date"] = start + pd.to_timedelta(t["start_day"], unit="D")
-    t["end_date"] = start + pd.to_timedelta(t["end_day"], unit="D")
-    return pd.DataFrame({c: t[c] for c in SCHEDULE_COLUMNS})
+    dates = {
+        "start_date": start + pd.to_timedelta(t["start_day"], unit="D"),
+        "end_date": start + pd.to_timedelta(t["end_day"], unit="D"),
+    }
+    return pd.DataFrame({c: dates[c] if c in dates else t[c] for c in SCHEDULE_COLUMNS})
 
 
 def phase_acceptance() -> pd.DataFrame:

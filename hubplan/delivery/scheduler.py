@@ -448,61 +448,38 @@ def _tree_levels(nodes: list[str], port_map: pd.DataFrame) -> list[list[tuple[st
     return levels
 
 
-def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
-    """The Slurm network topology of the Slurm nodes, one row per ``topology.conf`` line.
+def _block_rows(groups: list[dict]) -> list[dict[str, object]]:
+    """The ``topology/block`` lines: one block per whole NVLink domain of each node group."""
+    rows: list[dict[str, object]] = []
+    for g in groups:
+        size = int(g["domain_nodes"])
+        names = hostnames(g["node_group"])
+        if size <= 1:
+            continue  # no NVLink beyond the server: left out (a warning says so)
+        # whole domains; a pool smaller than one domain is one (partial) block
+        blocks = [names[i : i + size] for i in range(0, len(names), size)]
+        blocks = [b for b in blocks if len(b) == size] or blocks[:1]
+        width = max(2, len(str(len(blocks))))
+        for i, block in enumerate(blocks):
+            rows.append(
+                {
+                    "name": f"{g['partition']}-nvl-{i + 1:0{width}d}",
+                    "topology_plugin": "block",
+                    "switch_level": 0,
+                    "child_nodes": hostlist(block),
+                    "child_switches": "",
+                    "physical_switches": "",
+                }
+            )
+    return rows
 
-    With NVLink domains that span servers (``domain_nodes`` > 1: GB200 NVL72 trays) the
-    ``topology/block`` plugin: one block per whole domain, in node order (a pool smaller
-    than one domain is one block; the nodes of a partial last domain and of pools without
-    rack-scale NVLink are in no block; :func:`validate_scheduler` warns of the first, which
-    the block logic never uses). Otherwise the
-    ``topology/tree`` plugin, from the compute plane of the port map: nodes that share the
-    same leaf switches form one leaf (a rail-optimised scalable unit's nodes reach each
-    other through any of its rail leaves, so the unit is the leaf Slurm needs; listing
-    each rail leaf with the same nodes is what slurmctld warns of as "Multiple leaf
-    switches contain nodes"), and groups of those that share the same switches above
-    form the next level, up to the top. A node with no compute port hangs off its in-band
-    leaf; a node with no port at all is left out (and warned of). ``physical_switches``
-    names the real switches a line stands for.
 
-    References
-    ----------
-    topology.conf(5) and the Slurm topology guide (SchedMD): "listing the leaf switches
-    with their nodes plus one top level switch should result in good performance";
-    BlockSizes: the base block size, then powers of two times it.
-    """
-    groups = records(nodes, ["partition", "nodes", "domain_nodes", "node_group"])
-    if any(int(g["domain_nodes"]) > 1 for g in groups):
-        rows = []
-        for g in groups:
-            size = int(g["domain_nodes"])
-            names = hostnames(g["node_group"])
-            if size <= 1:
-                continue  # no NVLink beyond the server: left out (a warning says so)
-            # whole domains; a pool smaller than one domain is one (partial) block
-            blocks = [names[i : i + size] for i in range(0, len(names), size)]
-            blocks = [b for b in blocks if len(b) == size] or blocks[:1]
-            width = max(2, len(str(len(blocks))))
-            for i, block in enumerate(blocks):
-                rows.append(
-                    {
-                        "name": f"{g['partition']}-nvl-{i + 1:0{width}d}",
-                        "topology_plugin": "block",
-                        "switch_level": 0,
-                        "child_nodes": hostlist(block),
-                        "child_switches": "",
-                        "physical_switches": "",
-                    }
-                )
-        return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
-    names = [n for g in groups for n in hostnames(g["node_group"])]
-    if not names:
-        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
-    levels = _tree_levels(names, port_map)
-    if not levels[0]:
-        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
+def _tree_rows(levels: list[list[tuple[str, tuple]]]) -> list[dict[str, object]]:
+    """The ``topology/tree`` lines of :func:`_tree_levels`, level by level from the leaves
+    up, each switch named after the real one it stands for or its plane and role."""
     roles = ["su", "pod" if len(levels) > 2 else "spines", "cores"]
-    rows, below_names = [], []
+    rows: list[dict[str, object]] = []
+    below_names: list[str] = []
     for depth, level in enumerate(levels):
         role = roles[min(depth, 2)] if depth < 3 else f"level{depth}"
         width = max(2, len(str(len(level))))
@@ -531,7 +508,42 @@ def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
                 }
             )
         below_names = level_names
-    return pd.DataFrame(rows, columns=TOPOLOGY_COLUMNS)
+    return rows
+
+
+def slurm_topology(nodes: pd.DataFrame, port_map: pd.DataFrame) -> pd.DataFrame:
+    """The Slurm network topology of the Slurm nodes, one row per ``topology.conf`` line.
+
+    With NVLink domains that span servers (``domain_nodes`` > 1: GB200 NVL72 trays) the
+    ``topology/block`` plugin: one block per whole domain, in node order (a pool smaller
+    than one domain is one block; the nodes of a partial last domain and of pools without
+    rack-scale NVLink are in no block; :func:`validate_scheduler` warns of the first, which
+    the block logic never uses). Otherwise the
+    ``topology/tree`` plugin, from the compute plane of the port map: nodes that share the
+    same leaf switches form one leaf (a rail-optimised scalable unit's nodes reach each
+    other through any of its rail leaves, so the unit is the leaf Slurm needs; listing
+    each rail leaf with the same nodes is what slurmctld warns of as "Multiple leaf
+    switches contain nodes"), and groups of those that share the same switches above
+    form the next level, up to the top. A node with no compute port hangs off its in-band
+    leaf; a node with no port at all is left out (and warned of). ``physical_switches``
+    names the real switches a line stands for.
+
+    References
+    ----------
+    topology.conf(5) and the Slurm topology guide (SchedMD): "listing the leaf switches
+    with their nodes plus one top level switch should result in good performance";
+    BlockSizes: the base block size, then powers of two times it.
+    """
+    groups = records(nodes, ["partition", "nodes", "domain_nodes", "node_group"])
+    if any(int(g["domain_nodes"]) > 1 for g in groups):
+        return pd.DataFrame(_block_rows(groups), columns=TOPOLOGY_COLUMNS)
+    names = [n for g in groups for n in hostnames(g["node_group"])]
+    if not names:
+        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
+    levels = _tree_levels(names, port_map)
+    if not levels[0]:
+        return pd.DataFrame(columns=TOPOLOGY_COLUMNS)
+    return pd.DataFrame(_tree_rows(levels), columns=TOPOLOGY_COLUMNS)
 
 
 # -- text ------------------------------------------------------------------------------
@@ -550,6 +562,71 @@ ACCOUNTING_END = "# -- end accounting --"
 #: fair share is the one weight hubplan sets, and 10 000 leaves four digits of room for
 #: a site's own Age/QOS/JobSize weights below it.
 FAIRSHARE_WEIGHT = 10_000
+
+
+def _topology_lines(nodes: pd.DataFrame, topology: pd.DataFrame | None) -> list[str]:
+    """The ``TopologyPlugin`` line and, for NVIDIA NVLink blocks, the IMEX switch plugin."""
+    if topology is None or topology.empty:
+        return []
+    plugin = topology["topology_plugin"].iloc[0]
+    lines = [f"TopologyPlugin=topology/{plugin}"]
+    nvidia = {"domain_nodes", "family"} <= set(nodes.columns) and bool(
+        ((nodes["domain_nodes"] > 1) & (nodes["family"] == "NVIDIA")).any()
+    )
+    if plugin == "block" and nvidia:
+        # a job across the trays of an NVLink domain shares GPU memory through an IMEX
+        # channel, which this plugin allocates per job (slurm.conf(5), SwitchType
+        # switch/nvidia_imex: "For allocating unique channels within an NVIDIA IMEX
+        # domain"; in Slurm from 24.05, as BlockSizes). NVIDIA's only.
+        lines.append("SwitchType=switch/nvidia_imex")
+    return lines
+
+
+def _node_lines(nodes: pd.DataFrame) -> list[str]:
+    """One ``NodeName`` line per node group, CPU and memory figures where known."""
+    lines: list[str] = []
+    columns = [
+        "node_group",
+        "sockets",
+        "cpus",
+        "cores_per_socket",
+        "threads_per_core",
+        "real_memory_mib",
+        "gpu_type",
+        "gres_gpus",
+    ]
+    for n in records(nodes, columns):
+        parts = [f"NodeName={n['node_group']}"]
+        if n["sockets"] == n["sockets"]:
+            parts += [
+                f"CPUs={_int(n['cpus'])}",
+                f"Sockets={_int(n['sockets'])}",
+                f"CoresPerSocket={_int(n['cores_per_socket'])}",
+                f"ThreadsPerCore={_int(n['threads_per_core'])}",
+            ]
+        if n["real_memory_mib"] == n["real_memory_mib"]:
+            parts.append(f"RealMemory={_int(n['real_memory_mib'])}")
+        parts += [f"Gres=gpu:{n['gpu_type']}:{_int(n['gres_gpus'])}", "State=UNKNOWN"]
+        lines.append(" ".join(parts))
+    return lines
+
+
+def _partition_lines(partitions: pd.DataFrame) -> list[str]:
+    """One ``PartitionName`` line per partition, with its QOS and exclusive nodes."""
+    lines: list[str] = []
+    columns = ["partition", "node_group", "is_default", "max_time_min", "qos", "quota"]
+    for p in records(partitions, [c for c in columns if c in partitions]):
+        line = (
+            f"PartitionName={p['partition']} Nodes={p['node_group']} "
+            f"Default={'YES' if p['is_default'] else 'NO'} "
+            f"MaxTime={_int(p['max_time_min'])} State=UP"
+        )
+        if p.get("qos"):
+            line += f" QOS={p['qos']}"
+        if p.get("quota") == "exclusive":
+            line += " OverSubscribe=EXCLUSIVE"
+        lines.append(line)
+    return lines
 
 
 def slurm_conf(
@@ -583,18 +660,7 @@ def slurm_conf(
         "Prolog=/etc/slurm/prolog.d/*",
         "PriorityType=priority/multifactor",
     ]
-    if topology is not None and not topology.empty:
-        plugin = topology["topology_plugin"].iloc[0]
-        lines.append(f"TopologyPlugin=topology/{plugin}")
-        nvidia = {"domain_nodes", "family"} <= set(nodes.columns) and bool(
-            ((nodes["domain_nodes"] > 1) & (nodes["family"] == "NVIDIA")).any()
-        )
-        if plugin == "block" and nvidia:
-            # a job across the trays of an NVLink domain shares GPU memory through an IMEX
-            # channel, which this plugin allocates per job (slurm.conf(5), SwitchType
-            # switch/nvidia_imex: "For allocating unique channels within an NVIDIA IMEX
-            # domain"; in Slurm from 24.05, as BlockSizes). NVIDIA's only.
-            lines.append("SwitchType=switch/nvidia_imex")
+    lines += _topology_lines(nodes, topology)
     if "preemptible" in quotas:
         lines += ["PreemptType=preempt/qos", "PreemptMode=REQUEUE"]
     lines += [
@@ -607,42 +673,9 @@ def slurm_conf(
     if "fair_share" in quotas:
         lines.append(f"PriorityWeightFairshare={FAIRSHARE_WEIGHT}")
     lines += [ACCOUNTING_END, ""]
-    columns = [
-        "node_group",
-        "sockets",
-        "cpus",
-        "cores_per_socket",
-        "threads_per_core",
-        "real_memory_mib",
-        "gpu_type",
-        "gres_gpus",
-    ]
-    for n in records(nodes, columns):
-        parts = [f"NodeName={n['node_group']}"]
-        if n["sockets"] == n["sockets"]:
-            parts += [
-                f"CPUs={_int(n['cpus'])}",
-                f"Sockets={_int(n['sockets'])}",
-                f"CoresPerSocket={_int(n['cores_per_socket'])}",
-                f"ThreadsPerCore={_int(n['threads_per_core'])}",
-            ]
-        if n["real_memory_mib"] == n["real_memory_mib"]:
-            parts.append(f"RealMemory={_int(n['real_memory_mib'])}")
-        parts += [f"Gres=gpu:{n['gpu_type']}:{_int(n['gres_gpus'])}", "State=UNKNOWN"]
-        lines.append(" ".join(parts))
+    lines += _node_lines(nodes)
     lines.append("")
-    columns = ["partition", "node_group", "is_default", "max_time_min", "qos", "quota"]
-    for p in records(partitions, [c for c in columns if c in partitions]):
-        line = (
-            f"PartitionName={p['partition']} Nodes={p['node_group']} "
-            f"Default={'YES' if p['is_default'] else 'NO'} "
-            f"MaxTime={_int(p['max_time_min'])} State=UP"
-        )
-        if p.get("qos"):
-            line += f" QOS={p['qos']}"
-        if p.get("quota") == "exclusive":
-            line += " OverSubscribe=EXCLUSIVE"
-        lines.append(line)
+    lines += _partition_lines(partitions)
     return "\n".join(lines) + "\n"
 
 
@@ -928,50 +961,45 @@ def container_spec(
 _NODE = re.compile(r"^NodeName=(\S+)(.*)$", re.M)
 
 
-def validate_scheduler(
-    conf: str, gres: str, nodes: pd.DataFrame, topology: pd.DataFrame | None = None
-) -> list[Finding]:
-    """Check the generated text against the plan: RealMemory below physical memory, every
-    node group in a partition, ``Gres=gpu:…:N`` equal to the GPUs per server in both
-    files, CPU and memory figures present, and every node in the topology.
-
-    With the block plugin a node outside every block matters only in a partition that
-    also has block nodes: such a partition's jobs are placed by the block logic, which
-    takes nodes from blocks only (a partial NVLink domain is never used). A partition
-    with no block node at all (a pool without rack-scale NVLink) is scheduled without it:
-    "Don't use eval_nodes_block() when there isn't any block node on node_map. This
-    allows the allocation of nodes not connected by block topology (separated by
-    partition or constraints)" (Slurm, src/plugins/topology/block/topology_block.c,
-    ``topology_p_eval_nodes``, from 24.05), so it is not warned of.
-    """
+def _topology_findings(nodes: pd.DataFrame, topology: pd.DataFrame | None) -> list[Finding]:
+    """A warning per node group with nodes in no topology line (with the block plugin,
+    only in partitions that have a block node)."""
     found: list[Finding] = []
-    if topology is not None and not topology.empty:
-        plugin = str(topology["topology_plugin"].iloc[0])
-        placed = {n for expr in topology["child_nodes"] if expr for n in hostnames(expr)}
-        blocked = set()  # partitions with a node in a block
-        if plugin == "block":
-            blocked = {
-                n["partition"]
-                for n in records(nodes, ["node_group", "partition"])
-                if placed & set(hostnames(n["node_group"]))
-            }
-        for n in records(nodes, ["node_group", "partition", "nodes"]):
-            if plugin == "block" and n["partition"] not in blocked:
-                continue
-            missing = [x for x in hostnames(n["node_group"]) if x not in placed]
-            if missing:
-                found.append(
-                    Finding(
-                        "warning",
-                        "delivery",
-                        n["node_group"],
-                        "topology_nodes_missing",
-                        {"nodes": hostlist(missing), "count": len(missing), "plugin": plugin},
-                    )
+    if topology is None or topology.empty:
+        return found
+    plugin = str(topology["topology_plugin"].iloc[0])
+    placed = {n for expr in topology["child_nodes"] if expr for n in hostnames(expr)}
+    blocked: set[str] = set()  # partitions with a node in a block
+    if plugin == "block":
+        blocked = {
+            n["partition"]
+            for n in records(nodes, ["node_group", "partition"])
+            if placed & set(hostnames(n["node_group"]))
+        }
+    for n in records(nodes, ["node_group", "partition", "nodes"]):
+        if plugin == "block" and n["partition"] not in blocked:
+            continue
+        missing = [x for x in hostnames(n["node_group"]) if x not in placed]
+        if missing:
+            found.append(
+                Finding(
+                    "warning",
+                    "delivery",
+                    n["node_group"],
+                    "topology_nodes_missing",
+                    {"nodes": hostlist(missing), "count": len(missing), "plugin": plugin},
                 )
-    physical = dict(zip(nodes["node_group"], nodes["physical_memory_mib"], strict=True))
-    gpus = dict(zip(nodes["node_group"], nodes["gpus_per_server"], strict=True))
-    partitioned = set()
+            )
+    return found
+
+
+def _node_line_findings(
+    conf: str, physical: dict[str, float], gpus: dict[str, int]
+) -> list[Finding]:
+    """Per ``NodeName`` line of ``slurm.conf``: RealMemory missing or not below physical
+    memory [MiB], a ``Gres`` count other than the GPUs per server, no partition."""
+    found: list[Finding] = []
+    partitioned: set[str] = set()
     for m in re.finditer(r"^PartitionName=\S+ Nodes=(\S+)", conf, re.M):
         partitioned.update(m.group(1).split(","))
     for m in _NODE.finditer(conf):
@@ -1008,6 +1036,13 @@ def validate_scheduler(
             found.append(
                 Finding("error", "delivery", group, "node_without_partition", {"nodes": group})
             )
+    return found
+
+
+def _gres_conf_findings(gres: str, gpus: dict[str, int]) -> list[Finding]:
+    """An error per ``gres.conf`` GPU line whose device files or count differ from the GPUs
+    per server."""
+    found: list[Finding] = []
     for m in re.finditer(
         r"^NodeName=(\S+) .*?Name=gpu .*?(?:File=\S*?(?:\[(\d+)-(\d+)\]|\d+)"
         r"\S*|Count=(\d+))\s*$",
@@ -1028,4 +1063,28 @@ def validate_scheduler(
                     {"nodes": m.group(1), "gres": count, "gpus": int(gpus.get(m.group(1), -1))},
                 )
             )
+    return found
+
+
+def validate_scheduler(
+    conf: str, gres: str, nodes: pd.DataFrame, topology: pd.DataFrame | None = None
+) -> list[Finding]:
+    """Check the generated text against the plan: RealMemory below physical memory, every
+    node group in a partition, ``Gres=gpu:…:N`` equal to the GPUs per server in both
+    files, CPU and memory figures present, and every node in the topology.
+
+    With the block plugin a node outside every block matters only in a partition that
+    also has block nodes: such a partition's jobs are placed by the block logic, which
+    takes nodes from blocks only (a partial NVLink domain is never used). A partition
+    with no block node at all (a pool without rack-scale NVLink) is scheduled without it:
+    "Don't use eval_nodes_block() when there isn't any block node on node_map. This
+    allows the allocation of nodes not connected by block topology (separated by
+    partition or constraints)" (Slurm, src/plugins/topology/block/topology_block.c,
+    ``topology_p_eval_nodes``, from 24.05), so it is not warned of.
+    """
+    found = _topology_findings(nodes, topology)
+    physical = dict(zip(nodes["node_group"], nodes["physical_memory_mib"], strict=True))
+    gpus = dict(zip(nodes["node_group"], nodes["gpus_per_server"], strict=True))
+    found += _node_line_findings(conf, physical, gpus)
+    found += _gres_conf_findings(gres, gpus)
     return found

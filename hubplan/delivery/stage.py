@@ -29,9 +29,9 @@ def run_delivery(
     """Schedule, scheduler and acceptance from the server stage's ``pools``, the workload
     stage's ``inference``, the storage stage's ``storage_tiers`` and the network stage's
     ``fabric`` and ``port_map`` (which server hangs off which leaf: the Slurm topology)."""
-    spec, pools = pools, tables["pools"]
-    per_pool = pools["level"].to_numpy() == "pool"
-    servers = int(pools["total_servers"].to_numpy()[per_pool].sum())
+    spec, pools_table = pools, tables["pools"]
+    per_pool = pools_table["level"].to_numpy() == "pool"
+    servers = int(pools_table["total_servers"].to_numpy()[per_pool].sum())
     tiers, fabric = tables["storage_tiers"], tables["fabric"]
     schedule = implementation_schedule(
         servers,
@@ -40,23 +40,24 @@ def run_delivery(
         network=not fabric.empty,
         links=fabric_links(fabric),
     )
-    nodes = slurm_nodes(pools, catalog, delivery, spec)
-    partitions = slurm_partitions(nodes, delivery, pools)
+    nodes = slurm_nodes(pools_table, catalog, delivery, spec)
+    partitions = slurm_partitions(nodes, delivery, pools_table)
     topology = slurm_topology(nodes, tables["port_map"])
     findings = validate_scheduler(
         slurm_conf(nodes, partitions, topology=topology), gres_conf(nodes), nodes, topology
     )
-    acceptance = acceptance_plan(pools, catalog, delivery, tiers, fabric, spec)
+    acceptance = acceptance_plan(pools_table, catalog, delivery, tiers, fabric, spec)
     findings += derived_figure_findings(acceptance)
-    findings += unknown_tool_findings(acceptance, pools, catalog)
+    findings += unknown_tool_findings(acceptance, pools_table, catalog)
     # The accelerator families of the plan's pools, in pool order: their own tools in the
     # deployment steps (data/families.csv).
     vendors = dict.fromkeys(
-        str(catalog.accelerator(a)["vendor"]) for a in pools["accelerator"].to_numpy()[per_pool]
+        str(catalog.accelerator(a)["vendor"])
+        for a in pools_table["accelerator"].to_numpy()[per_pool]
     )
     families = [catalog.family(v) for v in vendors]
-    k8s = k8s_pools(tables["inference"], pools, catalog, delivery, spec)
-    findings += k8s_findings(k8s, pools)
+    k8s = k8s_pools(tables["inference"], pools_table, catalog, delivery, spec)
+    findings += k8s_findings(k8s, pools_table)
     return StageResult(
         {
             "schedule": schedule,
