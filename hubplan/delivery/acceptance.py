@@ -40,23 +40,6 @@ ACCEPTANCE_COLUMNS = [
     "figure_unit",
 ]
 
-#: Single-node nccl-tests ``all_reduce_perf`` bus bandwidth MEASURED on 8-GPU NVSwitch
-#: servers, by catalogue accelerator: (GB/s, source code). H100: ~480 GB/s with NVLS at
-#: > 256 MB (NCCL maintainer, github NVIDIA/nccl-tests issue #212); 479.72 GB/s at 8 GiB,
-#: NCCL 2.24.3 (Voltage Park 8 × H100 80GB HBM3, github ZiyanIshani/vpbenchmarking
-#: results/nccl/nccl_singlenode). H200: 475 GB/s observed (nccl-tests issue #272).
-MEASURED_NVLINK_BUSBW_GB_S: dict[str, tuple[float, str]] = {
-    "H100 SXM5 80GB": (480.0, "nccl_tests_212"),
-    "H200 SXM 141GB": (475.0, "nccl_tests_272"),
-}
-
-#: ``ib_write_bw`` (GPUDirect) bandwidth MEASURED per NIC port, by line rate [Gb/s]:
-#: (Gb/s, source code). 400G NDR: NVIDIA measured ~49 GB/s per GPU between each H100 and
-#: its ConnectX-7 400G NIC on DGX H100 = 392 Gb/s (MLPerf Inference v3.1, NVIDIA
-#: closed/NVIDIA/documentation/start_from_device/dgx-h100.md, github
-#: mlcommons/inference_results_v3.1).
-MEASURED_RDMA_GBPS: dict[float, tuple[float, str]] = {400.0: (392.0, "nvidia_dgx_h100_gdr")}
-
 
 def matmul_tflops(dense_peak_tflops: float, share: float) -> float:
     """Single-GPU dense BF16 matmul throughput from the dense peak, for a card with no
@@ -86,7 +69,7 @@ def rdma_gbps(nic_gbps: float, share: float) -> float:
     Notes
     -----
     ``share × line rate``; the default share 0.98 is the 400G measurement (392 of 400 Gb/s,
-    :data:`MEASURED_RDMA_GBPS`) carried to other rates.
+    ``data/acceptance_measured.csv``) carried to other rates.
 
     >>> rdma_gbps(200, 0.98)
     196.0
@@ -282,8 +265,11 @@ def acceptance_plan(
         )
         nvlink = math.nan
         if acc["scaleup_kind"] == "nvswitch" and gps > 1:
-            if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
-                nvlink, source = MEASURED_NVLINK_BUSBW_GB_S[acc["name"]]
+            # single-node nccl-tests all_reduce_perf bus bandwidth measured on 8-GPU
+            # NVSwitch servers (data/acceptance_measured.csv)
+            measured = catalog.measured("nvlink_all_reduce", str(acc["name"]))
+            if measured is not None:
+                nvlink, source = measured
                 basis = "measured"
             else:
                 nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
@@ -346,8 +332,9 @@ def acceptance_plan(
             nic_gbps = float(server["compute_nic_gbps"])
             # The 400G measurement is NVIDIA's GPUDirect over ConnectX-7 on a DGX H100:
             # it stands for NVIDIA servers only; other families' ports are derived.
-            if nic_gbps in MEASURED_RDMA_GBPS and fact(family, "name") == "NVIDIA":
-                rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
+            measured = catalog.measured("rdma_write_bw", f"{nic_gbps:g}")
+            if measured is not None and fact(family, "name") == "NVIDIA":
+                rdma, source = measured
                 basis = "measured"
             else:
                 rdma = rdma_gbps(nic_gbps, d.rdma_share)
