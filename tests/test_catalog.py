@@ -511,3 +511,64 @@ def test_a_grid_factor_out_of_range_is_refused(tmp_path):
     )  # g/kWh typed where kg/kWh belongs
     with pytest.raises(hubplan.HubplanError, match=r"line 2, column kg_co2_per_kwh: 537"):
         _check_grid_carbon(read_table(path, GRID_CARBON_SCHEMA), path)
+
+
+# -- acceptance figures measured on real systems, driver branches, device plugins ----------
+
+
+def test_measured_acceptance_figures_are_the_published_ones():
+    cat = hubplan.load_catalog()
+    # nccl-tests issue #212: ~480 GB/s all_reduce bus bandwidth on 8 × H100 with NVLS;
+    # issue #272: 475 GB/s on 8 × H200
+    assert cat.measured("nvlink_all_reduce", "H100 SXM5 80GB") == (480.0, "nccl_tests_212")
+    assert cat.measured("nvlink_all_reduce", "H200 SXM 141GB") == (475.0, "nccl_tests_272")
+    # MLPerf Inference v3.1, DGX H100: ~49 GB/s per GPU-NIC pair = 392 Gb/s on a 400G port
+    assert cat.measured("rdma_write_bw", "400") == (392.0, "nvidia_dgx_h100_gdr")
+    # nothing published for B200's NVLink or an 800G port: the acceptance plan derives them
+    assert cat.measured("nvlink_all_reduce", "B200 180GB") is None
+    assert cat.measured("rdma_write_bw", "800") is None
+
+
+def test_the_acceptance_plan_uses_the_measured_figure_where_there_is_one():
+    plan = hubplan.build_plan(hubplan.default_scenario(), until="delivery")
+    acc = plan["acceptance"]
+    nvlink = acc[(acc["test"] == "nvlink_all_reduce") & (acc["pool"] == "training")].iloc[0]
+    assert (nvlink["expected"], nvlink["figure_basis"]) == (480.0, "measured")
+    assert nvlink["figure_source"] == "nccl_tests_212"
+
+
+def test_a_measured_figure_in_the_wrong_unit_is_refused(tmp_path):
+    from hubplan.core.catalog import (
+        ACCEPTANCE_MEASURED_SCHEMA,
+        _check_acceptance_measured,
+        read_table,
+    )
+
+    path = tmp_path / "measured.csv"
+    path.write_text(
+        "name,test,subject,value,figure_unit,figure_source,source,as_of,confidence\n"
+        "x,rdma_write_bw,400,49,GB/s,s,a paper,2026-12,low\n"
+    )  # 49 GB/s per port is 392 Gb/s: the table holds Gb/s
+    with pytest.raises(hubplan.HubplanError, match=r"line 2, column figure_unit: 'GB/s'"):
+        _check_acceptance_measured(read_table(path, ACCEPTANCE_MEASURED_SCHEMA), path)
+
+
+def test_driver_branches_refuse_a_date_that_is_not_one(tmp_path):
+    from hubplan.core.catalog import DRIVER_BRANCH_SCHEMA, _check_driver_branches, read_table
+
+    path = tmp_path / "branches.csv"
+    path.write_text(
+        "name,branch_kind,end_of_life,source,as_of,confidence\n580,ltsb,June 2028,NVIDIA,2026-12,high\n"
+    )
+    with pytest.raises(hubplan.HubplanError, match=r"line 2, column end_of_life: 'June 2028'"):
+        _check_driver_branches(read_table(path, DRIVER_BRANCH_SCHEMA), path)
+
+
+def test_every_family_names_its_device_plugin_resource():
+    fam = hubplan.load_catalog().families.set_index("name")["k8s_device_resource"]
+    # each vendor's Kubernetes device plugin README (data/families.csv, source)
+    assert fam["NVIDIA"] == "nvidia.com/gpu"
+    assert fam["AMD"] == "amd.com/gpu"
+    assert fam["Huawei"] == "huawei.com/Ascend910"
+    assert fam["Cambricon"] == "cambricon.com/mlu"
+    assert (fam != "").all()

@@ -8,6 +8,7 @@ import pytest
 
 import hubplan
 from hubplan.core import labels
+from hubplan.core.catalog import load_catalog
 from hubplan.plan import STAGES, build_plan
 from hubplan.review import (
     ELSEWHERE,
@@ -107,6 +108,8 @@ def acceptance(tests=("rdma_write_bw", "fabric_all_reduce", "stability_run"), ho
 #: the collective test's command under MPI).
 NVIDIA_TOOLS = {"rdma_tool": "ib_write_bw --use_cuda", "collective_tool": "all_reduce_perf (MPI)"}
 
+
+CATALOG = load_catalog()
 
 # (rule, arguments that must trigger it, arguments that must not, the code)
 CASES = [
@@ -215,10 +218,11 @@ CASES = [
     # shorter horizon passes: with 2 years (2028-09-30) R620 passes.
     (
         check_driver_lifecycle,
-        (DF({"model": ["DGX H100"], "driver_version": ["535.183.01"]}), SCHED),
+        (DF({"model": ["DGX H100"], "driver_version": ["535.183.01"]}), SCHED, CATALOG),
         (
             DF({"model": ["DGX H100"], "driver_version": ["620.10"]}),
             SCHED,
+            CATALOG,
             ReviewPolicy(driver_support_years=2),
         ),
         "review_driver_lifecycle",
@@ -373,9 +377,8 @@ def test_a_faulty_scenario_is_caught_by_the_review(default):
 
 
 def test_driver_branches_match_nvidia_lifecycle_table():
-    from hubplan.review import DRIVER_BRANCHES
-
     # NVIDIA R620 release notes, lifecycle table: R580 LTSB to June 2028, R610 NFB.
-    assert DRIVER_BRANCHES["580"] == ("ltsb", dt.date(2028, 6, 30))
-    assert DRIVER_BRANCHES["610"][0] == "new_feature"
+    assert CATALOG.driver_branch("580") == ("ltsb", dt.date(2028, 6, 30))
+    assert CATALOG.driver_branch("610")[0] == "new_feature"
+    assert CATALOG.driver_branch("999") is None  # not a branch NVIDIA lists
     assert hubplan.review.ReviewPolicy().min_rack_headroom == 0.15

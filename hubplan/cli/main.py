@@ -688,8 +688,10 @@ CATALOG_TABLES = (
 _CATALOG_ATTRIBUTE = {"cloud": "cloud_offers"}
 #: Tables ``catalog`` lists that are not a ``load_catalog`` argument: the price catalogue
 #: (``data/prices.csv``; a client's prices go in the scenario's ``cost.quotes``) and the
-#: grid emission factors (``data/grid_carbon.csv``).
-LISTED_ONLY = ("prices", "grid_carbon")
+#: grid emission factors (``data/grid_carbon.csv``), the acceptance figures measured on
+#: real systems (``data/acceptance_measured.csv``) and NVIDIA's driver branches
+#: (``data/driver_branches.csv``).
+LISTED_ONLY = ("prices", "grid_carbon", "acceptance_measured", "driver_branches")
 
 #: Columns the text listing shows per catalogue (--json gives every column).
 _CATALOG_COLUMNS = {
@@ -762,6 +764,8 @@ _CATALOG_COLUMNS = {
         "confidence",
     ],
     "grid_carbon": ["name", "kg_co2_per_kwh", "year", "as_of", "confidence"],
+    "acceptance_measured": ["test", "subject", "value", "figure_unit", "as_of", "confidence"],
+    "driver_branches": ["name", "branch_kind", "end_of_life", "as_of", "confidence"],
     "prices": [
         "item_kind",
         "name",

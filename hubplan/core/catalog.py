@@ -9,6 +9,7 @@ matches replaces the shipped row); errors name the file, the CSV line and the co
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import difflib
 import hashlib
 import io
@@ -274,6 +275,8 @@ FAMILY_SCHEMA: dict[str, tuple[str, bool]] = {
     "device_file": (_STR, False),
     "device_file_first": (_INT, False),
     "container_image": (_STR, False),
+    # the extended resource the vendor's Kubernetes device plugin advertises
+    "k8s_device_resource": (_STR, False),
     "source": (_STR, True),
     "as_of": (_STR, True),
     "confidence": (_STR, True),
@@ -300,6 +303,36 @@ GRID_CARBON_SCHEMA: dict[str, tuple[str, bool]] = {
     "name": (_STR, True),
     "kg_co2_per_kwh": (_NUM, True),
     "year": (_INT, True),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
+
+#: Acceptance figures measured on real systems (``data/acceptance_measured.csv``): one row
+#: per (acceptance test, subject), the subject an accelerator's catalogue name
+#: (``nvlink_all_reduce``, GB/s) or a NIC line rate in Gb/s (``rdma_write_bw``, Gb/s);
+#: ``figure_source`` keys the ``figure_source.*`` label the acceptance table shows.
+ACCEPTANCE_MEASURED_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True),
+    "test": (_STR, True),
+    "subject": (_STR, True),
+    "value": (_NUM, True),
+    "figure_unit": (_STR, True),
+    "figure_source": (_STR, True),
+    "source": (_STR, True),
+    "as_of": (_STR, True),
+    "confidence": (_STR, True),
+    "notes": (_STR, False),
+}
+ACCEPTANCE_MEASURED_UNITS = {"nvlink_all_reduce": "GB/s", "rdma_write_bw": "Gb/s"}
+
+#: NVIDIA data-center driver branches (``data/driver_branches.csv``): ``name`` the branch
+#: number (``580``), its kind and its end of life (an ISO date).
+DRIVER_BRANCH_SCHEMA: dict[str, tuple[str, bool]] = {
+    "name": (_STR, True),
+    "branch_kind": (_STR, True),
+    "end_of_life": (_STR, True),
     "source": (_STR, True),
     "as_of": (_STR, True),
     "confidence": (_STR, True),
@@ -340,6 +373,10 @@ _CHOICES = {
     # cloud offers: the kind of pricing and the currency of the price
     "pricing": set(CLOUD_PRICING),
     "currency": set(CLOUD_CURRENCIES),
+    # measured acceptance figures: the test a row measures
+    "test": set(ACCEPTANCE_MEASURED_UNITS),
+    # NVIDIA driver branches: long-term support, production, new feature (short-lived)
+    "branch_kind": {"ltsb", "production", "new_feature"},
 }
 
 #: Precision name -> catalogue column stem. FP16 has its own column: some parts (Gaudi 3,
@@ -481,6 +518,10 @@ class Catalog:
     cloud_offers: pd.DataFrame | None = None
     #: Grid emission factor per region; None = the shipped ``data/grid_carbon.csv``.
     grid_carbon: pd.DataFrame | None = None
+    #: Measured acceptance figures; None = the shipped ``data/acceptance_measured.csv``.
+    acceptance_measured: pd.DataFrame | None = None
+    #: GPU driver branches; None = the shipped ``data/driver_branches.csv``.
+    driver_branches: pd.DataFrame | None = None
     _index: dict = field(init=False, repr=False, compare=False)
     #: A content hash of every table: the stage cache keys on it.
     fingerprint: str = field(init=False, repr=False, compare=False)
@@ -492,6 +533,10 @@ class Catalog:
             object.__setattr__(self, "cloud_offers", _shipped_cloud())
         if self.grid_carbon is None:
             object.__setattr__(self, "grid_carbon", _shipped_grid_carbon())
+        if self.acceptance_measured is None:
+            object.__setattr__(self, "acceptance_measured", _shipped_acceptance_measured())
+        if self.driver_branches is None:
+            object.__setattr__(self, "driver_branches", _shipped_driver_branches())
         h = hashlib.blake2b(digest_size=16)
         for df in (
             self.accelerators,
@@ -505,6 +550,8 @@ class Catalog:
             self.failure_rates,
             self.cloud_offers,
             self.grid_carbon,
+            self.acceptance_measured,
+            self.driver_branches,
         ):
             h.update(repr(list(df.columns)).encode())
             h.update(pd.util.hash_pandas_object(df.astype(str), index=False).to_numpy().tobytes())
@@ -535,6 +582,37 @@ class Catalog:
                 f"grid region {region!r} is not in data/grid_carbon.csv (known: {known})"
             )
         return float(rows["kg_co2_per_kwh"].iloc[0])
+
+    def measured(self, test: str, subject: str) -> tuple[float, str] | None:
+        """A figure measured on a real system for an acceptance ``test`` and its
+        ``subject`` (an accelerator's name, or a NIC line rate in Gb/s), with its source
+        code; None where none is published (``data/acceptance_measured.csv``).
+
+        >>> load_catalog().measured("nvlink_all_reduce", "H100 SXM5 80GB")
+        (480.0, 'nccl_tests_212')
+        >>> cat = load_catalog()
+        >>> cat.measured("rdma_write_bw", "400"), cat.measured("rdma_write_bw", "800")
+        ((392.0, 'nvidia_dgx_h100_gdr'), None)
+        """
+        rows = self.acceptance_measured
+        hit = rows[(rows["test"] == test) & (rows["subject"] == str(subject))]
+        if hit.empty:
+            return None
+        return float(hit["value"].iloc[0]), str(hit["figure_source"].iloc[0])
+
+    def driver_branch(self, branch: str) -> tuple[str, dt.date] | None:
+        """An NVIDIA driver branch's kind (``ltsb``, ``production``, ``new_feature``) and
+        end of life; None for a branch not in ``data/driver_branches.csv``.
+
+        >>> load_catalog().driver_branch("580")
+        ('ltsb', datetime.date(2028, 6, 30))
+        """
+        rows = self.driver_branches
+        hit = rows[rows["name"] == str(branch)]
+        if hit.empty:
+            return None
+        eol = dt.date.fromisoformat(str(hit["end_of_life"].iloc[0]))
+        return str(hit["branch_kind"].iloc[0]), eol
 
     def accelerator(self, name: str) -> pd.Series:
         """One accelerator row by name or alias (case-insensitive)."""
@@ -801,6 +879,47 @@ def _check_grid_carbon(grid: pd.DataFrame, path: Path) -> pd.DataFrame:
     return grid
 
 
+def _check_acceptance_measured(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Every figure above 0, in its test's unit."""
+    for line, r in enumerate(rows.to_dict("records"), start=2):
+        if not float(r["value"]) > 0:
+            raise CatalogError(f"{path}, line {line}, column value: {r['value']!r} must be above 0")
+        unit = ACCEPTANCE_MEASURED_UNITS[str(r["test"])]
+        if r["figure_unit"] != unit:
+            raise CatalogError(
+                f"{path}, line {line}, column figure_unit: {r['figure_unit']!r}; "
+                f"a {r['test']} figure is in {unit}"
+            )
+    return rows
+
+
+def _shipped_acceptance_measured() -> pd.DataFrame:
+    path = data_dir() / "acceptance_measured.csv"
+    return _check_acceptance_measured(read_table(path, ACCEPTANCE_MEASURED_SCHEMA), path)
+
+
+def _check_driver_branches(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Every branch a number and every end of life an ISO date (YYYY-MM-DD)."""
+    for line, r in enumerate(rows.to_dict("records"), start=2):
+        if not str(r["name"]).isdigit():
+            raise CatalogError(
+                f"{path}, line {line}, column name: {r['name']!r} must be a branch number (580)"
+            )
+        try:
+            dt.date.fromisoformat(str(r["end_of_life"]))
+        except ValueError:
+            raise CatalogError(
+                f"{path}, line {line}, column end_of_life: {r['end_of_life']!r} must be a "
+                "date, YYYY-MM-DD"
+            ) from None
+    return rows
+
+
+def _shipped_driver_branches() -> pd.DataFrame:
+    path = data_dir() / "driver_branches.csv"
+    return _check_driver_branches(read_table(path, DRIVER_BRANCH_SCHEMA), path)
+
+
 def _shipped_grid_carbon() -> pd.DataFrame:
     path = data_dir() / "grid_carbon.csv"
     return _check_grid_carbon(read_table(path, GRID_CARBON_SCHEMA), path)
@@ -962,6 +1081,8 @@ def load_catalog(
         failure_rates=fail.copy(),
         cloud_offers=clo.copy(),
         grid_carbon=base.grid_carbon.copy(),
+        acceptance_measured=base.acceptance_measured.copy(),
+        driver_branches=base.driver_branches.copy(),
     )
 
 

@@ -12,8 +12,6 @@ The scheduler and container files are TEXT returned by the functions below;
 from ..storage import PROTECTION_WRITE_FACTOR, storage_write_gb_s
 from .acceptance import (
     ACCEPTANCE_COLUMNS,
-    MEASURED_NVLINK_BUSBW_GB_S,
-    MEASURED_RDMA_GBPS,
     acceptance_plan,
     fabric_busbw_gb_s,
     family_tools,
@@ -62,8 +60,6 @@ __all__ = [
     "ACCEPTANCE_COLUMNS",
     "ACCOUNTING_BEGIN",
     "ACCOUNTING_END",
-    "MEASURED_NVLINK_BUSBW_GB_S",
-    "MEASURED_RDMA_GBPS",
     "PHASES",
     "PROTECTION_WRITE_FACTOR",
     "Delivery",

@@ -40,23 +40,6 @@ ACCEPTANCE_COLUMNS = [
     "figure_unit",
 ]
 
-#: Single-node nccl-tests ``all_reduce_perf`` bus bandwidth MEASURED on 8-GPU NVSwitch
-#: servers, by catalogue accelerator: (GB/s, source code). H100: ~480 GB/s with NVLS at
-#: > 256 MB (NCCL maintainer, github NVIDIA/nccl-tests issue #212); 479.72 GB/s at 8 GiB,
-#: NCCL 2.24.3 (Voltage Park 8 × H100 80GB HBM3, github ZiyanIshani/vpbenchmarking
-#: results/nccl/nccl_singlenode). H200: 475 GB/s observed (nccl-tests issue #272).
-MEASURED_NVLINK_BUSBW_GB_S: dict[str, tuple[float, str]] = {
-    "H100 SXM5 80GB": (480.0, "nccl_tests_212"),
-    "H200 SXM 141GB": (475.0, "nccl_tests_272"),
-}
-
-#: ``ib_write_bw`` (GPUDirect) bandwidth MEASURED per NIC port, by line rate [Gb/s]:
-#: (Gb/s, source code). 400G NDR: NVIDIA measured ~49 GB/s per GPU between each H100 and
-#: its ConnectX-7 400G NIC on DGX H100 = 392 Gb/s (MLPerf Inference v3.1, NVIDIA
-#: closed/NVIDIA/documentation/start_from_device/dgx-h100.md, github
-#: mlcommons/inference_results_v3.1).
-MEASURED_RDMA_GBPS: dict[float, tuple[float, str]] = {400.0: (392.0, "nvidia_dgx_h100_gdr")}
-
 
 def matmul_tflops(dense_peak_tflops: float, share: float) -> float:
     """Single-GPU dense BF16 matmul throughput from the dense peak, for a card with no
@@ -86,7 +69,7 @@ def rdma_gbps(nic_gbps: float, share: float) -> float:
     Notes
     -----
     ``share × line rate``; the default share 0.98 is the 400G measurement (392 of 400 Gb/s,
-    :data:`MEASURED_RDMA_GBPS`) carried to other rates.
+    ``data/acceptance_measured.csv``) carried to other rates.
 
     >>> rdma_gbps(200, 0.98)
     196.0
@@ -215,14 +198,17 @@ def _matmul_tflops_figure(acc: pd.Series, d: Delivery) -> tuple[float, str, str]
     return tflops, "derived", "peak_times_typical_share"
 
 
-def _nvlink_figure(acc: pd.Series, gps: int, d: Delivery) -> tuple[float, str, str] | None:
+def _nvlink_figure(
+    acc: pd.Series, gps: int, d: Delivery, catalog: Catalog
+) -> tuple[float, str, str] | None:
     """The single-node NVLink all_reduce figure [GB/s], with its basis and source; None
-    for a node without NVSwitch or with one GPU."""
+    for a node without NVSwitch or with one GPU. Measured where a single-node nccl-tests
+    figure is published for the card (``data/acceptance_measured.csv``)."""
     if acc["scaleup_kind"] != "nvswitch" or gps <= 1:
         return None
-    if acc["name"] in MEASURED_NVLINK_BUSBW_GB_S:
-        nvlink, source = MEASURED_NVLINK_BUSBW_GB_S[acc["name"]]
-        return nvlink, "measured", source
+    measured = catalog.measured("nvlink_all_reduce", str(acc["name"]))
+    if measured is not None:
+        return measured[0], "measured", measured[1]
     nvlink = nvlink_busbw_gb_s(float(acc["scaleup_bw_gb_s"]), d.nvlink_share)
     return nvlink, "derived", "scaleup_times_ring_share"
 
@@ -296,13 +282,16 @@ def _nic_ports(server: pd.Series | None, per: int) -> tuple[int, float]:
     return nics, float(server["compute_nic_gbps"])
 
 
-def _rdma_figure(nic_gbps: float, family: pd.Series, d: Delivery) -> tuple[float, str, str]:
-    """The ``ib_write_bw`` figure of one NIC port [Gb/s], with its basis and source."""
+def _rdma_figure(
+    nic_gbps: float, family: pd.Series, d: Delivery, catalog: Catalog
+) -> tuple[float, str, str]:
+    """The ``ib_write_bw`` figure of one NIC port [Gb/s], with its basis and source
+    (measured figures: ``data/acceptance_measured.csv``)."""
     # The 400G measurement is NVIDIA's GPUDirect over ConnectX-7 on a DGX H100:
     # it stands for NVIDIA servers only; other families' ports are derived.
-    if nic_gbps in MEASURED_RDMA_GBPS and fact(family, "name") == "NVIDIA":
-        rdma, source = MEASURED_RDMA_GBPS[nic_gbps]
-        return rdma, "measured", source
+    measured = catalog.measured("rdma_write_bw", f"{nic_gbps:g}")
+    if measured is not None and fact(family, "name") == "NVIDIA":
+        return measured[0], "measured", measured[1]
     return rdma_gbps(nic_gbps, d.rdma_share), "derived", "line_rate_times_share"
 
 
@@ -348,11 +337,12 @@ def _nic_rows(
     nvlink_gb_s: float,
     fabric: pd.DataFrame | None,
     d: Delivery,
+    catalog: Catalog,
 ) -> list[dict[str, object]]:
     """The RDMA row of a pool's NIC ports and, for a multi-node training pool, its
     fabric all_reduce rows."""
     nics, nic_gbps = ports
-    rdma, basis, source = _rdma_figure(nic_gbps, family, d)
+    rdma, basis, source = _rdma_figure(nic_gbps, family, d, catalog)
     rows = [
         _row(
             "node",
@@ -510,7 +500,7 @@ def _pool_rows(
     host = p["server"] or acc["name"]
     if per > 1:  # the node tests run on each compute tray: name the tray
         host = str(compute_tray(str(p["server"]), catalog)["name"])
-    nvlink = _nvlink_figure(acc, gps, d)
+    nvlink = _nvlink_figure(acc, gps, d, catalog)
     rows = _gpu_rows(pool, host, acc, tools, nodes, gps, nvlink, d)
     if per > 1 and acc["scaleup_kind"] == "nvswitch":
         systems = int(p["total_servers"])
@@ -518,7 +508,7 @@ def _pool_rows(
     ports = _nic_ports(server, per)
     if ports[0] > 0:
         nvlink_gb_s = math.nan if nvlink is None else nvlink[0]
-        rows += _nic_rows(pool, host, nodes, family, tools, ports, nvlink_gb_s, fabric, d)
+        rows += _nic_rows(pool, host, nodes, family, tools, ports, nvlink_gb_s, fabric, d, catalog)
     rows += _health_rows(pool, host, family, tools, nodes, d)
     return rows
 

@@ -9,10 +9,11 @@ Sources: Kubernetes documentation (object names and IDs: DNS-1123 labels and sub
 DNS-1035 labels; Deployments: ``strategy.rollingUpdate``; Resource Quotas: extended
 resources are quota'd under ``requests.<resource>`` only; Volumes: ``emptyDir`` with
 ``medium: Memory`` counts against the container's memory limit; Configure Liveness,
-Readiness and Startup Probes), each vendor's device plugin README (see
-:data:`DEVICE_RESOURCES`), the vLLM Kubernetes deployment guide (``/dev/shm`` for tensor
-parallel inference; ``/health`` on port 8000), NCCL's troubleshooting guide and NVIDIA NIM
-for LLMs (shared memory sizes), and GKE's node-allocatable reservations.
+Readiness and Startup Probes), each vendor's device plugin README (cited in
+``data/families.csv``, column ``k8s_device_resource``), the vLLM Kubernetes deployment
+guide (``/dev/shm`` for tensor parallel inference; ``/health`` on port 8000), NCCL's
+troubleshooting guide and NVIDIA NIM for LLMs (shared memory sizes), and GKE's
+node-allocatable reservations.
 """
 
 from __future__ import annotations
@@ -77,35 +78,6 @@ DAEMONSET_CPUS = 1.0
 DAEMONSET_MEMORY_GIB = 2.0
 
 GIB = 2**30
-
-#: Device plugin resource name per accelerator vendor (catalogue column ``vendor``), with
-#: its source. Huawei's depends on the chip family, see :func:`device_resource`.
-DEVICE_RESOURCES = {
-    # NVIDIA/k8s-device-plugin README: ``nvidia.com/gpu``.
-    "NVIDIA": "nvidia.com/gpu",
-    # ROCm/k8s-device-plugin README (AMD GPU device plugin): ``amd.com/gpu``.
-    "AMD": "amd.com/gpu",
-    # Intel Gaudi documentation, "Intel Gaudi Device Plugin for Kubernetes":
-    # ``habana.ai/gaudi``.
-    "Intel": "habana.ai/gaudi",
-    # Ascend MindCluster ascend-device-plugin: resource names are ResourceNamePrefix
-    # ``huawei.com/`` + ``Ascend910`` (HuaweiAscend910), ``Ascend310P`` or ``Ascend310``;
-    # it defines no separate resource for the 910B (Atlas A2) or 910C (Atlas A3) chip
-    # types, which register under Ascend910 (its deployment examples for 910B modules
-    # request ``huawei.com/Ascend910``).
-    "Huawei": "huawei.com/Ascend910",
-    # Cambricon/cambricon-k8s-device-plugin README: ``cambricon.com/mlu`` (without
-    # ``--enable-device-type``; with it the name carries the model, e.g. mlu370).
-    "Cambricon": "cambricon.com/mlu",
-    # Moore Threads MT Cloud Native Toolkit (GPU Operator / device plugin) documentation:
-    # ``mthreads.com/gpu``.
-    "Moore Threads": "mthreads.com/gpu",
-    # MetaX GPU Operator (gpu-device plugin) documentation: ``metax-tech.com/gpu``.
-    "MetaX": "metax-tech.com/gpu",
-    # BirenTechnology/k8s-device-plugin: ``birentech.com/gpu`` (whole cards; SVI
-    # partitions are ``birentech.com/1-2-gpu`` / ``1-4-gpu``).
-    "Biren": "birentech.com/gpu",
-}
 
 #: Scale-up fabrics that join a pod's accelerators directly (catalogue ``scaleup_kind``).
 DIRECT_FABRICS = {"nvswitch", "bridge", "mesh", "ethernet"}
@@ -195,19 +167,23 @@ def label_value(text: str) -> str:
 # -- device plugin, node share, shared memory, start-up --------------------------------
 
 
-def device_resource(vendor: str, accelerator: str = "") -> str | None:
+def device_resource(catalog: Catalog, vendor: str, accelerator: str = "") -> str | None:
     """The device plugin's extended resource name for an accelerator, or None when no
-    vendor document was found for it (:data:`DEVICE_RESOURCES`).
+    vendor document was found for it (``k8s_device_resource`` of the vendor's row in
+    ``data/families.csv``, with the plugin's README or documentation in its ``source``).
 
     Huawei: ``huawei.com/Ascend310P`` / ``huawei.com/Ascend310`` for the 310 inference
-    chips, ``huawei.com/Ascend910`` for the 910 series (910, 910B, 910C), per Ascend
-    MindCluster's ascend-device-plugin. Intel: ``habana.ai/gaudi`` for Gaudi only.
+    chips, the family's ``huawei.com/Ascend910`` for the 910 series (910, 910B, 910C), per
+    Ascend MindCluster's ascend-device-plugin (ResourceNamePrefix ``huawei.com/`` + the
+    chip type). Intel: ``habana.ai/gaudi`` for Gaudi only.
 
-    >>> device_resource("NVIDIA", "H100 SXM5 80GB"), device_resource("AMD", "MI300X")
+    >>> from hubplan.core.catalog import load_catalog
+    >>> cat = load_catalog()
+    >>> device_resource(cat, "NVIDIA", "H100 SXM5 80GB"), device_resource(cat, "AMD", "MI300X")
     ('nvidia.com/gpu', 'amd.com/gpu')
-    >>> device_resource("Huawei", "Ascend 910B 64GB"), device_resource("Huawei", "Ascend 310P")
+    >>> device_resource(cat, "Huawei", "Ascend 910B 64GB"), device_resource(cat, "Huawei", "310P")
     ('huawei.com/Ascend910', 'huawei.com/Ascend310P')
-    >>> device_resource("Intel", "Gaudi 3 128GB"), device_resource("Hygon", "K100")
+    >>> device_resource(cat, "Intel", "Gaudi 3 128GB"), device_resource(cat, "Hygon", "K100")
     ('habana.ai/gaudi', None)
     """
     vendor = str(vendor).strip()
@@ -221,7 +197,7 @@ def device_resource(vendor: str, accelerator: str = "") -> str | None:
             return "huawei.com/Ascend310"
         if "910" not in chip:
             return None
-    return DEVICE_RESOURCES.get(vendor)
+    return str(catalog.family(vendor)["k8s_device_resource"]) or None
 
 
 def node_allocatable(cpus: float, memory_gib: float) -> tuple[float, float]:
@@ -396,7 +372,10 @@ def k8s_pools(
     accelerator = str(pool["accelerator"]) if pool else ""
     acc = _accelerator(catalog, accelerator)
     vendor = str(acc["vendor"]) if acc is not None else ""
-    resource = device_resource(vendor, accelerator) if acc is not None else None
+    # _accelerator returns a row only from a catalogue
+    resource = (
+        device_resource(catalog, vendor, accelerator) if catalog and acc is not None else None
+    )
     kind = str(acc["scaleup_kind"]) if acc is not None else ""
     domain = float(acc["scaleup_domain_gpus"]) if acc is not None else math.nan
     domain = domain if domain == domain else 0.0

@@ -3,7 +3,6 @@ tables (PyPSA ``consistency.py`` style), each finding naming the offending items
 the stage at fault; items an earlier stage already checks are listed by code."""
 
 from .rules import (
-    DRIVER_BRANCHES,
     ELSEWHERE,
     RULES,
     Rule,
@@ -34,7 +33,6 @@ from .rules import (
 from .section import ReviewPolicy
 
 __all__ = [
-    "DRIVER_BRANCHES",
     "ELSEWHERE",
     "RULES",
     "ReviewPolicy",

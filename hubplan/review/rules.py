@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.catalog import Catalog
 from ..core.findings import Finding
 from .section import ReviewPolicy
 
@@ -364,23 +365,13 @@ def check_air_cooled_density(cooling: pd.DataFrame, policy: ReviewPolicy) -> lis
     ]
 
 
-#: NVIDIA data-center driver branches: (kind, end of life). NVIDIA R620 release notes,
-#: driver lifecycle table (docs.nvidia.com/datacenter/tesla/drivers).
-DRIVER_BRANCHES = {
-    "535": ("ltsb", dt.date(2026, 6, 30)),
-    "580": ("ltsb", dt.date(2028, 6, 30)),
-    "595": ("production", dt.date(2027, 3, 31)),
-    "610": ("new_feature", dt.date(2026, 8, 31)),
-    "620": ("ltsb", dt.date(2029, 9, 30)),
-}
-
-
 def check_driver_lifecycle(
-    equipment_list: pd.DataFrame, schedule: pd.DataFrame, policy: ReviewPolicy
+    equipment_list: pd.DataFrame, schedule: pd.DataFrame, catalog: Catalog, policy: ReviewPolicy
 ) -> list[Finding]:
     """Pinned GPU drivers on a short-lived new-feature branch, or on a branch that reaches
     end of life within the support horizon after hand-over (the facility stage checks that
-    versions are pinned at all)."""
+    versions are pinned at all). Branches and their end of life: NVIDIA's driver
+    lifecycle table (``data/driver_branches.csv``, :meth:`Catalog.driver_branch`)."""
     if equipment_list.empty or schedule.empty:
         return []
     last = pd.Timestamp(schedule["end_date"].max()).date()
@@ -390,9 +381,10 @@ def check_driver_lifecycle(
         equipment_list["model"], equipment_list["driver_version"], strict=True
     ):
         m = re.match(r"^R?(\d{3})(?:\.|$)", str(version).strip())
-        if not m or m.group(1) not in DRIVER_BRANCHES:
+        branch = catalog.driver_branch(m.group(1)) if m else None
+        if m is None or branch is None:
             continue
-        kind, eol = DRIVER_BRANCHES[m.group(1)]
+        kind, eol = branch
         if kind == "new_feature" or eol < horizon:
             found.append(
                 _f(
@@ -574,7 +566,12 @@ RULES: tuple[Rule, ...] = (
         extra=("inrush_factor",),
     ),
     Rule(check_air_cooled_density, ("cooling",), "review_air_cooled_density"),
-    Rule(check_driver_lifecycle, ("equipment_list", "schedule"), "review_driver_lifecycle"),
+    Rule(
+        check_driver_lifecycle,
+        ("equipment_list", "schedule"),
+        "review_driver_lifecycle",
+        extra=("catalog",),
+    ),
     Rule(check_no_schedule_buffer, ("schedule",), "review_no_schedule_buffer"),
     Rule(check_phased_handover, ("schedule", "pools"), "review_single_handover"),
     Rule(check_stability_run, ("acceptance",), "review_short_stability_run"),

@@ -73,6 +73,7 @@ def run_review(
     extra = {
         "inrush_factor": facility_inrush_factor,
         "fabric_tools": fabric_tools_of(tables.get("pools"), catalog),
+        "catalog": catalog,
     }
     findings, checklist = run_rules(tables, review, extra=extra)
     return StageResult({"review_checklist": checklist}, tuple(findings))
