@@ -114,15 +114,22 @@ def balance_checks(
         add("bmc", _at_least(server.bmc_nics, 1, "warn"), server.bmc_nics, 1)
     nic = server.compute_nic_gbps
     if not math.isnan(nic):
-        if math.isnan(server.pcie_gen):
-            status = "unknown"
-        elif int(server.pcie_gen) not in PCIE_X16_GB_S:
-            status = "unknown"
-        else:
-            status = "pass" if pcie_supports_nic(server.pcie_gen, nic) else "fail"
-        need = next((g for g in sorted(PCIE_X16_GB_S) if PCIE_X16_GB_S[g] * 8 >= nic), math.nan)
+        status, need = _pcie_vs_nic(server.pcie_gen, nic)
         add("pcie_vs_nic", status, server.pcie_gen, need)
     return pd.DataFrame(rows, columns=CHECK_COLUMNS)
+
+
+def _pcie_vs_nic(pcie_gen: float, nic_gbps: float) -> tuple[str, float]:
+    """(status, the first PCIe generation whose x16 slot carries the NIC) of the compute
+    NIC's check; ``unknown`` when the server's generation is not given or not listed."""
+    if math.isnan(pcie_gen):
+        status = "unknown"
+    elif int(pcie_gen) not in PCIE_X16_GB_S:
+        status = "unknown"
+    else:
+        status = "pass" if pcie_supports_nic(pcie_gen, nic_gbps) else "fail"
+    need = next((g for g in sorted(PCIE_X16_GB_S) if PCIE_X16_GB_S[g] * 8 >= nic_gbps), math.nan)
+    return status, need
 
 
 def spare_servers(servers: int, ratio: float) -> int:

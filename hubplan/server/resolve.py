@@ -72,7 +72,7 @@ NUMBER_FIELDS = tuple(
 )
 
 
-def _nan(v: object) -> float:
+def _nan(v: float | str | None) -> float:
     return math.nan if v is None or v == "" else float(v)
 
 
@@ -97,7 +97,9 @@ def resolve_server(spec: PoolSpec, catalog: Catalog) -> Server | None:
         c: ServerSpec = spec.custom_server
         acc = catalog.accelerator(c.accelerator)["name"]
         values = {f: _nan(getattr(c, f)) for f in NUMBER_FIELDS}
-        return Server(c.name, acc, c.gpus, **values, custom=True)
+        # values holds only the float fields (NUMBER_FIELDS); mypy matches a **dict
+        # against every parameter, the str, int and bool ones too
+        return Server(c.name, acc, c.gpus, **values, custom=True)  # type: ignore[arg-type]
     if spec.server is not None:
         return catalog_server(spec.server, catalog)
     return None
@@ -111,7 +113,9 @@ def catalog_server(name: str, catalog: Catalog) -> Server:
     values = {f: _nan(row[f]) for f in NUMBER_FIELDS}
     kind, gpus = str(row["kind"]), int(row["gpus"])
     nodes = rack_nodes(str(row["name"]), acc, gpus, catalog) if kind == "rack" else 1
-    return Server(str(row["name"]), acc, gpus, **values, kind=kind, nodes=nodes)
+    # values holds only the float fields (NUMBER_FIELDS); mypy matches a **dict against
+    # every parameter, the bool one too
+    return Server(str(row["name"]), acc, gpus, **values, kind=kind, nodes=nodes)  # type: ignore[arg-type]
 
 
 def rack_nodes(name: str, accelerator: str, gpus: int, catalog: Catalog) -> int:

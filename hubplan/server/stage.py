@@ -11,7 +11,7 @@ import pandas as pd
 from ..accelerator import Selection, gpu_cost_usd
 from ..core.catalog import Catalog
 from ..core.errors import HubplanError
-from ..core.findings import Finding
+from ..core.findings import Finding, Severity
 from ..core.prices import server_price_usd
 from ..core.stage import Stage, StageResult
 from ..pools import (
@@ -24,7 +24,7 @@ from ..pools import (
     peak_servers,
 )
 from .balance import CHECK_COLUMNS, balance_checks, spare_servers
-from .resolve import resolve_server
+from .resolve import Server, resolve_server
 from .section import ServerPolicy
 
 POOL_COLUMNS = [
@@ -92,7 +92,7 @@ def _check_findings(kind: str, table: pd.DataFrame) -> list[Finding]:
     }
     for i, status in enumerate(col["status"]):
         if status in ("fail", "warn"):
-            sev = "error" if status == "fail" else "warning"
+            sev: Severity = "error" if status == "fail" else "warning"
             params = {k: col[k][i] for k in ("server", "value", "required", "gpus")}
             params["ratio"] = col["ram_ratio"][i]
             found.append(Finding(sev, "server", kind, f"check_{col['check'][i]}", params))
@@ -219,6 +219,105 @@ def server_price(
     return math.nan, "none"
 
 
+def _matching_server(kind: str, spec: PoolSpec, acc: pd.Series, catalog: Catalog) -> Server | None:
+    """The pool's server (None when none is chosen); an error when it does not carry the
+    pool's accelerator and GPUs per server."""
+    chosen = resolve_server(spec, catalog)
+    if chosen is not None:
+        if chosen.accelerator != acc["name"] or chosen.gpus != spec.gpus_per_server:
+            raise HubplanError(
+                f"pools.{kind}: server {chosen.name!r} carries {chosen.gpus} × "
+                f"{chosen.accelerator}, but the pool plans {spec.gpus_per_server} × "
+                f"{acc['name']} per server; make accelerator and gpus_per_server match "
+                "the server, or choose another server"
+            )
+    return chosen
+
+
+def _pool_row(
+    kind: str,
+    spec: PoolSpec,
+    need: dict,
+    acc: pd.Series,
+    chosen: Server | None,
+    catalog: Catalog,
+    platform_overhead: float,
+) -> dict:
+    """One pool's row: its server, own need, spares, owned servers and server price (with
+    ``coincidence``, ``spare_ratio`` and ``server_kw`` for the steps after)."""
+    existing = sum(e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers)
+    n = int(need["servers"])
+    price, basis = server_price(chosen, acc, spec.gpus_per_server, platform_overhead)
+    return {
+        "level": "pool",
+        "pool": kind,
+        "policy": need["policy"],
+        "partition": spec.partition or kind,
+        "accelerator": acc["name"],
+        "generation": acc["generation"],
+        "server": chosen.name if chosen else "",
+        "gpus_per_server": spec.gpus_per_server,
+        "gpus_required": int(need["gpus_required"]),
+        "servers": n,
+        "spare_servers": spare_servers(n, spec.spare_ratio),
+        "existing_gpus": existing,
+        "owned_servers": sum(e.count for e in spec.existing_servers),
+        "server_price_usd": price,
+        "price_basis": basis,
+        "quota": spec.quota,
+        "max_gpus_per_user": spec.max_gpus_per_user,
+        "coincidence": need["coincidence"],
+        "spare_ratio": spec.spare_ratio,
+        "server_kw": chosen.max_power_kw if chosen is not None else math.nan,
+    }
+
+
+def _add_totals(rows: list[dict]) -> None:
+    """What each pool's servers (its share, under the shared policy) come to: total
+    servers and GPUs, new servers to buy, maximum power (``server_kw`` is consumed)."""
+    for r in rows:
+        total = r["servers"] + r["spare_servers"]
+        r.update(
+            total_servers=total,
+            total_gpus=total * r["gpus_per_server"],
+            new_servers=max(total - r["owned_servers"], 0),
+            max_power_kw=total * r.pop("server_kw"),
+        )
+
+
+def _ownership_findings(rows: list[dict], idle: dict[str, int], shared: bool) -> list[Finding]:
+    """A warning per pool that owns more servers than it needs, and per pool whose share
+    of a shared fleet works fewer GPUs than it requires."""
+    findings = []
+    for r in rows:
+        if r["pool"] in idle:
+            params = {"pool": r["pool"], "owned": r["owned_servers"], "need": idle[r["pool"]]}
+            findings.append(Finding("warning", "server", r["pool"], "owned_exceeds_need", params))
+        working = r["servers"] * r["gpus_per_server"]  # spares replace failed servers
+        if shared and working < r["gpus_required"]:
+            params = {"pool": r["pool"], "share": working, "required": r["gpus_required"]}
+            findings.append(Finding("warning", "server", r["pool"], "shared_pool_borrows", params))
+    return findings
+
+
+def _with_fleet(pool_df: pd.DataFrame) -> pd.DataFrame:
+    """The pool rows followed by the fleet rows (:func:`hubplan.pools.fleet_rows`), whose
+    :data:`SUMMED` columns add up their pools' known values."""
+    fleet = fleet_rows(pool_df, str(pool_df["policy"].iloc[0]))
+    fleet["generation"] = fleet["accelerator"].map(
+        dict(zip(pool_df["accelerator"], pool_df["generation"], strict=True))
+    )
+    # A sum over unknown prices or powers stays unknown, never 0.
+    members: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(*(pool_df[k].tolist() for k in FLEET_KEY), strict=True)):
+        members.setdefault(key, []).append(i)
+    keys = list(zip(*(fleet[k].tolist() for k in FLEET_KEY), strict=True))
+    for column in SUMMED:
+        values = pool_df[column].tolist()
+        fleet[column] = [_known_sum([values[i] for i in members[k]]) for k in keys]
+    return pd.concat([pool_df, fleet], ignore_index=True)
+
+
 def run_servers(
     *,
     catalog: Catalog,
@@ -234,22 +333,16 @@ def run_servers(
     """
     demand = tables["pool_demand"]
     findings: list[Finding] = []
-    checks, rows = [], []
+    checks: list[pd.DataFrame] = []
+    rows: list[dict] = []
     per_pool = _pool_needs(demand)
     for kind in POOL_KINDS:
         if kind not in per_pool:
             continue
         spec: PoolSpec = getattr(pools, kind)
         acc = catalog.accelerator(spec.accelerator)
-        chosen = resolve_server(spec, catalog)
+        chosen = _matching_server(kind, spec, acc, catalog)
         if chosen is not None:
-            if chosen.accelerator != acc["name"] or chosen.gpus != spec.gpus_per_server:
-                raise HubplanError(
-                    f"pools.{kind}: server {chosen.name!r} carries {chosen.gpus} × "
-                    f"{chosen.accelerator}, but the pool plans {spec.gpus_per_server} × "
-                    f"{acc['name']} per server; make accelerator and gpus_per_server match "
-                    "the server, or choose another server"
-                )
             table = balance_checks(
                 kind, chosen, float(acc["vram_gb"]), server, training=kind == "training"
             )
@@ -258,49 +351,15 @@ def run_servers(
         else:
             findings.append(Finding("info", "server", kind, "no_server", {"pool": kind}))
         findings += _existing_generation_findings(kind, spec, catalog)
-        need = per_pool[kind]
-        existing = sum(
-            e.count * int(catalog.server(e.server)["gpus"]) for e in spec.existing_servers
-        )
-        n = int(need["servers"])
-        price, basis = server_price(
-            chosen, acc, spec.gpus_per_server, accelerator.platform_overhead
-        )
         rows.append(
-            {
-                "level": "pool",
-                "pool": kind,
-                "policy": need["policy"],
-                "partition": spec.partition or kind,
-                "accelerator": acc["name"],
-                "generation": acc["generation"],
-                "server": chosen.name if chosen else "",
-                "gpus_per_server": spec.gpus_per_server,
-                "gpus_required": int(need["gpus_required"]),
-                "servers": n,
-                "spare_servers": spare_servers(n, spec.spare_ratio),
-                "existing_gpus": existing,
-                "owned_servers": sum(e.count for e in spec.existing_servers),
-                "server_price_usd": price,
-                "price_basis": basis,
-                "quota": spec.quota,
-                "max_gpus_per_user": spec.max_gpus_per_user,
-                "coincidence": need["coincidence"],
-                "spare_ratio": spec.spare_ratio,
-                "server_kw": chosen.max_power_kw if chosen is not None else math.nan,
-            }
+            _pool_row(
+                kind, spec, per_pool[kind], acc, chosen, catalog, accelerator.platform_overhead
+            )
         )
     shared = bool(rows) and rows[0]["policy"] == "shared"
     if shared:
         share_shared_fleet(rows)
-    for r in rows:  # what each pool's servers (its share, under the shared policy) come to
-        total = r["servers"] + r["spare_servers"]
-        r.update(
-            total_servers=total,
-            total_gpus=total * r["gpus_per_server"],
-            new_servers=max(total - r["owned_servers"], 0),
-            max_power_kw=total * r.pop("server_kw"),
-        )
+    _add_totals(rows)
     if shared:
         idle = _net_owned(rows)
     else:
@@ -309,28 +368,10 @@ def run_servers(
         }
     for r in rows:
         r["capex_usd"] = r["new_servers"] * r["server_price_usd"]
-        if r["pool"] in idle:
-            params = {"pool": r["pool"], "owned": r["owned_servers"], "need": idle[r["pool"]]}
-            findings.append(Finding("warning", "server", r["pool"], "owned_exceeds_need", params))
-        working = r["servers"] * r["gpus_per_server"]  # spares replace failed servers
-        if shared and working < r["gpus_required"]:
-            params = {"pool": r["pool"], "share": working, "required": r["gpus_required"]}
-            findings.append(Finding("warning", "server", r["pool"], "shared_pool_borrows", params))
+    findings += _ownership_findings(rows, idle, shared)
     pool_df = pd.DataFrame(rows)
     if not pool_df.empty:
-        fleet = fleet_rows(pool_df, str(pool_df["policy"].iloc[0]))
-        fleet["generation"] = fleet["accelerator"].map(
-            dict(zip(pool_df["accelerator"], pool_df["generation"], strict=True))
-        )
-        # A sum over unknown prices or powers stays unknown, never 0.
-        members: dict[tuple, list[int]] = {}
-        for i, key in enumerate(zip(*(pool_df[k].tolist() for k in FLEET_KEY), strict=True)):
-            members.setdefault(key, []).append(i)
-        keys = list(zip(*(fleet[k].tolist() for k in FLEET_KEY), strict=True))
-        for column in SUMMED:
-            values = pool_df[column].tolist()
-            fleet[column] = [_known_sum([values[i] for i in members[k]]) for k in keys]
-        pool_df = pd.concat([pool_df, fleet], ignore_index=True)
+        pool_df = _with_fleet(pool_df)
     pool_df = pool_df.reindex(columns=POOL_COLUMNS).fillna({"partition": "", "quota": ""})
     check_df = (
         pd.concat(checks, ignore_index=True) if checks else pd.DataFrame(columns=CHECK_COLUMNS)

@@ -138,7 +138,8 @@ def interruption_breakdown(
             "the failure model needs one per component"
         )
     counts = {"gpu": gpus, "node": nodes, "switch": switches, "job": 1}
-    rows = []
+    rows: list[dict[str, object]] = []
+    per_days: list[float] = []  # each row's interruptions per day
     for r in rates.to_dict("records"):
         c, per = str(r["name"]), str(r["per"])
         if per not in FAILURE_UNITS:
@@ -159,9 +160,10 @@ def interruption_breakdown(
                 "interruptions_per_day": per_day,
             }
         )
-    total = sum(r["interruptions_per_day"] for r in rows)
-    for r in rows:
-        r["failure_share"] = r["interruptions_per_day"] / total if total > 0 else math.nan
+        per_days.append(per_day)
+    total = sum(per_days)
+    for row, per_day in zip(rows, per_days, strict=True):
+        row["failure_share"] = per_day / total if total > 0 else math.nan
     return typed(rows, BREAKDOWN_SCHEMA)
 
 

@@ -150,7 +150,7 @@ NODES: Schema = {
 }
 
 
-def _num(v: object) -> float:
+def _num(v: float | str | None) -> float:
     return math.nan if v is None else float(v)
 
 
@@ -224,63 +224,81 @@ def _pool_rows(pools: list[dict], specs: Pools, catalog: Catalog) -> list[dict]:
     return rows
 
 
+def _size_tier(
+    tier: str,
+    catalog: Catalog,
+    storage: Storage,
+    content_tb: float,
+    read_need: float,
+    write_need: float,
+) -> tuple[dict, pd.Series, list[Finding]]:
+    """One tier's block, node figures and count: (storage_tiers row, block, findings)."""
+    row, field, protection = tier_block(tier, catalog, storage)
+    fig = node_figures(row, field, protection, storage)
+    need = usable_needed_tb(content_tb, storage.growth_margin, storage.fill_ceiling)
+    hot = tier == "hot"
+    domains = nodes_for_protection(protection)
+    nodes, sized_by, by = tier_nodes(
+        usable_needed_tb=need,
+        usable_per_node_tb=fig.usable_tb,
+        minimum=storage.min_hot_nodes if hot else int(content_tb > 0),
+        protection_nodes=domains,
+        read_need_gb_s=read_need if hot else None,
+        write_need_gb_s=write_need if hot else None,
+        read_per_node_gb_s=fig.read_gb_s,
+        write_per_node_gb_s=fig.write_gb_s,
+        fixed=storage.hot_nodes if hot else None,
+    )
+    findings = []
+    if 0 < nodes < domains:  # only a fixed count can fall short
+        findings.append(
+            Finding(
+                "error",
+                "storage",
+                tier,
+                "protection_short",
+                {"tier": tier, "nodes": nodes, "protection": protection, "needed": domains},
+            )
+        )
+    tier_row = {
+        "tier": tier,
+        "model": row["name"],
+        "protection": protection,
+        "usable_fraction": fig.usable_tb / fig.raw_tb,
+        "content_tb": content_tb,
+        "usable_needed_tb": need,
+        "nodes_for_capacity": by["capacity"],
+        "nodes_for_read": by.get("read", 0),
+        "nodes_for_write": by.get("write", 0),
+        "nodes": nodes,
+        "sized_by": sized_by,
+        "raw_tb": nodes * fig.raw_tb,
+        "usable_tb": nodes * fig.usable_tb,
+        "fill": content_tb / (nodes * fig.usable_tb) if nodes else math.nan,
+        "read_gb_s": nodes * fig.read_gb_s,
+        "write_gb_s": nodes * fig.write_gb_s,
+        "write_factor": fig.write_factor,
+        "nodes_for_protection": by["protection"],
+    }
+    return tier_row, row, findings
+
+
 def _size_tiers(
     catalog: Catalog, storage: Storage, content: dict, read_need: float, write_need: float
-) -> tuple[list[dict], list[tuple], list[Finding]]:
+) -> tuple[list[dict], list[tuple[str, pd.Series, int]], list[Finding]]:
     """Tiers and nodes: each tier's block, node figures and count; the storage_nodes rows."""
-    tier_rows, node_rows, findings = [], [], []
+    tier_rows: list[dict] = []
+    node_rows: list[tuple[str, pd.Series, int]] = []
+    findings: list[Finding] = []
     for tier in TIERS:
-        row, field, protection = tier_block(tier, catalog, storage)
-        fig = node_figures(row, field, protection, storage)
         tier_content_tb = float(sum(content[tier].values()))
-        need = usable_needed_tb(tier_content_tb, storage.growth_margin, storage.fill_ceiling)
-        hot = tier == "hot"
-        domains = nodes_for_protection(protection)
-        nodes, sized_by, by = tier_nodes(
-            usable_needed_tb=need,
-            usable_per_node_tb=fig.usable_tb,
-            minimum=storage.min_hot_nodes if hot else int(tier_content_tb > 0),
-            protection_nodes=domains,
-            read_need_gb_s=read_need if hot else None,
-            write_need_gb_s=write_need if hot else None,
-            read_per_node_gb_s=fig.read_gb_s,
-            write_per_node_gb_s=fig.write_gb_s,
-            fixed=storage.hot_nodes if hot else None,
+        tier_row, row, found = _size_tier(
+            tier, catalog, storage, tier_content_tb, read_need, write_need
         )
-        if 0 < nodes < domains:  # only a fixed count can fall short
-            findings.append(
-                Finding(
-                    "error",
-                    "storage",
-                    tier,
-                    "protection_short",
-                    {"tier": tier, "nodes": nodes, "protection": protection, "needed": domains},
-                )
-            )
-        tier_rows.append(
-            {
-                "tier": tier,
-                "model": row["name"],
-                "protection": protection,
-                "usable_fraction": fig.usable_tb / fig.raw_tb,
-                "content_tb": tier_content_tb,
-                "usable_needed_tb": need,
-                "nodes_for_capacity": by["capacity"],
-                "nodes_for_read": by.get("read", 0),
-                "nodes_for_write": by.get("write", 0),
-                "nodes": nodes,
-                "sized_by": sized_by,
-                "raw_tb": nodes * fig.raw_tb,
-                "usable_tb": nodes * fig.usable_tb,
-                "fill": tier_content_tb / (nodes * fig.usable_tb) if nodes else math.nan,
-                "read_gb_s": nodes * fig.read_gb_s,
-                "write_gb_s": nodes * fig.write_gb_s,
-                "write_factor": fig.write_factor,
-                "nodes_for_protection": by["protection"],
-            }
-        )
-        node_rows.append((tier, row, nodes))
-        if hot and row["role"] == "oss" and storage.metadata_model is not None:
+        findings += found
+        tier_rows.append(tier_row)
+        node_rows.append((tier, row, tier_row["nodes"]))
+        if tier == "hot" and row["role"] == "oss" and storage.metadata_model is not None:
             node_rows.append(
                 (
                     "hot",
@@ -316,39 +334,9 @@ def _offload(tier_rows: list[dict], jobs: list[dict], storage: Storage) -> list[
     return findings
 
 
-def run_storage(
-    *,
-    catalog: Catalog,
-    tables: dict[str, pd.DataFrame],
-    storage: Storage,
-    workload: Workload,
-    pools: Pools,
-    network_compute_switch: str,
-) -> StageResult:
-    """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
-    the hot-tier fill projection and the off-site copy.
-
-    Steps: demand (jobs, tier content, checkpoint and guideline bandwidth), tiers and
-    nodes (block, client-side figures, count), checkpoint interval and goodput on the
-    sized hot tier, protection (offload between tiers), hot-tier fill, DR, storage_nodes.
-
-    ``network_compute_switch`` (the compute fabric's switch model) sets the switches each
-    training job spans in the failure model (:mod:`hubplan.storage.failure`).
-    """
-    specs = pools  # the scenario's pools section (its servers); `pools` below: the table rows
-    findings: list[Finding] = []
-    all_pools = tables["pools"]
-    pools = _records(
-        all_pools,
-        ["pool", "server", "total_gpus", "total_servers", "servers", "gpus_per_server"],
-        all_pools["level"].to_numpy() == "pool",
-    )
+def _job_rows(tables: dict[str, pd.DataFrame], workload: Workload, storage: Storage) -> list[dict]:
+    """What each training job of the ``training`` table stores and writes."""
     jobs_by_name = {j.name: j for j in workload.training}
-    train_pool = [p for p in pools if p["pool"] == "training"]
-    train_server = str(train_pool[0]["server"]) if train_pool else ""
-    _, train_usable_gbps = _server_storage("training" if train_server else "", specs, catalog)
-
-    # -- demand ----------------------------------------------------------------------------
     job_columns = [
         "job",
         "method",
@@ -360,7 +348,7 @@ def run_storage(
         "tokens_per_s",
         "days_to_finish",
     ]
-    jobs = [
+    return [
         job_storage(
             row,
             jobs_by_name[row["job"]].data_bytes,
@@ -369,36 +357,22 @@ def run_storage(
         )
         for row in _records(tables["training"], job_columns)
     ]
-    repo_tb = sum(
+
+
+def _repository_tb(workload: Workload, catalog: Catalog) -> float:
+    """The model repository: the weights of every inference service. [TB]"""
+    return sum(
         _service_params(s, catalog) * WEIGHT_BYTES[s.weight_precision] / 1e12
         for s in workload.inference
     )
-    developers = workload.development.developers if workload.development is not None else 0
-    content = tier_content(jobs, repo_tb, developers, storage)
-    failures, per_days = job_interruptions(catalog, storage, network_compute_switch, jobs)
-    findings += checkpoint_write_demand(jobs, per_days, storage)
-    bw_rows = bandwidth_rows(_pool_rows(pools, specs, catalog), jobs, storage)
-    total = bw_rows[-1]
 
-    # -- tiers and nodes -------------------------------------------------------------------
-    tier_rows, node_rows, found = _size_tiers(
-        catalog, storage, content, total["read_demand_gb_s"], total["write_demand_gb_s"]
-    )
-    findings += found
-    hot_row = tier_rows[0]
-    hot_read, hot_write, hot_usable = (
-        hot_row["read_gb_s"],
-        hot_row["write_gb_s"],
-        hot_row["usable_tb"],
-    )
-    for r in bw_rows:
-        last = r is total
-        r.update(
-            supply_read_gb_s=hot_read if last else math.nan,
-            supply_write_gb_s=hot_write if last else math.nan,
-        )
 
-    # -- checkpoint interval, goodput, bursts ----------------------------------------------
+def _plan_checkpoints(
+    jobs: list[dict], hot_write: float, train_usable_gbps: float, storage: Storage
+) -> list[Finding]:
+    """Each job's checkpoint write rate, interval and goodput on the sized hot tier (added
+    to its dict); a finding where a checkpoint outlasts its write window."""
+    findings = []
     restart_s = storage.restart_minutes * 60
     for j in jobs:
         clients = client_gb_s(j["servers"], train_usable_gbps)
@@ -437,11 +411,15 @@ def run_storage(
                     },
                 )
             )
+    return findings
 
-    # -- protection: the offload between tiers ---------------------------------------------
-    findings += _offload(tier_rows, jobs, storage)
 
-    # -- hot-tier fill projection ----------------------------------------------------------
+def _hot_fill(
+    jobs: list[dict], content: dict[str, dict[str, float]], hot_usable: float, storage: Storage
+) -> tuple[pd.DataFrame, list[Finding]]:
+    """The hot-tier fill projection (each job gets the alert and full days); a finding
+    where the tier reaches its alert fill or fills within the longest job."""
+    findings = []
     base = float(sum(v for k, v in content["hot"].items() if k != "checkpoints"))
     curve, alert_day, full_day = _fill_curve(base, hot_usable, jobs, storage)
     for j in jobs:
@@ -477,9 +455,16 @@ def run_storage(
                 },
             )
         )
+    return curve, findings
 
-    # -- storage traffic on the compute fabric ---------------------------------------------
-    for p in pools:
+
+def _storage_on_compute_fabric(
+    pool_rows: list[dict], specs: Pools, catalog: Catalog
+) -> list[Finding]:
+    """A finding for each pool (but development) whose servers have no storage NICs, so
+    the compute fabric carries their storage traffic."""
+    findings = []
+    for p in pool_rows:
         if p["pool"] == "development":
             continue
         nics, usable_gbps = _server_storage(str(p["pool"]), specs, catalog)
@@ -493,12 +478,15 @@ def run_storage(
                     {"pool": p["pool"], "server": p["server"]},
                 )
             )
+    return findings
 
-    # -- disaster recovery -----------------------------------------------------------------
-    dr, found = _disaster_recovery(jobs, content, storage)
-    findings += found
 
-    # -- storage_nodes: the contract -------------------------------------------------------
+def _storage_nodes(
+    node_rows: list[tuple[str, pd.Series, int]],
+) -> tuple[pd.DataFrame, list[Finding]]:
+    """The storage_nodes table (the contract); an info finding per model with unknown
+    rack units, power or price."""
+    findings = []
     node_dicts = [
         {
             "tier": tier,
@@ -518,7 +506,7 @@ def run_storage(
     if nodes_df["nic_ports"].notna().all():
         nodes_df["nic_ports"] = nodes_df["nic_ports"].astype(int)
     unknown_cols = ["rack_units", "max_power_kw", "typical_power_kw", "price_usd"]
-    first_of_model = {}  # one finding per model, from its first row
+    first_of_model: dict[str, dict] = {}  # one finding per model, from its first row
     for r in node_dicts:
         first_of_model.setdefault(r["model"], r)
     for r in first_of_model.values():
@@ -533,6 +521,76 @@ def run_storage(
                     {"model": r["model"], "columns": ", ".join(gaps)},
                 )
             )
+    return nodes_df, findings
+
+
+def run_storage(
+    *,
+    catalog: Catalog,
+    tables: dict[str, pd.DataFrame],
+    storage: Storage,
+    workload: Workload,
+    pools: Pools,
+    network_compute_switch: str,
+) -> StageResult:
+    """Storage per tier, its nodes, the bandwidth it must deliver and why, checkpoints,
+    the hot-tier fill projection and the off-site copy.
+
+    Steps: demand (jobs, tier content, checkpoint and guideline bandwidth), tiers and
+    nodes (block, client-side figures, count), checkpoint interval and goodput on the
+    sized hot tier, protection (offload between tiers), hot-tier fill, DR, storage_nodes.
+
+    ``network_compute_switch`` (the compute fabric's switch model) sets the switches each
+    training job spans in the failure model (:mod:`hubplan.storage.failure`).
+    """
+    specs = pools  # the scenario's pools section (its servers); `pool_rows`: the table rows
+    findings: list[Finding] = []
+    all_pools = tables["pools"]
+    pool_rows = _records(
+        all_pools,
+        ["pool", "server", "total_gpus", "total_servers", "servers", "gpus_per_server"],
+        all_pools["level"].to_numpy() == "pool",
+    )
+    train_pool = [p for p in pool_rows if p["pool"] == "training"]
+    train_server = str(train_pool[0]["server"]) if train_pool else ""
+    _, train_usable_gbps = _server_storage("training" if train_server else "", specs, catalog)
+
+    # -- demand ----------------------------------------------------------------------------
+    jobs = _job_rows(tables, workload, storage)
+    developers = workload.development.developers if workload.development is not None else 0
+    content = tier_content(jobs, _repository_tb(workload, catalog), developers, storage)
+    failures, per_days = job_interruptions(catalog, storage, network_compute_switch, jobs)
+    findings += checkpoint_write_demand(jobs, per_days, storage)
+    bw_rows = bandwidth_rows(_pool_rows(pool_rows, specs, catalog), jobs, storage)
+    total = bw_rows[-1]
+
+    # -- tiers and nodes -------------------------------------------------------------------
+    tier_rows, node_rows, found = _size_tiers(
+        catalog, storage, content, total["read_demand_gb_s"], total["write_demand_gb_s"]
+    )
+    findings += found
+    hot_row = tier_rows[0]
+    for r in bw_rows:
+        last = r is total
+        r.update(
+            supply_read_gb_s=hot_row["read_gb_s"] if last else math.nan,
+            supply_write_gb_s=hot_row["write_gb_s"] if last else math.nan,
+        )
+
+    # -- checkpoint interval, goodput, bursts; protection: the offload between tiers -------
+    findings += _plan_checkpoints(jobs, hot_row["write_gb_s"], train_usable_gbps, storage)
+    findings += _offload(tier_rows, jobs, storage)
+
+    # -- hot-tier fill projection; storage traffic on the compute fabric -------------------
+    curve, found = _hot_fill(jobs, content, hot_row["usable_tb"], storage)
+    findings += found
+    findings += _storage_on_compute_fabric(pool_rows, specs, catalog)
+
+    # -- disaster recovery; storage_nodes: the contract ------------------------------------
+    dr, found = _disaster_recovery(jobs, content, storage)
+    findings += found
+    nodes_df, found = _storage_nodes(node_rows)
+    findings += found
 
     out = {
         "storage_content": typed(content_rows(content, storage.growth_margin), CONTENT),

@@ -26,7 +26,7 @@ class NodeFigures(NamedTuple):
     usable_tb: float
 
 
-def _num(v: object) -> float:
+def _num(v: float | str | None) -> float:
     return math.nan if v is None or v == "" else float(v)
 
 

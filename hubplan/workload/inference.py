@@ -111,12 +111,12 @@ ACTIVATION_BYTES = 2.0
 
 
 def ring_allreduce_seconds(
-    message_bytes,
-    ranks: int,
-    link_gb_s: float,
-    hop_latency_s: float,
+    message_bytes: float | np.ndarray,
+    ranks: int | np.ndarray,
+    link_gb_s: float | np.ndarray,
+    hop_latency_s: float | np.ndarray,
     base_latency_s: float = ALLREDUCE_BASE_LATENCY_S,
-):
+) -> float | np.ndarray:
     """Time of one ring all-reduce of ``message_bytes`` over ``ranks`` GPUs. [s]
 
     Notes
@@ -138,15 +138,15 @@ def ring_allreduce_seconds(
     >>> ring_allreduce_seconds(1e6, 1, 450, 0.47e-6)
     0.0
     """
-    ranks = np.asarray(ranks, dtype=float)
-    steps = 2 * (ranks - 1)
+    n = np.asarray(ranks, dtype=float)
+    steps = 2 * (n - 1)
     with np.errstate(invalid="ignore"):
         t = (
             base_latency_s
             + steps * hop_latency_s
-            + steps / ranks * message_bytes / (np.asarray(link_gb_s) * 1e9)
+            + steps / n * message_bytes / (np.asarray(link_gb_s) * 1e9)
         )
-    out = np.where(ranks > 1, t, 0.0 * np.asarray(message_bytes))
+    out = np.where(n > 1, t, 0.0 * np.asarray(message_bytes))
     return float(out) if out.ndim == 0 else out
 
 
@@ -448,6 +448,121 @@ def _batch_grid(max_batch: int) -> np.ndarray:
     return np.unique(np.concatenate([[1e-9], whole, sweep, [float(max_batch)]]))
 
 
+def _check_tensor_parallel_link(service: InferenceService, acc: pd.Series) -> None:
+    """An error when the service fixes a tensor-parallel size whose all-reduce link the
+    catalogue does not give."""
+    if service.tensor_parallel is not None and service.tensor_parallel > 1:
+        if math.isnan(tensor_parallel_link(acc, service.tensor_parallel)[0]):
+            raise HubplanError(
+                f"tensor_parallel = {service.tensor_parallel} on {acc['name']!r}: the "
+                "catalogue gives neither a scale-up link (scaleup_bw_gb_s, "
+                "scaleup_domain_gpus) nor pcie_gen for its all-reduces; add them or use 1"
+            )
+
+
+def _batch_masks(
+    service: InferenceService, g: dict[str, np.ndarray], cap: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per layout × mean batch: (stable, usable, meets the targets, meets the TPOT target,
+    meets the TTFT target); usable = stable with its p95 batch within the KV room."""
+    stable = np.isfinite(g["lam"]) & (g["rho"] < 1) & (g["lam"] > 0)
+    holds = g["b95"] <= cap[:, None]
+    tpot_ok = (
+        np.ones_like(stable)
+        if service.tpot_target_ms is None
+        else g["tpot95"] * 1e3 <= service.tpot_target_ms
+    )
+    ttft_ok = (
+        np.ones_like(stable)
+        if service.ttft_target_s is None
+        else g["ttft95"] <= service.ttft_target_s
+    )
+    usable = stable & holds
+    meets = usable & tpot_ok & ttft_ok
+    return stable, usable, meets, tpot_ok, ttft_ok
+
+
+def _unplanned_limit(cap: float, stable: np.ndarray, max_batch: int) -> str:
+    """What rules out a layout with no planned batch."""
+    # what rules the layout out is known even though no batch is planned: no room
+    # for one sequence's KV cache, no batch the prefill keeps up with, or none
+    # whose p95 batch fits the KV room (or max_batch)
+    return (
+        "kv_memory"
+        if cap < 1
+        else "prefill_saturated"
+        if not stable.any()
+        else "kv_memory"
+        if cap < max_batch
+        else "batch_cap"
+    )
+
+
+def _plan_batch(
+    peak_qps: float, lam: np.ndarray, grid: np.ndarray, ok: np.ndarray
+) -> tuple[int, int, float]:
+    """One layout's plan over the batch grid: (grid index of the batch with the most
+    requests/s among ``ok``, replicas, the mean batch each replica carries)."""
+    rate = np.where(ok, lam, -np.inf)
+    j = int(np.argmax(rate))
+    replicas = max(1, math.ceil(round(peak_qps / float(rate[j]), 9)))
+    # the mean batch at which λ(b) equals the load each replica carries
+    prefix = np.maximum.accumulate(lam[: j + 1])
+    b_op = float(np.interp(peak_qps / replicas, prefix, grid[: j + 1]))
+    return j, replicas, b_op
+
+
+def _planned_values(
+    service: InferenceService,
+    t: int,
+    plan: tuple[int, int, float],
+    i: int,
+    g: dict[str, np.ndarray],
+    op: dict[str, np.ndarray],
+    collective_s: float,
+    limit: str,
+    meets_targets: bool,
+) -> dict:
+    """Layout ``i``'s planned figures: at its planned batch (``g``) and at the load each
+    replica carries (``op``)."""
+    j, replicas, b_op = plan
+    cap_qps = float(g["lam"][i, j])
+    bind = (
+        "prefill_compute"
+        if g["rho"][i, j] >= 0.5
+        else "decode_bandwidth"
+        if g["mem_bound"][i, j]
+        else "decode_compute"
+    )
+    tpot_op = float(op["tpot"][i, 0])
+    return {
+        "planned_batch": math.ceil(float(g["b95"][i, j]) - 1e-9),
+        "decode_step_ms": float(g["i0"][i, j]) * 1e3,
+        "collective_ms": collective_s * 1e3,
+        "decode_tokens_per_s_per_seq": 1 / float(g["tpot"][i, j]),
+        "decode_tokens_per_s": cap_qps * service.output_tokens,
+        "ttft_s": float(g["s_p"][i, 0]),
+        "latency_s": float(g["ttft50"][i, j] + service.output_tokens * g["tpot"][i, j]),
+        "replica_qps": cap_qps,
+        "replicas": replicas,
+        "gpus": replicas * t,
+        "fits": True,
+        "limit": limit,
+        "token_binding": bind,
+        "load_seqs": b_op,
+        "load_tpot_ms": tpot_op * 1e3,
+        "ttft_p50_s": float(op["ttft50"][i, 0]),
+        "ttft_p95_s": float(op["ttft95"][i, 0]),
+        "tpot_p50_ms": tpot_op * 1e3,
+        "tpot_p95_ms": float(op["tpot95"][i, 0]) * 1e3,
+        "prefill_share": float(op["rho"][i, 0]),
+        "load_latency_s": float(op["ttft50"][i, 0]) + service.output_tokens * tpot_op,
+        "meets_targets": meets_targets,
+        "best_ttft_s": float(g["ttft95"][i, 0]),
+        "best_tpot_ms": float(g["tpot95"][i, 0]) * 1e3,
+    }
+
+
 def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) -> list[dict]:
     """Token-level serving estimate for each tensor-parallel size, one dict per size.
 
@@ -463,13 +578,7 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
     m = _Shape(service, pool, catalog)
     acc = m.acc
     tps = _tp_candidates(service, pool, acc)
-    if service.tensor_parallel is not None and service.tensor_parallel > 1:
-        if math.isnan(tensor_parallel_link(acc, service.tensor_parallel)[0]):
-            raise HubplanError(
-                f"tensor_parallel = {service.tensor_parallel} on {acc['name']!r}: the "
-                "catalogue gives neither a scale-up link (scaleup_bw_gb_s, "
-                "scaleup_domain_gpus) nor pcie_gen for its all-reduces; add them or use 1"
-            )
+    _check_tensor_parallel_link(service, acc)
     tp = np.array(tps, dtype=float)[:, None]
     seq_tokens = service.prompt_tokens + service.output_tokens
     free = tp[:, 0] * float(acc["vram_gb"]) * GB * service.gpu_memory_utilization - m.weights
@@ -477,21 +586,9 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
     cap = np.minimum(fit, service.max_batch)
     grid = _batch_grid(service.max_batch)[None, :]
     g = _serving(m, tp, grid)
-    stable = np.isfinite(g["lam"]) & (g["rho"] < 1) & (g["lam"] > 0)
-    holds = g["b95"] <= cap[:, None]
-    tpot_ok = (
-        np.ones_like(stable)
-        if service.tpot_target_ms is None
-        else g["tpot95"] * 1e3 <= service.tpot_target_ms
-    )
-    ttft_ok = (
-        np.ones_like(stable)
-        if service.ttft_target_s is None
-        else g["ttft95"] <= service.ttft_target_s
-    )
-    usable = stable & holds
-    meets = usable & tpot_ok & ttft_ok
-    rows, plans = [], []
+    stable, usable, meets, tpot_ok, ttft_ok = _batch_masks(service, g, cap)
+    rows: list[dict] = []
+    plans: list[tuple[int, int, float] | None] = []
     for i, t in enumerate(tps):
         row = {
             "tensor_parallel": t,
@@ -503,18 +600,7 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
         }
         rows.append(row)
         if cap[i] < 1 or not usable[i].any():
-            # what rules the layout out is known even though no batch is planned: no room
-            # for one sequence's KV cache, no batch the prefill keeps up with, or none
-            # whose p95 batch fits the KV room (or max_batch)
-            limit = (
-                "kv_memory"
-                if cap[i] < 1
-                else "prefill_saturated"
-                if not stable[i].any()
-                else "kv_memory"
-                if cap[i] < service.max_batch
-                else "batch_cap"
-            )
+            limit = _unplanned_limit(cap[i], stable[i], service.max_batch)
             row.update(
                 {
                     "replicas": math.nan,
@@ -527,13 +613,7 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
             plans.append(None)
             continue
         ok = meets[i] if meets[i].any() else usable[i]
-        lam = np.where(ok, g["lam"][i], -np.inf)
-        j = int(np.argmax(lam))
-        replicas = max(1, math.ceil(round(service.peak_qps / float(lam[j]), 9)))
-        # the mean batch at which λ(b) equals the load each replica carries
-        prefix = np.maximum.accumulate(g["lam"][i, : j + 1])
-        b_op = float(np.interp(service.peak_qps / replicas, prefix, grid[0, : j + 1]))
-        plans.append((j, replicas, b_op))
+        plans.append(_plan_batch(service.peak_qps, g["lam"][i], grid[0], ok))
     # every layout's operating point (the load it really carries) in one evaluation
     b_ops = np.array([[p[2] if p else 1.0] for p in plans])
     op = _serving(m, tp, b_ops)
@@ -541,43 +621,9 @@ def _token_options(service: InferenceService, pool: PoolSpec, catalog: Catalog) 
     for i, (t, plan) in enumerate(zip(tps, plans, strict=True)):
         if plan is None:
             continue
-        j, replicas, b_op = plan
-        cap_qps = float(g["lam"][i, j])
-        bind = (
-            "prefill_compute"
-            if g["rho"][i, j] >= 0.5
-            else "decode_bandwidth"
-            if g["mem_bound"][i, j]
-            else "decode_compute"
-        )
-        tpot_op = float(op["tpot"][i, 0])
+        limit = _batch_limit(plan[0], i, grid, g, cap, service, tpot_ok, ttft_ok, stable)
         rows[i].update(
-            {
-                "planned_batch": math.ceil(float(g["b95"][i, j]) - 1e-9),
-                "decode_step_ms": float(g["i0"][i, j]) * 1e3,
-                "collective_ms": float(comm[i]) * 1e3,
-                "decode_tokens_per_s_per_seq": 1 / float(g["tpot"][i, j]),
-                "decode_tokens_per_s": cap_qps * service.output_tokens,
-                "ttft_s": float(g["s_p"][i, 0]),
-                "latency_s": float(g["ttft50"][i, j] + service.output_tokens * g["tpot"][i, j]),
-                "replica_qps": cap_qps,
-                "replicas": replicas,
-                "gpus": replicas * t,
-                "fits": True,
-                "limit": _batch_limit(j, i, grid, g, cap, service, tpot_ok, ttft_ok, stable),
-                "token_binding": bind,
-                "load_seqs": b_op,
-                "load_tpot_ms": tpot_op * 1e3,
-                "ttft_p50_s": float(op["ttft50"][i, 0]),
-                "ttft_p95_s": float(op["ttft95"][i, 0]),
-                "tpot_p50_ms": tpot_op * 1e3,
-                "tpot_p95_ms": float(op["tpot95"][i, 0]) * 1e3,
-                "prefill_share": float(op["rho"][i, 0]),
-                "load_latency_s": float(op["ttft50"][i, 0]) + service.output_tokens * tpot_op,
-                "meets_targets": bool(meets[i].any()),
-                "best_ttft_s": float(g["ttft95"][i, 0]),
-                "best_tpot_ms": float(g["tpot95"][i, 0]) * 1e3,
-            }
+            _planned_values(service, t, plan, i, g, op, float(comm[i]), limit, bool(meets[i].any()))
         )
     return rows
 
@@ -652,6 +698,149 @@ def _chosen_values(options: list[dict], best: int) -> dict:
     return values
 
 
+def _planning_rule(
+    service: InferenceService, options: list[dict], viable: list[int]
+) -> tuple[int, float, float, str]:
+    """The planning rule's cross-check: (GPUs, instances, GPUs per instance, basis); the
+    instances and GPUs per instance are NaN on the per-GPU form."""
+    if service.concurrency_per_instance is not None:
+        per_instance = service.gpus_per_instance
+        if per_instance is None:
+            per_instance = min(options[i]["tensor_parallel"] for i in viable) if viable else 1
+        _, rule_instances, rule = planning_rule_instances(
+            service.peak_qps,
+            service.mean_latency_s,
+            service.concurrency_per_instance,
+            per_instance,
+        )
+        return rule, rule_instances, per_instance, "instance"
+    rule = inference_gpus_planning_rule(
+        service.peak_qps, service.mean_latency_s, service.concurrency_per_gpu
+    )
+    return rule, math.nan, math.nan, "gpu"
+
+
+def _no_fit_findings(
+    service: InferenceService, options: list[dict], tokens: int, acc: pd.Series
+) -> list[Finding]:
+    """Why no layout fits, on the widest tensor parallelism: the weights alone, or not
+    even one request's KV cache beside them."""
+    largest = max(options, key=lambda o: o["tensor_parallel"])  # the first of the largest
+    weights, tp = float(largest["weights_gb"]), int(largest["tensor_parallel"])
+    if float(largest["kv_free_gb"]) <= 0:
+        return [
+            Finding(
+                "error",
+                "workload",
+                service.name,
+                "weights_do_not_fit",
+                {"weights": weights, "tp": tp, "accelerator": acc["name"]},
+            )
+        ]
+    # the weights fit, but not even one request's KV cache beside them
+    seq_gb = float(largest["kv_cache_bytes_per_token"]) * tokens / GB
+    return [
+        Finding(
+            "error",
+            "workload",
+            service.name,
+            "kv_does_not_fit",
+            {
+                "tokens": tokens,
+                "seq_gb": seq_gb,
+                "tp": tp,
+                "free_gb": float(largest["kv_free_gb"]),
+                "accelerator": acc["name"],
+            },
+        )
+    ]
+
+
+def _pick_layout(
+    service: InferenceService, options: list[dict], viable: list[int], acc: pd.Series
+) -> tuple[int, list[Finding]]:
+    """The chosen option among the viable ones: the fewest GPUs (then the narrowest tensor
+    parallelism) meeting the targets, or among all viable ones with a finding when none
+    does."""
+    found = []
+    meeting = [i for i in viable if options[i]["meets_targets"]]
+    if not meeting:
+        found.append(
+            Finding(
+                "error",
+                "workload",
+                service.name,
+                "targets_unreachable",
+                {
+                    "ttft": service.ttft_target_s or math.nan,
+                    "tpot": service.tpot_target_ms or math.nan,
+                    "best_ttft": min(options[i]["best_ttft_s"] for i in viable),
+                    "best_tpot": min(options[i]["best_tpot_ms"] for i in viable),
+                    "accelerator": acc["name"],
+                },
+            )
+        )
+        meeting = viable
+    # fewest GPUs, then the smallest tensor-parallel size (one option per size)
+    pick = min(meeting, key=lambda i: (options[i]["gpus"], options[i]["tensor_parallel"]))
+    return pick, found
+
+
+def _layout_findings(
+    service: InferenceService, pool: PoolSpec, best: dict, rule: int, token_gpus: int, gpus: int
+) -> list[Finding]:
+    """Findings on the chosen layout: latency at the real load, tensor parallelism across
+    servers, the planning rule's disagreement, and the token model's count."""
+    found = []
+    # Warn only when the load the service really carries misses the brief's latency.
+    if best["load_latency_s"] > service.mean_latency_s * 1.5:
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                service.name,
+                "latency_mismatch",
+                {"model_s": best["load_latency_s"], "rule_s": service.mean_latency_s},
+            )
+        )
+    if best["tensor_parallel"] > pool.gpus_per_server:
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                service.name,
+                "tp_across_servers",
+                {"tp": int(best["tensor_parallel"]), "per_server": pool.gpus_per_server},
+            )
+        )
+    ratio = rule / token_gpus
+    if not 1 / RULE_DISAGREEMENT_FACTOR <= ratio <= RULE_DISAGREEMENT_FACTOR:
+        found.append(
+            Finding(
+                "warning",
+                "workload",
+                service.name,
+                "rule_disagrees",
+                {
+                    "rule": rule,
+                    "token": token_gpus,
+                    "ratio": ratio,
+                    "factor": RULE_DISAGREEMENT_FACTOR,
+                },
+            )
+        )
+    found.append(
+        Finding(
+            "info",
+            "workload",
+            service.name,
+            "inference_token_model",
+            {"rule": rule, "token": token_gpus, "gpus": gpus},
+        )
+    )
+    return found
+
+
 def size_inference(
     service: InferenceService, pool: PoolSpec, catalog: Catalog
 ) -> tuple[dict, list[Finding]]:
@@ -667,79 +856,31 @@ def size_inference(
     options = _token_options(service, pool, catalog)
     in_flight = service.peak_qps * service.mean_latency_s
     viable = [i for i, o in enumerate(options) if o["fits"]]
-    if service.concurrency_per_instance is not None:
-        per_instance = service.gpus_per_instance
-        if per_instance is None:
-            per_instance = min(options[i]["tensor_parallel"] for i in viable) if viable else 1
-        _, rule_instances, rule = planning_rule_instances(
-            service.peak_qps,
-            service.mean_latency_s,
-            service.concurrency_per_instance,
-            per_instance,
-        )
-        rule_basis = "instance"
-    else:
-        rule = inference_gpus_planning_rule(
-            service.peak_qps, service.mean_latency_s, service.concurrency_per_gpu
-        )
-        rule_instances, per_instance, rule_basis = math.nan, math.nan, "gpu"
+    rule, rule_instances, per_instance, rule_basis = _planning_rule(service, options, viable)
     found: list[Finding] = []
     window = context_window(service, catalog)
     tokens = service.prompt_tokens + service.output_tokens
     if window is not None and tokens > window:
-        data = {"tokens": tokens, "model": service.model, "window": window}
-        found.append(Finding("error", "workload", service.name, "context_exceeds_window", data))
-    meets = False
+        found.append(
+            Finding(
+                "error",
+                "workload",
+                service.name,
+                "context_exceeds_window",
+                {"tokens": tokens, "model": service.model, "window": window},
+            )
+        )
+    meets = any(options[i]["meets_targets"] for i in viable)
+    best: dict | None = None
+    token_gpus: float = math.nan
+    required = rule
     if not viable:
-        largest = max(options, key=lambda o: o["tensor_parallel"])  # the first of the largest
-        weights, tp = float(largest["weights_gb"]), int(largest["tensor_parallel"])
-        if float(largest["kv_free_gb"]) <= 0:
-            data = {"weights": weights, "tp": tp, "accelerator": acc["name"]}
-            found.append(Finding("error", "workload", service.name, "weights_do_not_fit", data))
-        else:  # the weights fit, but not even one request's KV cache beside them
-            seq_gb = float(largest["kv_cache_bytes_per_token"]) * tokens / GB
-            found.append(
-                Finding(
-                    "error",
-                    "workload",
-                    service.name,
-                    "kv_does_not_fit",
-                    {
-                        "tokens": tokens,
-                        "seq_gb": seq_gb,
-                        "tp": tp,
-                        "free_gb": float(largest["kv_free_gb"]),
-                        "accelerator": acc["name"],
-                    },
-                )
-            )
-        best = None
-        token_gpus = math.nan
+        found += _no_fit_findings(service, options, tokens, acc)
     else:
-        meeting = [i for i in viable if options[i]["meets_targets"]]
-        meets = bool(meeting)
-        if not meeting:
-            found.append(
-                Finding(
-                    "error",
-                    "workload",
-                    service.name,
-                    "targets_unreachable",
-                    {
-                        "ttft": service.ttft_target_s or math.nan,
-                        "tpot": service.tpot_target_ms or math.nan,
-                        "best_ttft": min(options[i]["best_ttft_s"] for i in viable),
-                        "best_tpot": min(options[i]["best_tpot_ms"] for i in viable),
-                        "accelerator": acc["name"],
-                    },
-                )
-            )
-            meeting = viable
-        # fewest GPUs, then the smallest tensor-parallel size (one option per size)
-        pick = min(meeting, key=lambda i: (options[i]["gpus"], options[i]["tensor_parallel"]))
+        pick, unreachable = _pick_layout(service, options, viable, acc)
+        found += unreachable
         best = _chosen_values(options, pick)
-        token_gpus = int(options[pick]["gpus"])
-    required = rule if best is None else token_gpus
+        token_gpus = required = int(options[pick]["gpus"])
     binding = "no_fit" if best is None else "token_model"
     gpus = whole_servers(required, pool.gpus_per_server)
     row = {
@@ -764,52 +905,7 @@ def size_inference(
     for key in CHOSEN_COLUMNS:
         row[key] = best[key] if best is not None else ("" if key in _TEXT_COLUMNS else math.nan)
     if best is not None:
-        # Warn only when the load the service really carries misses the brief's latency.
-        if best["load_latency_s"] > service.mean_latency_s * 1.5:
-            found.append(
-                Finding(
-                    "warning",
-                    "workload",
-                    service.name,
-                    "latency_mismatch",
-                    {"model_s": best["load_latency_s"], "rule_s": service.mean_latency_s},
-                )
-            )
-        if best["tensor_parallel"] > pool.gpus_per_server:
-            found.append(
-                Finding(
-                    "warning",
-                    "workload",
-                    service.name,
-                    "tp_across_servers",
-                    {"tp": int(best["tensor_parallel"]), "per_server": pool.gpus_per_server},
-                )
-            )
-        ratio = rule / token_gpus
-        if not 1 / RULE_DISAGREEMENT_FACTOR <= ratio <= RULE_DISAGREEMENT_FACTOR:
-            found.append(
-                Finding(
-                    "warning",
-                    "workload",
-                    service.name,
-                    "rule_disagrees",
-                    {
-                        "rule": rule,
-                        "token": token_gpus,
-                        "ratio": ratio,
-                        "factor": RULE_DISAGREEMENT_FACTOR,
-                    },
-                )
-            )
-        found.append(
-            Finding(
-                "info",
-                "workload",
-                service.name,
-                "inference_token_model",
-                {"rule": rule, "token": token_gpus, "gpus": gpus},
-            )
-        )
+        found += _layout_findings(service, pool, best, rule, required, gpus)
     return row, found
 
 

@@ -40,7 +40,7 @@ class ModelShape:
     name: str = ""
 
 
-def _opt_int(v: object) -> int | None:
+def _opt_int(v: float | None) -> int | None:
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
 
 

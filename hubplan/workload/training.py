@@ -292,20 +292,26 @@ def size_training(job: TrainingJob, pool: PoolSpec, catalog: Catalog) -> tuple[d
     return row, found
 
 
-def _size_training(
-    job: TrainingJob, pool: PoolSpec, catalog: Catalog
-) -> tuple[dict, list[Finding], int]:
-    """:func:`size_training`, plus the memory-bound count the deadline is weighed against
-    (the larger of the planning rule and the layout search) [GPUs]."""
-    acc = catalog.accelerator(pool.accelerator)
-    shape, params, active = resolve_model(
-        catalog, job.model, job.architecture, job.params, job.active_params
-    )
+def _tokens_per_epoch(job: TrainingJob) -> float:
+    """The tokens one epoch reads: given, or the data set's bytes ÷ bytes per token."""
+    if job.tokens is not None:
+        return job.tokens
+    assert job.data_bytes is not None  # TrainingJob takes exactly one of tokens, data_bytes
+    return job.data_bytes / job.bytes_per_token
+
+
+def _training_figures(
+    job: TrainingJob,
+    pool: PoolSpec,
+    acc: pd.Series,
+    shape: ModelShape | None,
+    params: float,
+    active: float,
+) -> tuple[dict, dict, int, int | None]:
+    """The job's table row, its training state (:func:`_training_state`), the memory-bound
+    count the deadline is weighed against and the layout search's count (None: no fit)."""
     peak = peak_tflops(acc, job.precision, sparse=job.use_sparse)
-    tokens_per_epoch = (
-        job.tokens if job.tokens is not None else job.data_bytes / job.bytes_per_token
-    )
-    tokens = tokens_per_epoch * job.epochs
+    tokens = _tokens_per_epoch(job) * job.epochs
     k = 6.0 if job.method == "full" else 4.0
     flops = training_flops(active, tokens, k)
     compute_gpus = training_gpu_count(flops, peak, job.days, job.mfu, job.goodput, job.time_margin)
@@ -358,7 +364,12 @@ def _size_training(
             flops, max(math.ceil(rule_gpus / step), 1) * step, peak, job.mfu, job.goodput
         ),
     }
+    return row, st, memory_gpus, layout_gpus
 
+
+def _input_findings(job: TrainingJob, shape: ModelShape | None, peak: float) -> list[Finding]:
+    """Warnings on the job's inputs: a marketing peak figure, an MFU outside the usual
+    range, a parameter count far from the catalogue model's."""
     found: list[Finding] = []
     subj = job.name
     if job.force_marketing_figure and (job.use_sparse or job.precision == "int8"):
@@ -389,6 +400,22 @@ def _size_training(
                     },
                 )
             )
+    return found
+
+
+def _size_training(
+    job: TrainingJob, pool: PoolSpec, catalog: Catalog
+) -> tuple[dict, list[Finding], int]:
+    """:func:`size_training`, plus the memory-bound count the deadline is weighed against
+    (the larger of the planning rule and the layout search) [GPUs]."""
+    acc = catalog.accelerator(pool.accelerator)
+    shape, params, active = resolve_model(
+        catalog, job.model, job.architecture, job.params, job.active_params
+    )
+    row, st, memory_gpus, layout_gpus = _training_figures(job, pool, acc, shape, params, active)
+    vram = float(acc["vram_gb"])
+    subj = job.name
+    found = _input_findings(job, shape, row["peak_tflops"])
     if layout_gpus is None:
         mem, _ = _layout_memory(
             job, shape, st, vram, pool.gpus_per_server, LAYOUT_SEARCH_LIMIT_GPUS
@@ -414,12 +441,12 @@ def _size_training(
             "info",
             "workload",
             subj,
-            f"binding_{binding}",
+            f"binding_{row['binding']}",
             {
-                "compute": compute_gpus,
+                "compute": row["compute_bound_gpus"],
                 "memory": memory_gpus,
-                "gpus": gpus,
-                "hold": hold_gpus,
+                "gpus": row["gpus"],
+                "hold": row["gpus_to_hold_state"],
                 "days_mem": row["days_on_memory_bound"],
                 "deadline": job.days,
             },
@@ -587,6 +614,22 @@ def training_memory(
     return _layout_memory(job, shape, st, vram_gb, pool.gpus_per_server, gpus)
 
 
+def _activations_bytes(job: TrainingJob, shape: ModelShape | None) -> float:
+    """Activation bytes per GPU: L layers' worth (the first pipeline stage under 1F1B);
+    NaN when the model's shape is unknown. [B]"""
+    if shape is None:
+        return math.nan
+    return shape.layers * activation_bytes_per_layer(
+        job.seq_len_tokens,
+        job.micro_batch,
+        shape.hidden_size,
+        shape.attention_heads,
+        job.tensor_parallel,
+        job.sequence_parallel,
+        job.recompute,
+    )
+
+
 def _layout_memory(
     job: TrainingJob,
     shape: ModelShape | None,
@@ -606,18 +649,7 @@ def _layout_memory(
     w = zero_state_bytes_per_gpu(st["trainable"], job.zero_stage, dp, st["wb"], 0, 0, mp)
     g = zero_state_bytes_per_gpu(st["trainable"], job.zero_stage, dp, 0, st["gb"], 0, mp)
     o = zero_state_bytes_per_gpu(st["trainable"], job.zero_stage, dp, 0, 0, st["ob"], mp)
-    if shape is not None:
-        act = shape.layers * activation_bytes_per_layer(
-            job.seq_len_tokens,
-            job.micro_batch,
-            shape.hidden_size,
-            shape.attention_heads,
-            tp,
-            job.sequence_parallel,
-            job.recompute,
-        )
-    else:
-        act = math.nan
+    act = _activations_bytes(job, shape)
     vram = vram_gb * GB
     total = weights + w + g + o + (0.0 if math.isnan(act) else act)
     row = {
