@@ -40,8 +40,8 @@ COOLING_COLUMNS = [
 ]
 
 
-def heat_btu_h(heat_kw: float) -> float:
-    """Heat in BTU per hour from kW.
+def heat_btu_h(heat_kw: np.ndarray | float) -> np.ndarray | float:
+    """Heat in BTU per hour from kW (one figure or an array of them).
 
     Examples
     --------

@@ -9,6 +9,8 @@ says where its power figures come from (``power_source``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -208,6 +210,55 @@ def _text(v: object) -> object:
     return v if isinstance(v, float) and math.isnan(v) else str(v)
 
 
+@dataclass
+class _SourceRows:
+    """The device table's source rows before they are repeated to one row per device.
+
+    ``columns`` holds one list per device-table column, one entry per source row (a server
+    type, storage node type, switch type, or the management servers); ``counts`` how many
+    devices each stands for; ``prefix``, ``first`` and ``width`` how the named rows (all
+    but the management servers') number their devices (:func:`numbered`).
+    """
+
+    columns: dict[str, list] = field(
+        default_factory=lambda: {
+            c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale", "nodes")
+        }
+    )
+    prefix: list[str] = field(default_factory=list)
+    first: list[int] = field(default_factory=list)
+    width: list[int] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+
+    def add(
+        self,
+        n: int,
+        device_type: str,
+        kind: str,
+        group: str,
+        pool: object,
+        scale: bool,
+        numbers: Sequence[object],
+        sources: Sequence[object],
+        nodes: int = 1,
+    ) -> None:
+        """One source row standing for ``n`` devices."""
+        rows = self.columns
+        self.counts.append(n)
+        rows["nodes"].append(int(nodes))
+        rows["device_type"].append(device_type)
+        rows["kind"].append(kind)
+        rows["group"].append(group)
+        rows["pool"].append(pool)
+        rows["rack_scale"].append(scale)
+        for col, v in zip(_NUMBER_COLUMNS, numbers, strict=True):
+            rows[col].append(v)
+        for col, v in zip(
+            ("model", "power_source", "size_source", "typical_source"), sources, strict=True
+        ):
+            rows[col].append(v)
+
+
 def device_table(
     servers: pd.DataFrame, storage_nodes: pd.DataFrame, switches: pd.DataFrame, facility: Facility
 ) -> pd.DataFrame:
@@ -236,188 +287,187 @@ def device_table(
     >>> d["device"].tolist()
     ['train-0001', 'train-0002', 'train-0003', 'mgmt-01']
     """
-    nan = math.nan
-    # one entry per source row: its columns, how many devices it stands for, their names
-    rows: dict[str, list] = {
-        c: [] for c in (*_TEXT_COLUMNS, *_NUMBER_COLUMNS, "rack_scale", "nodes")
-    }
-    prefix: list[str] = []
-    first: list[int] = []
-    width: list[int] = []
-    counts: list[int] = []
-
-    def add(n, device_type, kind, group, pool, scale, numbers, sources, nodes=1):
-        counts.append(n)
-        rows["nodes"].append(int(nodes))
-        rows["device_type"].append(device_type)
-        rows["kind"].append(kind)
-        rows["group"].append(group)
-        rows["pool"].append(pool)
-        rows["rack_scale"].append(scale)
-        for col, v in zip(_NUMBER_COLUMNS, numbers, strict=True):
-            rows[col].append(v)
-        for col, v in zip(
-            ("model", "power_source", "size_source", "typical_source"), sources, strict=True
-        ):
-            rows[col].append(v)
-
+    source = _SourceRows()
     if not servers.empty:
-        size = servers["size_source"] if "size_source" in servers.columns else None
-        read = (
-            "pool",
-            "partition",
-            "servers",
-            "rack_scale",
-            *_NUMBER_COLUMNS,
-            "model",
-            "power_source",
-        )
-        columns = zip(*(servers[c].to_numpy() for c in read), strict=True)
-        per_system = servers["nodes"].tolist() if "nodes" in servers.columns else [1] * len(servers)
-        for i, (pool, part, n, scale, *numbers, model, power) in enumerate(columns):
-            n = int(n)
-            # named as the network stage cables and addresses them (server_names)
-            prefix.append(f"{part}-")
-            first.append(0)
-            width.append(max(4, len(str(n))))
-            add(
-                n,
-                "gpu_server",
-                "compute",
-                "compute:" + part,
-                pool,
-                bool(scale),
-                numbers,
-                (model, power, "catalog" if size is None else size.iloc[i], "ratio"),
-                per_system[i],
-            )
+        _add_servers(source, servers)
     if not storage_nodes.empty:
-        rank = {t: i for i, t in enumerate(TIERS)}
-        tiers = storage_nodes["tier"].to_numpy()
-        # tier order, stable; tiers outside TIERS last (as sort_values puts NaN)
-        order = sorted(
-            range(len(tiers)), key=lambda i: (tiers[i] not in rank, rank.get(tiers[i], 0))
-        )
-        cols = {
-            c: storage_nodes[c].to_numpy()[order]
-            for c in (
-                "tier",
-                "role",
-                "nodes",
-                "model",
-                "rack_units",
-                "max_power_kw",
-                "typical_power_kw",
-                "price_usd",
-            )
-        }
-        nodes = cols["nodes"].astype(int)
-        # named as the network stage's storage_node_names: one width over all rows
-        w = max(2, len(str(int(nodes.max()))))
-        for j in range(len(order)):
-            prefix.append(f"stor-{_text(cols['tier'][j])}-{_text(cols['role'][j])}-")
-            first.append(0)
-            width.append(w)
-            add(
-                int(nodes[j]),
-                "storage_node",
-                "storage",
-                "storage",
-                "",
-                False,
-                (
-                    float(cols["rack_units"][j]),
-                    cols["max_power_kw"][j],
-                    cols["typical_power_kw"][j],
-                    nan,
-                    cols["price_usd"][j],
-                ),
-                (cols["model"][j], "storage_nodes", nan, "storage_nodes"),
-            )
+        _add_storage_nodes(source, storage_nodes)
     if not switches.empty:
-        cols = {
-            c: switches[c].to_numpy()
-            for c in (
-                "plane",
-                "role",
-                "count",
-                "unit",
-                "model",
-                "rack_units",
-                "max_power_kw",
-                "typical_power_kw",
-                "price_usd",
-            )
-        }
-        # Number per plane and role in table order; rack by unit (shared last). Zero-padded
-        # as the network stage names them in the port map and IP plan (compute-leaf-01 …
-        # compute-leaf-99, compute-leaf-001 … from 100 switches on).
-        keys = [(_text(p), _text(r)) for p, r in zip(cols["plane"], cols["role"], strict=True)]
-        total: dict[tuple, int] = {}
-        for k, n in zip(keys, cols["count"], strict=True):
-            total[k] = total.get(k, 0) + int(n)
-        seen: dict[tuple, int] = {}
-        for j, (plane, role) in enumerate(keys):
-            n = int(cols["count"][j])
-            unit = cols["unit"][j]
-            unit = unit if isinstance(unit, float) and math.isnan(unit) else str(unit)
-            unit = "" if unit == "nan" else unit
-            prefix.append(f"{plane}-{role}-")
-            first.append(seen.get((plane, role), 0))
-            seen[(plane, role)] = first[-1] + n
-            width.append(switch_number_width(total[(plane, role)]))
-            group = "network:" + (unit if unit != "" else "shared")
-            units, kw, sources = (
-                float(cols["rack_units"][j]),
-                cols["max_power_kw"][j],
-                (cols["model"][j], "switches", nan, "switches"),
-            )
-            # A UFM appliance is a server running the subnet manager, not a switch: its
-            # own device type (equipment list, rack layout, power, NetBox role).
-            kind = "ufm" if role == "ufm" else "switch"
-            if role == "ufm" and _missing(units) and _missing(kw):
-                # unrated, it takes the management server's height and power, marked as
-                # estimates
-                units, kw = float(facility.management_server_units), facility.management_server_kw
-                sources = (cols["model"][j], "estimate", "estimate", "switches")
-            add(
-                n,
-                kind,
-                "network",
-                group,
-                "",
-                False,
-                (units, kw, cols["typical_power_kw"][j], nan, cols["price_usd"][j]),
-                sources,
-            )
+        _add_switches(source, switches, facility)
     mgmt = facility.management_servers
     if mgmt:
-        f = facility
-        price, kg = f.management_server_price_usd, f.management_server_weight_kg
-        add(
-            mgmt,
-            "management_server",
-            "network",
-            "network:shared",
+        _add_management_servers(source, facility)
+    if not source.counts:
+        return pd.DataFrame(columns=DEVICE_COLUMNS)
+    estimate_missing(source.columns, facility)
+    return _one_row_per_device(source, mgmt)
+
+
+def _add_servers(source: _SourceRows, servers: pd.DataFrame) -> None:
+    """One source row per GPU server type, named as the network stage names them."""
+    size = servers["size_source"] if "size_source" in servers.columns else None
+    read = (
+        "pool",
+        "partition",
+        "servers",
+        "rack_scale",
+        *_NUMBER_COLUMNS,
+        "model",
+        "power_source",
+    )
+    columns = zip(*(servers[c].to_numpy() for c in read), strict=True)
+    per_system = servers["nodes"].tolist() if "nodes" in servers.columns else [1] * len(servers)
+    for i, (pool, part, count, scale, *numbers, model, power) in enumerate(columns):
+        n = int(count)
+        # named as the network stage cables and addresses them (server_names)
+        source.prefix.append(f"{part}-")
+        source.first.append(0)
+        source.width.append(max(4, len(str(n))))
+        source.add(
+            n,
+            "gpu_server",
+            "compute",
+            "compute:" + part,
+            pool,
+            bool(scale),
+            numbers,
+            (model, power, "catalog" if size is None else size.iloc[i], "ratio"),
+            per_system[i],
+        )
+
+
+def _add_storage_nodes(source: _SourceRows, storage_nodes: pd.DataFrame) -> None:
+    """One source row per storage node type, in tier order."""
+    rank: dict[object, int] = {t: i for i, t in enumerate(TIERS)}
+    tiers = storage_nodes["tier"].to_numpy()
+    # tier order, stable; tiers outside TIERS last (as sort_values puts NaN)
+    order = sorted(range(len(tiers)), key=lambda i: (tiers[i] not in rank, rank.get(tiers[i], 0)))
+    cols = {
+        c: storage_nodes[c].to_numpy()[order]
+        for c in (
+            "tier",
+            "role",
+            "nodes",
+            "model",
+            "rack_units",
+            "max_power_kw",
+            "typical_power_kw",
+            "price_usd",
+        )
+    }
+    nodes = cols["nodes"].astype(int)
+    # named as the network stage's storage_node_names: one width over all rows
+    w = max(2, len(str(int(nodes.max()))))
+    for j in range(len(order)):
+        source.prefix.append(f"stor-{_text(cols['tier'][j])}-{_text(cols['role'][j])}-")
+        source.first.append(0)
+        source.width.append(w)
+        source.add(
+            int(nodes[j]),
+            "storage_node",
+            "storage",
+            "storage",
             "",
             False,
             (
-                float(f.management_server_units),
-                f.management_server_kw,
-                f.management_server_typical_kw,
-                nan if kg is None else kg,
-                nan if price is None else price,
+                float(cols["rack_units"][j]),
+                cols["max_power_kw"][j],
+                cols["typical_power_kw"][j],
+                math.nan,
+                cols["price_usd"][j],
             ),
-            (f.management_server_model, "scenario", "scenario", "scenario"),
+            (cols["model"][j], "storage_nodes", math.nan, "storage_nodes"),
         )
-    if not counts:
-        return pd.DataFrame(columns=DEVICE_COLUMNS)
-    estimate_missing(rows, facility)
-    n_named = len(prefix)  # every row but the management servers'
-    names = numbered(
-        np.array(prefix, dtype=object), np.array(first), np.array(counts[:n_named]), np.array(width)
+
+
+def _add_switches(source: _SourceRows, switches: pd.DataFrame, facility: Facility) -> None:
+    """One source row per switch type (and UFM appliance), numbered per plane and role."""
+    cols = {
+        c: switches[c].to_numpy()
+        for c in (
+            "plane",
+            "role",
+            "count",
+            "unit",
+            "model",
+            "rack_units",
+            "max_power_kw",
+            "typical_power_kw",
+            "price_usd",
+        )
+    }
+    # Number per plane and role in table order; rack by unit (shared last). Zero-padded
+    # as the network stage names them in the port map and IP plan (compute-leaf-01 …
+    # compute-leaf-99, compute-leaf-001 … from 100 switches on).
+    keys = [(_text(p), _text(r)) for p, r in zip(cols["plane"], cols["role"], strict=True)]
+    total: dict[tuple, int] = {}
+    for k, n in zip(keys, cols["count"], strict=True):
+        total[k] = total.get(k, 0) + int(n)
+    seen: dict[tuple, int] = {}
+    for j, (plane, role) in enumerate(keys):
+        n = int(cols["count"][j])
+        unit = str(cols["unit"][j])
+        unit = "" if unit == "nan" else unit
+        source.prefix.append(f"{plane}-{role}-")
+        source.first.append(seen.get((plane, role), 0))
+        seen[(plane, role)] = source.first[-1] + n
+        source.width.append(switch_number_width(total[(plane, role)]))
+        group = "network:" + (unit if unit != "" else "shared")
+        units, kw = float(cols["rack_units"][j]), cols["max_power_kw"][j]
+        sources: tuple[object, ...] = (cols["model"][j], "switches", math.nan, "switches")
+        # A UFM appliance is a server running the subnet manager, not a switch: its
+        # own device type (equipment list, rack layout, power, NetBox role).
+        kind = "ufm" if role == "ufm" else "switch"
+        if role == "ufm" and _missing(units) and _missing(kw):
+            # unrated, it takes the management server's height and power, marked as
+            # estimates
+            units, kw = float(facility.management_server_units), facility.management_server_kw
+            sources = (cols["model"][j], "estimate", "estimate", "switches")
+        source.add(
+            n,
+            kind,
+            "network",
+            group,
+            "",
+            False,
+            (units, kw, cols["typical_power_kw"][j], math.nan, cols["price_usd"][j]),
+            sources,
+        )
+
+
+def _add_management_servers(source: _SourceRows, facility: Facility) -> None:
+    """The management servers' one source row (named apart: ``mgmt-<nn>``)."""
+    f = facility
+    price, kg = f.management_server_price_usd, f.management_server_weight_kg
+    source.add(
+        f.management_servers,
+        "management_server",
+        "network",
+        "network:shared",
+        "",
+        False,
+        (
+            float(f.management_server_units),
+            f.management_server_kw,
+            f.management_server_typical_kw,
+            math.nan if kg is None else kg,
+            math.nan if price is None else price,
+        ),
+        (f.management_server_model, "scenario", "scenario", "scenario"),
     )
-    repeat = np.array(counts, dtype=np.int64)
+
+
+def _one_row_per_device(source: _SourceRows, mgmt: int) -> pd.DataFrame:
+    """The device table: each source row repeated once per device, each device named."""
+    rows = source.columns
+    n_named = len(source.prefix)  # every row but the management servers'
+    names = numbered(
+        np.array(source.prefix, dtype=object),
+        np.array(source.first),
+        np.array(source.counts[:n_named]),
+        np.array(source.width),
+    )
+    repeat = np.array(source.counts, dtype=np.int64)
     out: dict[str, object] = {}
     if mgmt:
         # management_server_names is an object Series: the column stays object

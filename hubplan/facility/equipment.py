@@ -166,6 +166,31 @@ def equipment_list(
     listed is cabled and every cabled server port is listed; without that table (the
     network stage not run) no NIC is listed.
     """
+    columns = _device_rows(layout)
+    config = _configurations(servers, storage_nodes, switches)
+    columns["configuration"] = [
+        config.get(k, "") for k in zip(columns["type"], columns["model"], strict=True)
+    ]
+    # NIC ports: one row per plane and speed, naming every server model that carries it
+    where = {
+        (t, m): loc
+        for t, m, loc in zip(columns["type"], columns["model"], columns["location"], strict=True)
+    }
+    nic_rows = nic_equipment_rows(servers, server_nics, where)
+    for nic_model, (configs, count, locs) in nic_rows.items():
+        columns["type"].append("nic")
+        columns["model"].append(nic_model)
+        columns["configuration"].append("; ".join(configs))
+        columns["quantity"].append(count)
+        columns["location"].append(", ".join(dict.fromkeys(locs)))
+        columns["unit_price_usd"].append(math.nan)
+        columns["unit_weight_kg"].append(math.nan)  # inside the servers' weight
+    return _equipment_frame(columns, facility)
+
+
+def _device_rows(layout: pd.DataFrame) -> dict[str, list]:
+    """One equipment row per device type and model, in order of appearance: its type,
+    model, quantity, location, unit price [USD] and unit weight [kg], one list each."""
     device_type = layout["device_type"].to_numpy()
     model = layout["model"].to_numpy()
     rack = layout["rack"].to_numpy()
@@ -189,12 +214,25 @@ def equipment_list(
     first_pair_row = first_pair_row[code[first_pair_row] >= 0]
     last_row = np.full(n, -1)
     np.maximum.at(last_row, code[first_pair_row], first_pair_row)
-    types = device_type[first_row].tolist()
-    models = model[first_row].tolist()
     location = [
         rack[a] if rack[a] == rack[b] else f"{rack[a]}–{rack[b]}"
         for a, b in zip(first_row.tolist(), last_row.tolist(), strict=True)
     ]
+    return {
+        "type": device_type[first_row].tolist(),
+        "model": model[first_row].tolist(),
+        "quantity": quantity.tolist(),
+        "location": location,
+        "unit_price_usd": unit_price.tolist(),
+        "unit_weight_kg": unit_weight.tolist(),
+    }
+
+
+def _configurations(
+    servers: pd.DataFrame, storage_nodes: pd.DataFrame, switches: pd.DataFrame
+) -> dict[tuple[str, str], str]:
+    """The configuration of each (device type, model): a GPU server's GPUs and compute
+    NICs; a storage node's or switch's uses (tiers, planes and roles) and ports."""
     config: dict[tuple[str, str], str] = {}
     read = ("model", "gpus_per_server", "accelerator", "compute_nics", "compute_nic_gbps")
     server_rows = list(zip(*(servers[c].tolist() for c in read), strict=True))
@@ -222,34 +260,26 @@ def equipment_list(
             config[key] = f"; {ports:g} × {gbps:g} Gb/s"
     for key, names in uses.items():
         config[key] = ", ".join(names) + config[key]
-    configuration = [config.get(k, "") for k in zip(types, models, strict=True)]
-    quantity = quantity.tolist()
-    unit_price = unit_price.tolist()
-    unit_weight = unit_weight.tolist()
-    # NIC ports: one row per plane and speed, naming every server model that carries it
-    where = {(t, m): loc for t, m, loc in zip(types, models, location, strict=True)}
-    nic_rows = nic_equipment_rows(servers, server_nics, where)
-    for nic_model, (configs, count, locs) in nic_rows.items():
-        types.append("nic")
-        models.append(nic_model)
-        configuration.append("; ".join(configs))
-        quantity.append(count)
-        location.append(", ".join(dict.fromkeys(locs)))
-        unit_price.append(math.nan)
-        unit_weight.append(math.nan)  # inside the servers' weight
+    return config
+
+
+def _equipment_frame(columns: dict[str, list], facility: Facility) -> pd.DataFrame:
+    """The equipment list from its rows' columns, with each model's pinned versions and
+    the extended price [USD] and total weight [kg]."""
+    models = columns["model"]
     pins = {p.model.lower(): p for p in facility.versions}
     firmware = [pins[m.lower()].firmware if m.lower() in pins else "" for m in models]
     driver = [pins[m.lower()].driver if m.lower() in pins else "" for m in models]
-    quantity_arr = np.array(quantity, dtype=np.int64)
-    unit_price_arr = np.array(unit_price, dtype=float)
-    unit_weight_arr = np.array(unit_weight, dtype=float)
+    quantity_arr = np.array(columns["quantity"], dtype=np.int64)
+    unit_price_arr = np.array(columns["unit_price_usd"], dtype=float)
+    unit_weight_arr = np.array(columns["unit_weight_kg"], dtype=float)
     return pd.DataFrame(
         {
-            "type": types,
+            "type": columns["type"],
             "model": models,
-            "configuration": configuration,
+            "configuration": columns["configuration"],
             "quantity": quantity_arr,
-            "location": location,
+            "location": columns["location"],
             "firmware_version": firmware,
             "driver_version": driver,
             "unit_price_usd": unit_price_arr,

@@ -223,8 +223,8 @@ def device_inrush_factor(factor: float, nodes: np.ndarray | int) -> np.ndarray:
     >>> device_inrush_factor(1.5, np.array([1, 18])).round(4).tolist()
     [1.5, 1.0278]
     """
-    nodes = np.maximum(np.asarray(nodes, dtype=float), 1.0)
-    return 1.0 + (factor - 1.0) / nodes
+    at_least_one = np.maximum(np.asarray(nodes, dtype=float), 1.0)
+    return 1.0 + (factor - 1.0) / at_least_one
 
 
 def power_on_sequence(
@@ -284,8 +284,8 @@ def power_on_sequence(
     return pd.Series(steps, index=layout.index), seq
 
 
-def annual_energy_mwh(it_kw: float, pue: float) -> float:
-    """Facility energy in a year at a steady IT draw [MWh].
+def annual_energy_mwh(it_kw: np.ndarray | float, pue: float) -> np.ndarray | float:
+    """Facility energy in a year at a steady IT draw [MWh] (one figure or an array).
 
     Notes
     -----

@@ -141,80 +141,92 @@ def expand_rack_scale(layout: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
     if not scale.any():
         return layout
     parts = rack_system_parts()
-    pieces = []
+    pieces: list[dict] = []
     columns = list(layout.columns)
-    position_type = "Int64"
     for i, row in enumerate(layout.to_dict("records")):
         if not scale[i]:
             pieces.append(row)
             continue
-        system = str(row["model"])
-        tray = compute_tray(system, catalog)
-        gpus = int(catalog.server(system)["gpus"])
-        nodes = gpus // int(tray["gpus"])
-        tray_kw = float(tray["max_power_kw"])
-        # a tray row without a height: 1 U, the compute tray of the MGX rack (DGX GB200
-        # user guide: '18x 1RU compute trays')
-        tray_u = float(tray["rack_units"]) if tray["rack_units"] == tray["rack_units"] else 1.0
-        rest_kw = float(row["max_power_kw"]) - nodes * tray_kw
-        if rest_kw < -1e-9:
-            raise CatalogError(
-                f"data/servers.csv: {nodes} × {tray['name']!r} draw "
-                f"{nodes * tray_kw:g} kW, more than max_power_kw = "
-                f"{float(row['max_power_kw']):g} of {system!r}; the rack's "
-                f"figure must include its trays"
-            )
-        ratio = (
-            float(row["typical_power_kw"]) / float(row["max_power_kw"])
-            if float(row["max_power_kw"]) > 0
-            else 1.0
-        )
-        unit = str(row["device"])
-        position = int(row["u_position"])
-        numbers = dict.fromkeys(PART_TYPES, 0)
-        for part, model, count, height in zip(
-            *(
-                _parts_of(system, nodes, parts, tray_u)[c]
-                for c in ("part", "model", "count", "u_height")
-            ),
-            strict=True,
-        ):
-            device_type, suffix = PART_TYPES[part]
-            for _ in range(int(count)):
-                numbers[part] += 1
-                tray_part = part == "compute_tray"
-                kw = tray_kw if tray_part else 0.0
-                pieces.append(
-                    row
-                    | {
-                        "device": f"{unit}-{suffix}{numbers[part]:02d}",
-                        "device_type": device_type,
-                        "model": str(tray["name"]) if tray_part else str(model),
-                        "u_position": position,
-                        "u_height": float(height),
-                        "max_power_kw": kw,
-                        "typical_power_kw": kw * ratio,
-                        "power_source": "catalog" if tray_part else "rack",
-                        "size_source": "rack",
-                        "weight_kg": np.nan,
-                        "price_usd": np.nan,
-                    }
-                )
-                position += int(height)
-        pieces.append(
-            row
-            | {
-                "device_type": SYSTEM_TYPE,
-                "u_position": pd.NA,
-                "u_height": 0.0,
-                "max_power_kw": max(rest_kw, 0.0),
-                "typical_power_kw": max(rest_kw, 0.0) * ratio,
-                "power_source": "rack",
-            }
-        )
+        pieces.extend(_system_rows(row, catalog, parts))
     out = pd.DataFrame(pieces, columns=columns)
-    out["u_position"] = out["u_position"].astype(position_type)
+    out["u_position"] = out["u_position"].astype("Int64")
     for col in columns:
         if col != "u_position" and layout[col].dtype != object:
             out[col] = out[col].astype(layout[col].dtype)
     return out
+
+
+def _system_rows(row: dict, catalog: Catalog, parts: pd.DataFrame) -> list[dict]:
+    """A rack-scale system's layout row as its parts' rows, bottom up, then its own 0 U
+    row carrying the rest of the rack's power [kW]."""
+    system = str(row["model"])
+    tray = compute_tray(system, catalog)
+    gpus = int(catalog.server(system)["gpus"])
+    nodes = gpus // int(tray["gpus"])
+    tray_kw = float(tray["max_power_kw"])
+    # a tray row without a height: 1 U, the compute tray of the MGX rack (DGX GB200
+    # user guide: '18x 1RU compute trays')
+    tray_u = float(tray["rack_units"]) if tray["rack_units"] == tray["rack_units"] else 1.0
+    rest_kw = float(row["max_power_kw"]) - nodes * tray_kw
+    if rest_kw < -1e-9:
+        raise CatalogError(
+            f"data/servers.csv: {nodes} × {tray['name']!r} draw "
+            f"{nodes * tray_kw:g} kW, more than max_power_kw = "
+            f"{float(row['max_power_kw']):g} of {system!r}; the rack's "
+            f"figure must include its trays"
+        )
+    ratio = (
+        float(row["typical_power_kw"]) / float(row["max_power_kw"])
+        if float(row["max_power_kw"]) > 0
+        else 1.0
+    )
+    pieces = _part_rows(row, tray, _parts_of(system, nodes, parts, tray_u), tray_kw, ratio)
+    pieces.append(
+        row
+        | {
+            "device_type": SYSTEM_TYPE,
+            "u_position": pd.NA,
+            "u_height": 0.0,
+            "max_power_kw": max(rest_kw, 0.0),
+            "typical_power_kw": max(rest_kw, 0.0) * ratio,
+            "power_source": "rack",
+        }
+    )
+    return pieces
+
+
+def _part_rows(
+    row: dict, tray: pd.Series, mine: pd.DataFrame, tray_kw: float, ratio: float
+) -> list[dict]:
+    """One layout row per part of a rack-scale system (``mine``, bottom up), each in its
+    unit from the system's, a compute tray drawing ``tray_kw`` [kW], the others 0 kW."""
+    pieces: list[dict] = []
+    unit = str(row["device"])
+    position = int(row["u_position"])
+    numbers = dict.fromkeys(PART_TYPES, 0)
+    for part, model, count, height in zip(
+        *(mine[c] for c in ("part", "model", "count", "u_height")), strict=True
+    ):
+        device_type, suffix = PART_TYPES[part]
+        for _ in range(int(count)):
+            numbers[part] += 1
+            tray_part = part == "compute_tray"
+            kw = tray_kw if tray_part else 0.0
+            pieces.append(
+                row
+                | {
+                    "device": f"{unit}-{suffix}{numbers[part]:02d}",
+                    "device_type": device_type,
+                    "model": str(tray["name"]) if tray_part else str(model),
+                    "u_position": position,
+                    "u_height": float(height),
+                    "max_power_kw": kw,
+                    "typical_power_kw": kw * ratio,
+                    "power_source": "catalog" if tray_part else "rack",
+                    "size_source": "rack",
+                    "weight_kg": np.nan,
+                    "price_usd": np.nan,
+                }
+            )
+            position += int(height)
+    return pieces

@@ -173,10 +173,60 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
     group, and each table built once.
     """
     f = facility
+    units = devices["u_height"].to_numpy(float)
+    rack_of, per_group = _fill_racks(devices, f)
+    if not per_group:
+        raise HubplanError(
+            "facility: no devices to rack (no servers, storage nodes, switches "
+            "or management servers in the plan)"
+        )
+    n_racks = sum(g[0] for g in per_group)
+    per_rack = _per_rack(per_group)
+    row_index, position = rack_rows(per_rack["kind"], per_rack["group"], f)
+    row_names = {i: row_name(i) for i in np.unique(row_index).tolist()}
+    row = np.array([row_names[i] for i in row_index.tolist()], dtype=object)
+    rack = row + np.array([f"{p:02d}" for p in position.tolist()], dtype=object)
+    # lowest unit of each device: 1 + the height of the devices below it in its rack
+    u_position = (_below_in_rack(rack_of, units, n_racks) + 1).astype(int)
+    rank = np.empty(n_racks, dtype=np.int64)
+    rank[np.lexsort((position, row_index))] = np.arange(n_racks)
+    by_place = np.argsort(rank)
+    racks = pd.DataFrame(
+        {
+            "rack_id": by_place,
+            "kind": per_rack["kind"][by_place],
+            "group": per_rack["group"][by_place],
+            "budget_kw": per_rack["budget_kw"][by_place],
+            "power_cap_kw": per_rack["power_cap_kw"][by_place],
+            "u_total": np.full(n_racks, f.rack_units, dtype=np.int64),
+            "u_usable": per_rack["u_usable"][by_place],
+            "row_index": row_index[by_place],
+            "position": position[by_place],
+            "row": row[by_place],
+            "rack": rack[by_place],
+            **_rack_loads(rack_of, units, devices, per_rack["own_rack"], f, by_place),
+        }
+    )
+    # devices rack by rack in row order, bottom up
+    order = np.lexsort((u_position, rank[rack_of]))
+    layout = devices.take(order).reset_index(drop=True)
+    layout["rack_id"] = rack_of[order]
+    layout["u_position"] = u_position[order]
+    layout["rack"] = rack[rack_of[order]]
+    return racks, layout
+
+
+#: One group's racks: (count, kind, group, budget [kW], power cap [kW], usable units,
+#: rack-scale).
+_GroupRacks = tuple[int, str, str, float, float, int, bool]
+
+
+def _fill_racks(devices: pd.DataFrame, f: Facility) -> tuple[np.ndarray, list[_GroupRacks]]:
+    """Rack number (from 0) of each device, each group filling racks of its own (groups
+    in :func:`_group_order`), and each group's racks."""
     usable = f.rack_units - f.reserved_units
     inrush = f.inrush_factor if f.inrush_policy == "sized" else 1.0
-    n = len(devices)
-    rack_of = np.zeros(n, dtype=np.int64)
+    rack_of = np.zeros(len(devices), dtype=np.int64)
     kw = devices["max_power_kw"].to_numpy(float)
     units = devices["u_height"].to_numpy(float)
     raw_kg = devices["weight_kg"].to_numpy(float)
@@ -184,11 +234,12 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
     scale = devices["rack_scale"].to_numpy(bool)
     # Row positions of each group, found in one pass (a mask per group would compare every
     # device once per scalable unit: quadratic in GPUs); groups in order of appearance.
-    codes, found = pd.factorize(devices["group"].to_numpy()) if n else (np.zeros(0, int), [])
+    codes, uniques = pd.factorize(devices["group"].to_numpy())
+    found = uniques.tolist()
     valid = np.flatnonzero(codes >= 0)
     by_group = valid[np.argsort(codes[valid], kind="stable")]
     ends = np.cumsum(np.bincount(codes[valid], minlength=len(found)))
-    per_group: list[tuple] = []  # (count, kind, group, budget, cap, u_usable, rack_scale)
+    per_group: list[_GroupRacks] = []
     next_rack = 0
     for g in sorted(range(len(found)), key=lambda g: _group_order(found[g])):
         group = found[g]
@@ -216,60 +267,50 @@ def place_devices(devices: pd.DataFrame, facility: Facility) -> tuple[pd.DataFra
             (count, kind, group, budget, cap, f.rack_units if rack_scale else usable, rack_scale)
         )
         next_rack += count
-    n_racks = next_rack
-    if not per_group:
-        raise HubplanError(
-            "facility: no devices to rack (no servers, storage nodes, switches "
-            "or management servers in the plan)"
-        )
+    return rack_of, per_group
+
+
+def _per_rack(per_group: list[_GroupRacks]) -> dict[str, np.ndarray]:
+    """Each group's kind, group, budget and cap [kW], usable units and whether it is a
+    rack-scale system's own rack, repeated to one entry per rack (rack number order)."""
     count, kind, group, budget, cap, u_usable, own_rack = (
         np.array(c) for c in zip(*per_group, strict=True)
     )
-    # a rack-scale system's weight includes its own rack; other racks add the empty cabinet
-    own_rack = np.repeat(own_rack.astype(bool), count)
-    cabinet = np.where(own_rack, 0.0, f.rack_cabinet_kg)
-    kind = np.repeat(kind.astype(object), count)
-    group = np.repeat(group.astype(object), count)
-    row_index, position = rack_rows(kind, group, f)
-    row_names = {i: row_name(i) for i in np.unique(row_index).tolist()}
-    row = np.array([row_names[i] for i in row_index.tolist()], dtype=object)
-    rack = row + np.array([f"{p:02d}" for p in position.tolist()], dtype=object)
-    # lowest unit of each device: 1 + the height of the devices below it in its rack
-    u_position = (_below_in_rack(rack_of, units, n_racks) + 1).astype(int)
+    return {
+        "kind": np.repeat(kind.astype(object), count),
+        "group": np.repeat(group.astype(object), count),
+        "budget_kw": np.repeat(budget.astype(float), count),
+        "power_cap_kw": np.repeat(cap.astype(float), count),
+        "u_usable": np.repeat(u_usable.astype(np.int64), count),
+        "own_rack": np.repeat(own_rack.astype(bool), count),
+    }
+
+
+def _rack_loads(
+    rack_of: np.ndarray,
+    units: np.ndarray,
+    devices: pd.DataFrame,
+    own_rack: np.ndarray,
+    f: Facility,
+    by_place: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Per rack, in place order: units used, device weight [kg], devices, weight limit
+    [kg] and floor load [kPa]."""
+    n_racks = len(own_rack)
+    raw_kg = devices["weight_kg"].to_numpy(float)
     used = np.bincount(rack_of, weights=units, minlength=n_racks)
     if not _whole(units):  # fractional heights: pandas' own (compensated) sums
         used = pd.Series(units).groupby(rack_of).sum().to_numpy()
     weight = pd.Series(raw_kg).groupby(rack_of).sum().to_numpy()  # compensated, as pandas
-    rank = np.empty(n_racks, dtype=np.int64)
-    rank[np.lexsort((position, row_index))] = np.arange(n_racks)
-    by_place = np.argsort(rank)
-    racks = pd.DataFrame(
-        {
-            "rack_id": by_place,
-            "kind": kind[by_place],
-            "group": group[by_place],
-            "budget_kw": np.repeat(budget.astype(float), count)[by_place],
-            "power_cap_kw": np.repeat(cap.astype(float), count)[by_place],
-            "u_total": np.full(n_racks, f.rack_units, dtype=np.int64),
-            "u_usable": np.repeat(u_usable.astype(np.int64), count)[by_place],
-            "row_index": row_index[by_place],
-            "position": position[by_place],
-            "row": row[by_place],
-            "rack": rack[by_place],
-            "u_used": used[by_place],
-            "weight_kg": weight[by_place],
-            "devices": np.bincount(rack_of, minlength=n_racks)[by_place],
-            "max_kg": np.where(own_rack, f.floor_limit_kg, f.rack_weight_limit_kg)[by_place],
-            "floor_load_kpa": floor_load_kpa((weight + cabinet)[by_place], f.rack_footprint_m2),
-        }
-    )
-    # devices rack by rack in row order, bottom up
-    order = np.lexsort((u_position, rank[rack_of]))
-    layout = devices.take(order).reset_index(drop=True)
-    layout["rack_id"] = rack_of[order]
-    layout["u_position"] = u_position[order]
-    layout["rack"] = rack[rack_of[order]]
-    return racks, layout
+    # a rack-scale system's weight includes its own rack; other racks add the empty cabinet
+    cabinet = np.where(own_rack, 0.0, f.rack_cabinet_kg)
+    return {
+        "u_used": used[by_place],
+        "weight_kg": weight[by_place],
+        "devices": np.bincount(rack_of, minlength=n_racks)[by_place],
+        "max_kg": np.where(own_rack, f.floor_limit_kg, f.rack_weight_limit_kg)[by_place],
+        "floor_load_kpa": floor_load_kpa((weight + cabinet)[by_place], f.rack_footprint_m2),
+    }
 
 
 def _whole(values: np.ndarray) -> bool:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import Catalog
-from ..core.findings import Finding
+from ..core.findings import Finding, Severity
 from ..core.stage import Stage, StageResult
 from ..pools import Pools
 from .cooling import cooling_table
@@ -90,22 +90,50 @@ def facility_findings(
 ) -> list[Finding]:
     """Findings from the facility tables: power, inrush, cooling, weight, height, estimates
     and unpinned versions."""
+    layout, racks = t["rack_layout"], t["racks"]
+    return [
+        *_server_findings(servers),
+        *_estimated_device_findings(layout),
+        *_rack_power_findings(t["power_allocation"], facility),
+        *_inrush_findings(t["power_on_sequence"], facility),
+        *_cooling_findings(t["cooling"], facility),
+        *_rack_weight_findings(racks, facility),
+        *_rack_height_findings(racks),
+        *_unlisted_parts_findings(layout),
+        *_unknown_weight_findings(layout),
+        *_unpinned_version_findings(t["equipment_list"]),
+    ]
+
+
+def _finding(severity: Severity, subject: str, code: str, **params: object) -> Finding:
+    """A facility-stage finding."""
+    return Finding(severity, "facility", subject, code, params)
+
+
+def _server_findings(servers: pd.DataFrame) -> list[Finding]:
+    """GPU server types whose power is unknown or estimated, or whose size is estimated."""
     found: list[Finding] = []
-
-    def add(severity, subject, code, **params):
-        found.append(Finding(severity, "facility", subject, code, params))
-
     read = ("pool", "model", "power_source", "size_source", "max_power_kw", "u_height")
     for pool, model, power, size, kw, units in zip(
         *(servers[c].tolist() for c in read), strict=True
     ):
         if power == "unknown":
-            add("error", pool, "server_power_unknown", server=model)
+            found.append(_finding("error", pool, "server_power_unknown", server=model))
         if power == "estimate":
-            add("warning", pool, "server_power_estimated", server=model, kw=round(float(kw), 2))
+            found.append(
+                _finding(
+                    "warning", pool, "server_power_estimated", server=model, kw=round(float(kw), 2)
+                )
+            )
         if size == "estimate":
-            add("warning", pool, "server_size_estimated", server=model, units=int(units))
-    layout = t["rack_layout"]
+            found.append(
+                _finding("warning", pool, "server_size_estimated", server=model, units=int(units))
+            )
+    return found
+
+
+def _estimated_device_findings(layout: pd.DataFrame) -> list[Finding]:
+    """One warning per switch, UFM or storage node model with estimated power or size."""
     device_type = layout["device_type"].to_numpy()
     est = np.flatnonzero(
         np.isin(device_type, ("switch", "ufm", "storage_node"))
@@ -114,54 +142,73 @@ def facility_findings(
             | (layout["size_source"].to_numpy() == "estimate")
         )
     )
-    if len(est):
-        code, first = group_codes(device_type[est], layout["model"].to_numpy()[est])
-        count = np.bincount(code[code >= 0], minlength=len(first))
-        at = est[first]
+    if not len(est):
+        return []
+    code, first = group_codes(device_type[est], layout["model"].to_numpy()[est])
+    count = np.bincount(code[code >= 0], minlength=len(first))
+    at = est[first]
+    return [
+        _finding(
+            "warning",
+            str(model),
+            "device_figures_estimated",
+            model=str(model),
+            count=n,
+            kw=round(float(kw), 2),
+            units=int(units),
+        )
         for model, n, kw, units in zip(
             layout["model"].to_numpy()[at].tolist(),
             count.tolist(),
             layout["max_power_kw"].to_numpy()[at].tolist(),
             layout["u_height"].to_numpy()[at].tolist(),
             strict=True,
-        ):
-            add(
-                "warning",
-                str(model),
-                "device_figures_estimated",
-                model=str(model),
-                count=n,
-                kw=round(float(kw), 2),
-                units=int(units),
-            )
-    alloc = t["power_allocation"]
+        )
+    ]
+
+
+#: Rack power states that are findings: (status, severity, code).
+_RACK_POWER_STATES: tuple[tuple[str, Severity, str], ...] = (
+    ("over", "error", "rack_power_over"),
+    ("low_headroom", "warning", "rack_power_headroom"),
+)
+
+
+def _rack_power_findings(alloc: pd.DataFrame, facility: Facility) -> list[Finding]:
+    """Racks over their supply or short of headroom, each naming the worst rack."""
+    found: list[Finding] = []
     status = alloc["status"].to_numpy()
-    for state, sev, code in (
-        ("over", "error", "rack_power_over"),
-        ("low_headroom", "warning", "rack_power_headroom"),
-    ):
+    for state, sev, code in _RACK_POWER_STATES:
         bad = np.flatnonzero(status == state)
         if len(bad):
             worst = bad[np.nanargmin(alloc["headroom_pct"].to_numpy(float)[bad])]
             rack = str(alloc["rack"].iloc[worst])
-            add(
-                sev,
-                rack,
-                code,
-                racks=len(bad),
-                rack=rack,
-                allocated=float(alloc["allocated_kw"].iloc[worst]),
-                supply=float(alloc["supply_kw"].iloc[worst]),
-                headroom=float(alloc["headroom_pct"].iloc[worst]),
-                required=facility.power_headroom,
+            found.append(
+                _finding(
+                    sev,
+                    rack,
+                    code,
+                    racks=len(bad),
+                    rack=rack,
+                    allocated=float(alloc["allocated_kw"].iloc[worst]),
+                    supply=float(alloc["supply_kw"].iloc[worst]),
+                    headroom=float(alloc["headroom_pct"].iloc[worst]),
+                    required=facility.power_headroom,
+                )
             )
-    seq = t["power_on_sequence"]
+    return found
+
+
+def _inrush_findings(seq: pd.DataFrame, facility: Facility) -> list[Finding]:
+    """Racks whose power-on peak exceeds the feed, naming the worst."""
     over = np.flatnonzero(seq["status"].to_numpy() == "over")
-    if len(over):
-        peak, feed = seq["peak_kw"].to_numpy(float), seq["feed_kw"].to_numpy(float)
-        worst = over[np.nanargmax((peak - feed)[over])]
-        rack = str(seq["rack"].iloc[worst])
-        add(
+    if not len(over):
+        return []
+    peak, feed = seq["peak_kw"].to_numpy(float), seq["feed_kw"].to_numpy(float)
+    worst = over[np.nanargmax((peak - feed)[over])]
+    rack = str(seq["rack"].iloc[worst])
+    return [
+        _finding(
             "error",
             rack,
             "inrush_over_feed",
@@ -171,7 +218,13 @@ def facility_findings(
             feed=float(feed[worst]),
             factor=facility.inrush_factor,
         )
-    cool = t["cooling"]
+    ]
+
+
+def _cooling_findings(cool: pd.DataFrame, facility: Facility) -> list[Finding]:
+    """Racks whose cooling mode is missing, whose heat is beyond liquid cooling, or whose
+    cooling is short of headroom."""
+    found: list[Finding] = []
     at_rack = cool["level"].to_numpy() == "rack"
     cool_status = cool["status"].to_numpy()
     cool_mode = cool["cooling_mode"].to_numpy()
@@ -179,49 +232,61 @@ def facility_findings(
     missing = at_rack & (cool_status == "missing")
     for mode in sorted(set(cool_mode[missing].tolist())):
         part = missing & (cool_mode == mode)
-        add(
-            "error",
-            str(mode),
-            "cooling_missing",
-            mode=str(mode),
-            racks=int(part.sum()),
-            heat=float(np.nanmax(heat[part])),
-            have=", ".join(facility.cooling_modes),
+        found.append(
+            _finding(
+                "error",
+                str(mode),
+                "cooling_missing",
+                mode=str(mode),
+                racks=int(part.sum()),
+                heat=float(np.nanmax(heat[part])),
+                have=", ".join(facility.cooling_modes),
+            )
         )
     beyond = np.flatnonzero(at_rack & (cool_status == "over"))
     if len(beyond):
-        add(
-            "error",
-            str(cool["rack"].iloc[beyond[0]]),
-            "cooling_over",
-            racks=len(beyond),
-            heat=float(np.nanmax(heat[beyond])),
-            capacity=facility.liquid_max_kw,
+        found.append(
+            _finding(
+                "error",
+                str(cool["rack"].iloc[beyond[0]]),
+                "cooling_over",
+                racks=len(beyond),
+                heat=float(np.nanmax(heat[beyond])),
+                capacity=facility.liquid_max_kw,
+            )
         )
     thin = np.flatnonzero(at_rack & (cool_status == "low_headroom"))
     if len(thin):
         share = cool["cooling_headroom_pct"].to_numpy(float)
         worst = thin[np.nanargmin(share[thin])]
-        add(
-            "warning",
-            str(cool["rack"].iloc[worst]),
-            "cooling_headroom",
-            racks=len(thin),
-            rack=str(cool["rack"].iloc[worst]),
-            mode=str(cool_mode[worst]),
-            heat=float(heat[worst]),
-            capacity=float(cool["cooling_kw"].iloc[worst]),
-            headroom=float(share[worst]),
-            required=facility.cooling_headroom,
+        found.append(
+            _finding(
+                "warning",
+                str(cool["rack"].iloc[worst]),
+                "cooling_headroom",
+                racks=len(thin),
+                rack=str(cool["rack"].iloc[worst]),
+                mode=str(cool_mode[worst]),
+                heat=float(heat[worst]),
+                capacity=float(cool["cooling_kw"].iloc[worst]),
+                headroom=float(share[worst]),
+                required=facility.cooling_headroom,
+            )
         )
-    racks = t["racks"]
+    return found
+
+
+def _rack_weight_findings(racks: pd.DataFrame, facility: Facility) -> list[Finding]:
+    """Racks over their weight limit or the floor's rating, naming the heaviest."""
     weight, limit = racks["weight_kg"].to_numpy(float), racks["max_kg"].to_numpy(float)
     load = racks["floor_load_kpa"].to_numpy(float)
     heavy = np.flatnonzero((weight > limit + 1e-9) | (load > facility.floor_rating_kpa + 1e-9))
-    if len(heavy):
-        worst = heavy[np.argmax(weight[heavy])]
-        rack = str(racks["rack"].iloc[worst])
-        add(
+    if not len(heavy):
+        return []
+    worst = heavy[np.argmax(weight[heavy])]
+    rack = str(racks["rack"].iloc[worst])
+    return [
+        _finding(
             "warning",
             rack,
             "rack_over_weight",
@@ -232,12 +297,19 @@ def facility_findings(
             load=float(racks["floor_load_kpa"].iloc[worst]),
             rating=facility.floor_rating_kpa,
         )
+    ]
+
+
+def _rack_height_findings(racks: pd.DataFrame) -> list[Finding]:
+    """Racks filled past their usable height, naming the fullest."""
     used, usable = racks["u_used"].to_numpy(float), racks["u_usable"].to_numpy(float)
     tall = np.flatnonzero(used > usable)
-    if len(tall):
-        worst = tall[np.argmax(used[tall])]
-        rack = str(racks["rack"].iloc[worst])
-        add(
+    if not len(tall):
+        return []
+    worst = tall[np.argmax(used[tall])]
+    rack = str(racks["rack"].iloc[worst])
+    return [
+        _finding(
             "error",
             rack,
             "rack_over_height",
@@ -246,17 +318,30 @@ def facility_findings(
             used=float(used[worst]),
             usable=float(usable[worst]),
         )
+    ]
+
+
+def _unlisted_parts_findings(layout: pd.DataFrame) -> list[Finding]:
+    """Rack-scale systems whose parts ``data/rack_systems.csv`` does not list."""
     systems = layout["model"].to_numpy()[layout["device_type"].to_numpy() == SYSTEM_TYPE]
     listed = set(rack_system_parts()["system"])
-    for model in dict.fromkeys(m for m in systems.tolist() if m not in listed):
-        add("warning", str(model), "rack_parts_unlisted", model=str(model))
+    return [
+        _finding("warning", str(model), "rack_parts_unlisted", model=str(model))
+        for model in dict.fromkeys(m for m in systems.tolist() if m not in listed)
+    ]
+
+
+def _unknown_weight_findings(layout: pd.DataFrame) -> list[Finding]:
+    """Devices no sheet weighs, and their models."""
     # the parts of a rack-scale system (size_source 'rack') are weighed with the system
     unweighed = np.flatnonzero(
         np.isnan(layout["weight_kg"].to_numpy(float)) & (layout["size_source"].to_numpy() != "rack")
     )
-    if len(unweighed):
-        models = dict.fromkeys(layout["model"].to_numpy()[unweighed].tolist())
-        add(
+    if not len(unweighed):
+        return []
+    models = dict.fromkeys(layout["model"].to_numpy()[unweighed].tolist())
+    return [
+        _finding(
             "info",
             "rack_layout",
             "weights_unknown",
@@ -264,22 +349,28 @@ def facility_findings(
             count=len(models),
             models=", ".join(str(m) for m in models),
         )
-    eq = t["equipment_list"]
+    ]
+
+
+def _unpinned_version_findings(eq: pd.DataFrame) -> list[Finding]:
+    """Equipment-list rows whose firmware (or, for hosts and NICs, driver) is not pinned."""
     # A switch or an appliance runs its own network OS: its firmware is all there is to
     # pin. Hosts and NICs need both, since the host driver must match the NIC firmware.
     needs_driver = np.isin(eq["type"].to_numpy(), DRIVER_TYPES)
     blank = (eq["firmware_version"].to_numpy() == "") | (
         needs_driver & (eq["driver_version"].to_numpy() == "")
     )
-    if blank.any():
-        add(
+    if not blank.any():
+        return []
+    return [
+        _finding(
             "warning",
             "equipment_list",
             "versions_unpinned",
             count=int(blank.sum()),
             models=", ".join(eq["model"].to_numpy()[blank].tolist()),
         )
-    return found
+    ]
 
 
 def run_facility(
