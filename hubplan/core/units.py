@@ -6,6 +6,19 @@ import re
 
 from .errors import InputError
 
+# One definition of each unit factor the stages share (docs/architecture.md, conventions:
+# decimal GB and TB unless a name says GiB).
+#: Hours in a planning year: 365 × 24 (a year of continuous operation, leap days ignored).
+HOURS_PER_YEAR = 8760.0
+#: Seconds in an hour and in a day.
+SECONDS_PER_HOUR = 3600
+SECONDS_PER_DAY = 86_400
+#: A decimal gigabyte [bytes].
+GB = 1e9
+#: Binary units, where a consumer counts in them (Slurm's MiB, Kubernetes' GiB) [bytes].
+MIB = 2**20
+GIB = 2**30
+
 # Decimal multipliers (decimal GB/TB unless a name says GiB; docs/architecture.md, conventions).
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 _PATTERN = re.compile(

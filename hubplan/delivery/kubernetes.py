@@ -31,6 +31,7 @@ from ..core.errors import CatalogError
 from ..core.findings import Finding
 from ..core.frames import records
 from ..core.names import ascii_words, drops_letters, name_digest
+from ..core.units import GIB
 from ..pools import Pools
 from .scheduler import server_figures, threads_per_core
 from .section import Delivery
@@ -77,7 +78,6 @@ PROGRESS_DEADLINE_MIN_S = 600
 DAEMONSET_CPUS = 1.0
 DAEMONSET_MEMORY_GIB = 2.0
 
-GIB = 2**30
 
 #: Scale-up fabrics that join a pod's accelerators directly (catalogue ``scaleup_kind``).
 DIRECT_FABRICS = {"nvswitch", "bridge", "mesh", "ethernet"}

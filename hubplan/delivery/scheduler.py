@@ -20,6 +20,7 @@ from ..core.errors import CatalogError
 from ..core.findings import Finding
 from ..core.frames import records
 from ..core.names import ascii_words, name_digest
+from ..core.units import MIB
 from ..pools import Pools
 from ..server import catalog_server, pool_server
 from .section import Delivery
@@ -75,8 +76,6 @@ TOPOLOGY_COLUMNS = [
     "child_switches",
     "physical_switches",
 ]
-
-MIB = 2**20
 
 
 def server_figures(

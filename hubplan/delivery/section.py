@@ -8,6 +8,7 @@ import datetime as dt
 from pydantic import Field, model_validator
 
 from ..core.section import Section
+from ..core.units import HOURS_PER_YEAR, SECONDS_PER_DAY
 
 
 class Delivery(Section):
@@ -163,14 +164,14 @@ class Delivery(Section):
     training_max_hours: float = Field(
         168.0,
         gt=0,
-        le=8760,
+        le=HOURS_PER_YEAR,
         description="MaxTime of the training partition: one week, so that a long run "
         "restarts from checkpoints and maintenance windows exist. An assumption.",
     )
     development_max_hours: float = Field(
         8.0,
         gt=0,
-        le=8760,
+        le=HOURS_PER_YEAR,
         description="MaxTime of the development partition: a working day. An assumption.",
     )
     container_base_image: str | None = Field(
@@ -280,7 +281,7 @@ class Delivery(Section):
     engine_start_s: float = Field(
         300.0,
         ge=0,
-        le=86400,
+        le=SECONDS_PER_DAY,
         description="Serving engine start before and after the weights load (process and "
         "NCCL start, KV-cache profiling, CUDA-graph capture). 300 s is an assumption; "
         "the start-up probe allows this plus the load time.",

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.units import HOURS_PER_YEAR
 from .section import Facility
 
-HOURS_PER_YEAR = 8760
 ALLOCATION_COLUMNS = [
     "rack",
     "row",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ..core.findings import Finding
+from ..core.units import SECONDS_PER_HOUR
 from .bandwidth import guideline_gb_s, token_read_gb_s
 from .capacity import checkpoint_tb
 from .checkpoint import checkpoint_time_share, write_window_s
@@ -151,13 +152,15 @@ def checkpoint_write_demand(
     findings = []
     restart_s = storage.restart_minutes * 60
     for j, per_day in zip(jobs, per_days, strict=True):
-        mtbf_s = mtbf_hours(per_day) * 3600
+        mtbf_s = mtbf_hours(per_day) * SECONDS_PER_HOUR
         share = (
             storage.checkpoint_time_share
             if storage.checkpoint_time_share is not None
             else checkpoint_time_share(j["goodput"], mtbf_s, restart_s)
         )
-        j.update(interruptions_per_day=per_day, mtbf_hours=mtbf_s / 3600, write_share=share)
+        j.update(
+            interruptions_per_day=per_day, mtbf_hours=mtbf_s / SECONDS_PER_HOUR, write_share=share
+        )
         if share <= 0:
             j.update(write_window_s=math.nan, write_demand_gb_s=math.nan)
             findings.append(
@@ -169,7 +172,7 @@ def checkpoint_write_demand(
                     {
                         "job": j["job"],
                         "goodput": j["goodput"],
-                        "mtbf_hours": mtbf_s / 3600,
+                        "mtbf_hours": mtbf_s / SECONDS_PER_HOUR,
                         "restart_minutes": storage.restart_minutes,
                     },
                 )

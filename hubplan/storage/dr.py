@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.units import SECONDS_PER_HOUR
+
 
 def replication_gb_s(changed_tb: float, window_hours: float) -> float:
     """Bandwidth to copy the changed data within the backup window. [GB/s]
@@ -17,7 +19,7 @@ def replication_gb_s(changed_tb: float, window_hours: float) -> float:
     >>> round(replication_gb_s(2, 8), 3)
     0.069
     """
-    return changed_tb * 1000 / (window_hours * 3600)
+    return changed_tb * 1000 / (window_hours * SECONDS_PER_HOUR)
 
 
 def transfer_hours(tb: float, link_gbps: float) -> float:
@@ -34,4 +36,4 @@ def transfer_hours(tb: float, link_gbps: float) -> float:
     >>> round(transfer_hours(5.67, 100), 3)
     0.126
     """
-    return tb * 8000 / link_gbps / 3600
+    return tb * 8000 / link_gbps / SECONDS_PER_HOUR

@@ -14,6 +14,7 @@ import math
 from typing import NamedTuple
 
 from ..core.errors import InputError
+from ..core.units import SECONDS_PER_DAY
 
 
 class Scheme(NamedTuple):
@@ -246,7 +247,7 @@ def job_inflow_gb_s(job: dict, storage) -> tuple[float, float]:
     >>> [round(x, 3) for x in job_inflow_gb_s(job, Storage())]
     [26.843, 2.693]
     """
-    run_s = job["job_days"] * 86400
+    run_s = job["job_days"] * SECONDS_PER_DAY
     ck, tau = job["checkpoint_tb"], job["interval_s"]
     to_warm = storage.checkpoint_offload and storage.warm_checkpoints > 0
     held = storage.warm_checkpoints if to_warm else storage.checkpoint_keep_last

@@ -22,6 +22,7 @@ from ..core.findings import Finding
 from ..core.frames import Schema, typed
 from ..core.frames import records as _records
 from ..core.stage import Stage, StageResult
+from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from ..pools import Pools
 from ..server import pool_server
 from ..workload.section import Workload
@@ -176,7 +177,7 @@ def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storag
     for j in jobs:
         if not (j["interval_s"] > 0 and math.isfinite(j["interval_s"])):
             continue
-        end_s = j["job_days"] * 86400
+        end_s = j["job_days"] * SECONDS_PER_DAY
         n = int(min(end_s // j["interval_s"], 2_000_000))
         k = np.arange(1, n + 1)
         add = np.full(n, j["checkpoint_tb"])
@@ -186,7 +187,7 @@ def _fill_curve(base_tb: float, usable: float, jobs: list[dict], storage: Storag
         adds.append(add)
     t = np.concatenate(times)
     order = np.argsort(t, kind="stable")
-    t, used = t[order] / 86400, np.cumsum(np.concatenate(adds)[order])
+    t, used = t[order] / SECONDS_PER_DAY, np.cumsum(np.concatenate(adds)[order])
 
     def first(level: float) -> float:
         hit = np.flatnonzero(used >= level)
@@ -381,7 +382,7 @@ def _plan_checkpoints(
         limited_by = "clients" if usable and clients < hot_write else "tier"
         rate = min(hot_write, clients) if usable else hot_write
         write_s = j["checkpoint_tb"] * 1000 / rate
-        mtbf_s = j["mtbf_hours"] * 3600
+        mtbf_s = j["mtbf_hours"] * SECONDS_PER_HOUR
         tau = checkpoint_interval_s(write_s, mtbf_s)  # compute between checkpoints (Daly)
         j.update(
             write_supply_gb_s=rate,
@@ -639,7 +640,8 @@ def _disaster_recovery(
         rate = sum(j["checkpoint_tb"] * 1000 / j["interval_s"] for j in jobs)
         rpo = max(
             (
-                j["interval_s"] / 3600 + transfer_hours(j["checkpoint_tb"], storage.dr_link_gbps)
+                j["interval_s"] / SECONDS_PER_HOUR
+                + transfer_hours(j["checkpoint_tb"], storage.dr_link_gbps)
                 for j in jobs
             ),
             default=0.0,

@@ -38,6 +38,7 @@ References
    its figures for a few services are in ``data/aiconfigurator_reference.csv``.
 """
 
+from ..core.units import GB
 from ..pools import whole_servers
 from .demand import POOL_KINDS, pool_table
 from .development import development_gpu_count
@@ -52,7 +53,7 @@ from .inference import (
     size_inference,
     tensor_parallel_link,
 )
-from .model import ELEMENT_BYTES, GB, ModelShape, resolve_model
+from .model import ELEMENT_BYTES, ModelShape, resolve_model
 from .section import (
     Architecture,
     DevelopmentPool,

@@ -13,8 +13,9 @@ import pandas as pd
 from ..core.catalog import Catalog, peak_tflops
 from ..core.errors import HubplanError, check_range
 from ..core.findings import Finding
+from ..core.units import GB
 from ..pools import PoolSpec, whole_servers
-from .model import ELEMENT_BYTES, GB, resolve_model
+from .model import ELEMENT_BYTES, resolve_model
 from .section import InferenceService
 
 

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from ..core.catalog import Catalog
 from .section import Architecture
 
-GB = 1e9  # decimal gigabyte (docs/architecture.md, conventions)
-
 #: Bytes per element of stored weights / KV cache.
 ELEMENT_BYTES = {
     "fp32": 4.0,

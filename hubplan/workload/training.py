@@ -12,11 +12,10 @@ import pandas as pd
 from ..core.catalog import Catalog, peak_tflops
 from ..core.errors import HubplanError, InputError, check_range
 from ..core.findings import Finding
+from ..core.units import GB, SECONDS_PER_DAY
 from ..pools import PoolSpec
-from .model import GB, ModelShape, resolve_model
+from .model import ModelShape, resolve_model
 from .section import TrainingJob
-
-SECONDS_PER_DAY = 86_400
 
 #: Bytes per parameter for (weights, gradients, optimizer states) [ZeRO §3.1].
 OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
